@@ -1,0 +1,15 @@
+import { NextResponse } from "next/server";
+import { AppError } from "@/server/api/errors";
+import { parseJobId, requireUser, route } from "@/server/api/route";
+import { FINAL_STATUSES, requestAbort } from "@/server/data/jobs";
+import { requireJob } from "@/server/jobs/access";
+import { playformRuntime } from "@/server/runtime";
+
+export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
+  await requireUser(request);
+  const job = await requireJob(parseJobId((await params).id));
+  if (FINAL_STATUSES.includes(job.status)) throw new AppError("conflict", `job ${job.id} already ended (${job.status})`);
+  await requestAbort(job.id);
+  playformRuntime().kickDispatcher();
+  return NextResponse.json({ job: await requireJob(job.id) }, { status: 202 });
+});

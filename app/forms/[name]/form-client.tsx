@@ -1,0 +1,66 @@
+"use client";
+
+import Link from "next/link";
+import { ApiError } from "@/components/api/client";
+import { LaunchForm } from "@/components/forms/launch-form";
+import { RecentJobs } from "@/components/jobs/recent-jobs";
+import { useForm } from "@/components/hooks/use-form";
+import { PageHeader } from "@/components/ui/page-header";
+import { Panel } from "@/components/ui/panel";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+
+export function FormClient({ name }: { name: string }) {
+  const form = useForm(name);
+  const breadcrumb = (
+    <Link href="/" className="hover:text-zinc-900">
+      Forms
+    </Link>
+  );
+
+  if (form.isPending) return <LoadingState label="Loading form…" />;
+  if (form.isError) {
+    if (form.error instanceof ApiError && form.error.status === 404) {
+      return (
+        <EmptyState title={`No form named “${name}”`}>
+          <Link href="/" className="text-indigo-600 hover:underline">
+            Back to the catalog
+          </Link>
+        </EmptyState>
+      );
+    }
+    return <ErrorState error={form.error} onRetry={() => void form.refetch()} />;
+  }
+
+  const detail = form.data;
+  return (
+    <>
+      <PageHeader eyebrow={breadcrumb} title={detail.title} description={detail.description} />
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+        <Panel title="Launch" className="lg:col-span-2" bodyClassName="p-5">
+          <LaunchForm form={detail} />
+        </Panel>
+        <div className="space-y-6">
+          <Panel title="Details" bodyClassName="p-0">
+            <dl className="divide-y divide-zinc-100 text-sm">
+              <div className="flex justify-between gap-4 px-4 py-2">
+                <dt className="text-zinc-500">Form</dt>
+                <dd className="font-mono text-xs text-zinc-800">{detail.name}</dd>
+              </div>
+              <div className="flex justify-between gap-4 px-4 py-2">
+                <dt className="text-zinc-500">Playbook</dt>
+                <dd className="truncate font-mono text-xs text-zinc-800" title={detail.playbook}>
+                  {detail.playbook}
+                </dd>
+              </div>
+              <div className="flex justify-between gap-4 px-4 py-2">
+                <dt className="text-zinc-500">Fields</dt>
+                <dd className="text-zinc-800 tabular-nums">{detail.fields.length}</dd>
+              </div>
+            </dl>
+          </Panel>
+          <RecentJobs form={detail.name} />
+        </div>
+      </div>
+    </>
+  );
+}

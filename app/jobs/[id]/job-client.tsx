@@ -1,0 +1,56 @@
+"use client";
+
+import Link from "next/link";
+import { ApiError } from "@/components/api/client";
+import { isFinalStatus } from "@/components/api/types";
+import { useJob } from "@/components/hooks/use-job";
+import { useJobOutput } from "@/components/hooks/use-job-output";
+import { JobHeader } from "@/components/jobs/job-header";
+import { JobRecap } from "@/components/jobs/job-recap";
+import { JobValues } from "@/components/jobs/job-values";
+import { OutputPane } from "@/components/jobs/output-pane";
+import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+
+export function JobClient({ jobId }: { jobId: number }) {
+  const job = useJob(jobId);
+  const final = job.data ? isFinalStatus(job.data.status) : false;
+  // Started beside the job query, not after it: output shows as soon as it is there.
+  const output = useJobOutput(jobId, final);
+
+  if (job.isPending) return <LoadingState label="Loading job…" />;
+  if (job.isError) {
+    if (job.error instanceof ApiError && job.error.status === 404) {
+      return (
+        <EmptyState title={`Job #${jobId} does not exist`}>
+          <Link href="/jobs" className="text-indigo-600 hover:underline">
+            Back to the job list
+          </Link>
+        </EmptyState>
+      );
+    }
+    return <ErrorState error={job.error} onRetry={() => void job.refetch()} />;
+  }
+
+  return (
+    <div className="space-y-6">
+      <JobHeader job={job.data} />
+      <div className="grid grid-cols-1 gap-6 lg:grid-cols-4">
+        <div className="min-w-0 lg:col-span-3">
+          <OutputPane
+            jobId={jobId}
+            blocks={output.blocks}
+            loaded={output.loaded}
+            error={output.error}
+            connection={output.connection}
+            status={job.data.status}
+            final={final}
+          />
+        </div>
+        <div className="min-w-0">
+          <JobValues values={job.data.values} />
+        </div>
+      </div>
+      {final && <JobRecap jobId={jobId} />}
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { requireUser } from "@/components/auth/require-user";
+import { AppShell } from "@/components/ui/app-shell";
+import { JobClient } from "./job-client";
+
+type Params = Promise<{ id: string }>;
+
+export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
+  return { title: `Job #${(await params).id}` };
+}
+
+export default async function JobPage({ params }: { params: Params }) {
+  const { id } = await params;
+  const user = await requireUser(`/jobs/${encodeURIComponent(id)}`);
+  const jobId = Number(id);
+  if (!/^[1-9][0-9]*$/.test(id) || !Number.isSafeInteger(jobId)) notFound();
+  return (
+    <AppShell user={user}>
+      <JobClient jobId={jobId} />
+    </AppShell>
+  );
+}

@@ -1,0 +1,86 @@
+import type { ApiErrorBody } from "./types";
+
+/**
+ * One error type for every failed API call, carrying the server's error model
+ * (docs/api.md) so callers can branch on `status`/`code` and show `fields` next to inputs.
+ */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly fields: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, fields: Record<string, string> = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.fields = fields;
+  }
+}
+
+function isApiErrorBody(value: unknown): value is ApiErrorBody {
+  if (typeof value !== "object" || value === null || !("error" in value)) return false;
+  const error = (value as { error: unknown }).error;
+  return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string";
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  if (typeof value !== "object" || value === null) return {};
+  const out: Record<string, string> = {};
+  for (const [key, message] of Object.entries(value)) {
+    if (typeof message === "string") out[key] = message;
+  }
+  return out;
+}
+
+interface RequestOptions {
+  method?: "GET" | "POST";
+  body?: unknown;
+  signal?: AbortSignal;
+  /**
+   * On 401 the session is gone: send the browser to the login page so it comes back here.
+   * The login call itself turns this off, its 401 means "wrong password".
+   */
+  redirectOnUnauthorized?: boolean;
+}
+
+export async function apiFetch<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const { method = "GET", body, signal, redirectOnUnauthorized = true } = options;
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method,
+      signal,
+      credentials: "same-origin",
+      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
+    throw new ApiError(0, "network", "Cannot reach the Playform server. Check your connection and retry.");
+  }
+
+  if (response.status === 204) return undefined as T;
+
+  const payload: unknown = await response.json().catch(() => null);
+
+  if (!response.ok) {
+    if (response.status === 401 && redirectOnUnauthorized && typeof window !== "undefined") {
+      const next = window.location.pathname + window.location.search;
+      window.location.assign(`/login?next=${encodeURIComponent(next)}`);
+    }
+    if (isApiErrorBody(payload)) {
+      const { code, message, fields } = payload.error;
+      throw new ApiError(response.status, code, message, stringRecord(fields));
+    }
+    throw new ApiError(response.status, "internal", `The server answered ${response.status}.`);
+  }
+
+  return payload as T;
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof Error) return error.message;
+  return "Something went wrong.";
+}

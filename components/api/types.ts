@@ -1,0 +1,119 @@
+/**
+ * The browser's view of the REST + socket.io contract in docs/api.md.
+ * Kept in one module so every hook and component agrees on the shapes; the recap shape is
+ * shared with the server (type-only import, nothing of the server ends up in the bundle).
+ */
+export type { Recap, RecapHostRow, RecapTaskTiming, HostCounter } from "@/server/recap/types";
+// A plain constant in a module without imports: safe to bundle for the browser.
+export { HOST_COUNTERS } from "@/server/recap/types";
+
+export type Role = "admin" | "user";
+
+export interface User {
+  id: string;
+  username: string;
+  role: Role;
+}
+
+export type FieldType = "text" | "textarea" | "number" | "checkbox" | "select" | "password";
+
+export interface FieldOption {
+  value: string;
+  label: string;
+}
+
+export interface FormField {
+  name: string;
+  label: string;
+  type: FieldType;
+  required: boolean;
+  default?: string | number | boolean;
+  help?: string;
+  options?: FieldOption[];
+  pattern?: string;
+  min?: number;
+  max?: number;
+  maxLength?: number;
+}
+
+export interface FormSummary {
+  name: string;
+  title: string;
+  description: string;
+  fields: FormField[];
+}
+
+export interface FormDetail extends FormSummary {
+  playbook: string;
+}
+
+export const JOB_STATUSES = ["approval", "queued", "running", "success", "failed", "aborted", "abandoned"] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Statuses after which nothing about the job changes any more. */
+export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned"];
+/** Statuses in which the job can still be aborted. */
+export const ABORTABLE_STATUSES: readonly JobStatus[] = ["queued", "running"];
+
+export function isFinalStatus(status: JobStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
+export type FormValue = string | number | boolean;
+
+export interface Job {
+  id: number;
+  form: string;
+  status: JobStatus;
+  statusReason: string | null;
+  exitCode: number | null;
+  runner: string | null;
+  user: string;
+  values: Record<string, unknown>;
+  /** Set once an abort was asked for and the runner has not confirmed it yet. */
+  abortRequested?: boolean;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  lastSeq: number;
+}
+
+/** "rte" marks the runner's own log lines (files fetched, limits hit, ...). */
+export type OutputStream = "stdout" | "stderr" | "rte" | (string & {});
+
+export interface OutputChunk {
+  seq: number;
+  stream: OutputStream;
+  text: string;
+}
+
+export interface OutputPage {
+  chunks: OutputChunk[];
+  lastSeq: number;
+  done: boolean;
+}
+
+/** socket.io namespace /ui, server -> browser. */
+export interface JobChunksEvent {
+  jobId: number;
+  chunks: OutputChunk[];
+}
+
+export interface JobStatusEvent {
+  jobId: number;
+  job: Job;
+}
+
+/** socket.io namespace /ui, browser -> server. */
+export interface JobFollowRequest {
+  jobId: number;
+  after: number;
+}
+
+export interface ApiErrorBody {
+  error: {
+    code: string;
+    message: string;
+    fields?: Record<string, string>;
+  };
+}

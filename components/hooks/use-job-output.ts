@@ -1,0 +1,157 @@
+"use client";
+
+import { useQueryClient } from "@tanstack/react-query";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { io, type Socket } from "socket.io-client";
+import { apiFetch } from "@/components/api/client";
+import { parseChunksEvent, parseStatusEvent } from "@/components/api/live-events";
+import { type JobFollowRequest, type OutputChunk, type OutputPage } from "@/components/api/types";
+import { mergeChunks, type OutputBlock } from "@/components/jobs/output-blocks";
+import { queryKeys } from "./query-keys";
+
+const PAGE_LIMIT = 1000;
+/** While the socket is down and the job is live, the output is polled this often instead. */
+const FALLBACK_POLL_MS = 3000;
+
+export type LiveConnection = "idle" | "connecting" | "live" | "offline";
+
+export interface JobOutput {
+  blocks: OutputBlock[];
+  /** The first pages of stored output are in. */
+  loaded: boolean;
+  error: unknown;
+  connection: LiveConnection;
+}
+
+/**
+ * The output of one job: first every stored chunk over HTTP, page by page, then live from
+ * the socket.io `/ui` namespace. Every chunk carries a seq; whatever arrives at or below the
+ * last seq seen is a duplicate (catch-up and live delivery overlap on purpose) and dropped.
+ * On (re)connect the job is followed again from the last seq, so a dropped connection
+ * loses nothing and repeats nothing. job:status events go straight into the job's query
+ * cache, which is what the header renders.
+ */
+export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
+  const queryClient = useQueryClient();
+  const [blocks, setBlocks] = useState<OutputBlock[]>([]);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [connection, setConnection] = useState<LiveConnection>("idle");
+  // The "after" of the next request or follow: the highest seq seen. A ref because state
+  // updates are async and the socket handlers need the value now.
+  const lastSeq = useRef(0);
+  const socketRef = useRef<Socket | null>(null);
+  const jobFinalRef = useRef(jobFinal);
+  useEffect(() => {
+    jobFinalRef.current = jobFinal;
+  }, [jobFinal]);
+
+  const append = useCallback((chunks: OutputChunk[]) => {
+    if (chunks.length === 0) return;
+    for (const chunk of chunks) lastSeq.current = Math.max(lastSeq.current, chunk.seq);
+    setBlocks((current) => mergeChunks(current, chunks));
+  }, []);
+
+  /** Reads stored output after the last seq until nothing more is there. */
+  const catchUp = useCallback(
+    async (signal: AbortSignal) => {
+      for (;;) {
+        const page = await apiFetch<OutputPage>(
+          `/api/jobs/${jobId}/output?after=${lastSeq.current}&limit=${PAGE_LIMIT}`,
+          { signal },
+        );
+        append(page.chunks);
+        // lastSeq of the page counts non-output records too, so it can stay ahead of the
+        // last chunk: the empty page that follows ends the loop.
+        if (page.chunks.length === 0) break;
+        if (page.chunks.length < PAGE_LIMIT && lastSeq.current >= page.lastSeq) break;
+      }
+    },
+    [jobId, append],
+  );
+
+  // Stored output, then the live connection. Runs once per job.
+  useEffect(() => {
+    const controller = new AbortController();
+    let disposed = false;
+    lastSeq.current = 0;
+    setBlocks([]);
+    setLoaded(false);
+    setError(null);
+
+    void (async () => {
+      try {
+        await catchUp(controller.signal);
+        setLoaded(true);
+      } catch (cause) {
+        if (controller.signal.aborted) return;
+        setError(cause);
+      }
+      // A finished job gets no more output: the stored pages were all of it.
+      if (disposed || jobFinalRef.current) return;
+
+      const socket = io("/ui", { path: "/socket.io", withCredentials: true });
+      socketRef.current = socket;
+      setConnection("connecting");
+      const follow = () => {
+        const request: JobFollowRequest = { jobId, after: lastSeq.current };
+        socket.emit("job:follow", request);
+      };
+      // "connect" fires again after every reconnection: re-follow from where we are.
+      socket.on("connect", () => {
+        setConnection("live");
+        follow();
+      });
+      socket.on("disconnect", (reason) => setConnection(reason === "io client disconnect" ? "idle" : "offline"));
+      socket.on("connect_error", () => setConnection("offline"));
+      socket.on("job:chunks", (payload: unknown) => {
+        const event = parseChunksEvent(payload);
+        if (event && event.jobId === jobId) append(event.chunks);
+      });
+      socket.on("job:status", (payload: unknown) => {
+        const event = parseStatusEvent(payload);
+        if (!event || event.jobId !== jobId) return;
+        queryClient.setQueryData(queryKeys.job(jobId), event.job);
+        void queryClient.invalidateQueries({ queryKey: queryKeys.jobLists() });
+      });
+    })();
+
+    return () => {
+      disposed = true;
+      controller.abort();
+      socketRef.current?.close();
+      socketRef.current = null;
+      setConnection("idle");
+    };
+  }, [jobId, catchUp, append, queryClient]);
+
+  // Once the job is final, fetch whatever the socket may not have delivered yet and hang
+  // up: nothing more will be written.
+  useEffect(() => {
+    if (!jobFinal || !loaded) return;
+    const controller = new AbortController();
+    void catchUp(controller.signal)
+      .catch(() => undefined)
+      .finally(() => {
+        if (controller.signal.aborted) return;
+        socketRef.current?.close();
+        socketRef.current = null;
+        setConnection("idle");
+      });
+    return () => controller.abort();
+  }, [jobFinal, loaded, catchUp]);
+
+  // Socket down (server restart, proxy without websockets, expired session): keep the
+  // output moving by polling until it is back.
+  useEffect(() => {
+    if (jobFinal || connection !== "offline") return;
+    const controller = new AbortController();
+    const timer = setInterval(() => void catchUp(controller.signal).catch(() => undefined), FALLBACK_POLL_MS);
+    return () => {
+      clearInterval(timer);
+      controller.abort();
+    };
+  }, [jobFinal, connection, catchUp]);
+
+  return { blocks, loaded, error, connection };
+}

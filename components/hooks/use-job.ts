@@ -1,0 +1,21 @@
+import { useQuery } from "@tanstack/react-query";
+import { apiFetch } from "@/components/api/client";
+import { isFinalStatus, type Job } from "@/components/api/types";
+import { queryKeys } from "./query-keys";
+
+/**
+ * Fallback poll while the job is live. job:status on the socket normally updates the cache
+ * first; the poll only matters when the socket is down, so it can be slow.
+ */
+const LIVE_JOB_POLL_MS = 5000;
+
+export function useJob(id: number) {
+  return useQuery({
+    queryKey: queryKeys.job(id),
+    queryFn: async ({ signal }) => (await apiFetch<{ job: Job }>(`/api/jobs/${id}`, { signal })).job,
+    refetchInterval: (query) => {
+      const job = query.state.data;
+      return job && isFinalStatus(job.status) ? false : LIVE_JOB_POLL_MS;
+    },
+  });
+}

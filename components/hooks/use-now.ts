@@ -1,0 +1,15 @@
+"use client";
+
+import { useEffect, useState } from "react";
+
+/** The current time, re-read every `intervalMs` while `active`; drives running-job timers. */
+export function useNow(active: boolean, intervalMs = 1000): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!active) return;
+    setNow(Date.now());
+    const timer = setInterval(() => setNow(Date.now()), intervalMs);
+    return () => clearInterval(timer);
+  }, [active, intervalMs]);
+  return now;
+}

@@ -1,0 +1,81 @@
+"use client";
+
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { ABORTABLE_STATUSES, isFinalStatus, type Job } from "@/components/api/types";
+import { useNow } from "@/components/hooks/use-now";
+import { ButtonLink } from "@/components/ui/button";
+import { cx } from "@/components/ui/cx";
+import { formatDateTime, formatDuration } from "@/components/ui/format";
+import { AbortButton } from "./abort-button";
+import { JobStatusBadge } from "./job-status-badge";
+
+function Meta({ label, children, mono }: { label: string; children: ReactNode; mono?: boolean }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase">{label}</dt>
+      <dd className={cx("mt-0.5 truncate text-sm text-zinc-900", mono && "font-mono text-[13px]")}>{children}</dd>
+    </div>
+  );
+}
+
+const muted = <span className="text-zinc-400">—</span>;
+
+export function JobHeader({ job }: { job: Job }) {
+  const final = isFinalStatus(job.status);
+  const now = useNow(job.status === "running");
+  const exitTone = job.exitCode === null ? "" : job.exitCode === 0 ? "text-green-700" : "text-red-600";
+
+  return (
+    <div className="rounded-lg border border-zinc-200 bg-white shadow-xs">
+      <div className="flex flex-wrap items-start justify-between gap-4 px-5 pt-4 pb-3">
+        <div className="min-w-0">
+          <div className="mb-1 text-xs text-zinc-500">
+            <Link href="/jobs" className="hover:text-zinc-900">
+              Jobs
+            </Link>
+            <span className="mx-1.5 text-zinc-300">/</span>#{job.id}
+          </div>
+          <h1 className="flex flex-wrap items-center gap-3 text-xl font-semibold tracking-tight text-zinc-900">
+            <span className="truncate">{job.form}</span>
+            <span className="font-mono text-base font-normal text-zinc-400">#{job.id}</span>
+            <JobStatusBadge status={job.status} size="md" testId="job-status" />
+          </h1>
+          {job.statusReason && (
+            <p
+              className={cx("mt-1.5 text-sm", job.status === "failed" || job.status === "abandoned" ? "text-red-700" : "text-zinc-600")}
+              data-testid="job-status-reason"
+            >
+              {job.statusReason}
+            </p>
+          )}
+        </div>
+        <div className="flex shrink-0 items-center gap-2">
+          {ABORTABLE_STATUSES.includes(job.status) && <AbortButton job={job} />}
+          {final && (
+            <ButtonLink href={`/forms/${encodeURIComponent(job.form)}`} variant="secondary">
+              Launch again
+            </ButtonLink>
+          )}
+        </div>
+      </div>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-3 border-t border-zinc-100 px-5 py-3 sm:grid-cols-4 lg:grid-cols-7">
+        <Meta label="Exit code" mono>
+          {job.exitCode === null ? muted : <span className={exitTone} data-testid="job-exit-code">{job.exitCode}</span>}
+        </Meta>
+        <Meta label="Runner" mono>
+          {job.runner ?? muted}
+        </Meta>
+        <Meta label="Launched by">{job.user}</Meta>
+        <Meta label="Created">{formatDateTime(job.createdAt)}</Meta>
+        <Meta label="Started">{job.startedAt ? formatDateTime(job.startedAt) : muted}</Meta>
+        <Meta label="Finished">{job.finishedAt ? formatDateTime(job.finishedAt) : muted}</Meta>
+        <Meta label="Duration">
+          <span className="tabular-nums" data-testid="job-duration">
+            {formatDuration(job.startedAt, job.finishedAt, now)}
+          </span>
+        </Meta>
+      </dl>
+    </div>
+  );
+}

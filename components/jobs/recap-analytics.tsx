@@ -1,0 +1,111 @@
+import type { ReactNode } from "react";
+import type { Recap } from "@/components/api/types";
+import { formatSeconds } from "@/components/ui/format";
+import { cx } from "@/components/ui/cx";
+
+const RECAP_STATUS: Record<string, { label: string; className: string }> = {
+  successful: { label: "Successful", className: "text-green-700" },
+  failed: { label: "Failed", className: "text-red-600" },
+  incomplete: { label: "Incomplete", className: "text-amber-600" },
+  plan: { label: "Plan only", className: "text-zinc-700" },
+};
+
+function Stat({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase">{label}</dt>
+      <dd className="mt-0.5 truncate text-base font-semibold text-zinc-900 tabular-nums">{children}</dd>
+    </div>
+  );
+}
+
+function ListPanel({
+  title,
+  items,
+  empty,
+  tone,
+  testId,
+}: {
+  title: string;
+  items: string[];
+  empty: string;
+  tone: "neutral" | "changed" | "bad" | "ignored";
+  testId: string;
+}) {
+  const marker = { neutral: "bg-zinc-400", changed: "bg-amber-500", bad: "bg-red-500", ignored: "bg-fuchsia-500" }[tone];
+  return (
+    <div className="min-w-0" data-testid={testId}>
+      <h3 className="mb-1.5 flex items-center gap-2 text-xs font-semibold text-zinc-700">
+        {title}
+        <span className="rounded-full bg-zinc-100 px-1.5 text-[11px] font-medium text-zinc-600 tabular-nums">{items.length}</span>
+      </h3>
+      {items.length === 0 ? (
+        <p className="text-xs text-zinc-400">{empty}</p>
+      ) : (
+        <ul className="space-y-1">
+          {items.map((item, index) => (
+            <li key={`${index}-${item}`} className="flex items-start gap-2 text-xs text-zinc-800">
+              <span aria-hidden="true" className={cx("mt-1.5 size-1.5 shrink-0 rounded-full", marker)} />
+              <span className="break-words">{item}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Everything the recap knows beyond the per-host counters. Each part is optional: a recap
+ * from a run without the profile_tasks callback has no task timings, for instance.
+ */
+export function RecapAnalytics({ recap }: { recap: Recap }) {
+  const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
+  const longest = Math.max(...slowest.map((t) => t.seconds), 0);
+  const status = recap.status ? RECAP_STATUS[recap.status] : undefined;
+  const hosts = recap.hosts ?? [];
+
+  return (
+    <div className="space-y-4" data-testid="recap-analytics">
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
+        <Stat label="Elapsed">{recap.elapsed_sec == null ? "—" : formatSeconds(recap.elapsed_sec)}</Stat>
+        <Stat label="Result">{status ? <span className={status.className}>{status.label}</span> : "—"}</Stat>
+        <Stat label="Plays">{recap.plays?.length ?? "—"}</Stat>
+        <Stat label="Hosts">{hosts.length}</Stat>
+      </dl>
+      <div className="grid grid-cols-1 gap-5 border-t border-zinc-100 pt-4 md:grid-cols-2 xl:grid-cols-3">
+        <div className="min-w-0" data-testid="recap-slowest-tasks">
+          <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Slowest tasks</h3>
+          {slowest.length === 0 ? (
+            <p className="text-xs text-zinc-400">No task timings in this run.</p>
+          ) : (
+            <ol className="space-y-1.5">
+              {slowest.map((task, index) => (
+                <li key={`${index}-${task.task}`} className="text-xs">
+                  <div className="flex items-baseline justify-between gap-3">
+                    <span className="truncate text-zinc-800" title={task.task}>
+                      {task.task}
+                    </span>
+                    <span className="shrink-0 font-mono text-zinc-600 tabular-nums">{formatSeconds(task.seconds)}</span>
+                  </div>
+                  <div className="mt-0.5 h-1 rounded-full bg-zinc-100">
+                    <div
+                      className="h-1 rounded-full bg-indigo-500"
+                      style={{ width: `${longest > 0 ? Math.max(2, (task.seconds / longest) * 100) : 0}%` }}
+                    />
+                  </div>
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+        <ListPanel title="Changed tasks" items={recap.changed_tasks ?? []} empty="Nothing changed." tone="changed" testId="recap-changed-tasks" />
+        <div className="space-y-4">
+          <ListPanel title="Failed tasks" items={recap.failed_tasks ?? []} empty="No failures." tone="bad" testId="recap-failed-tasks" />
+          <ListPanel title="Unreachable hosts" items={recap.unreachable_hosts ?? []} empty="All hosts reachable." tone="bad" testId="recap-unreachable-hosts" />
+          <ListPanel title="Ignored failures" items={recap.ignored_failures ?? []} empty="None." tone="ignored" testId="recap-ignored-failures" />
+        </div>
+      </div>
+    </div>
+  );
+}

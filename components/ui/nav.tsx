@@ -1,0 +1,87 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import type { User } from "@/components/api/types";
+import { useLogout } from "@/components/hooks/use-logout";
+import { cx } from "./cx";
+
+interface NavItem {
+  href: string;
+  label: string;
+  /** Which paths light the item up; "/" alone would match everything. */
+  matches: (pathname: string) => boolean;
+}
+
+const ITEMS: NavItem[] = [
+  { href: "/", label: "Forms", matches: (p) => p === "/" || p.startsWith("/forms") },
+  { href: "/jobs", label: "Jobs", matches: (p) => p.startsWith("/jobs") },
+];
+
+const ADMIN_ITEMS: NavItem[] = [{ href: "/runners", label: "Runners", matches: (p) => p.startsWith("/runners") }];
+
+export function Nav({ user }: { user: User }) {
+  const pathname = usePathname();
+  const router = useRouter();
+  const logout = useLogout();
+  const items = user.role === "admin" ? [...ITEMS, ...ADMIN_ITEMS] : ITEMS;
+
+  const onLogout = () => {
+    logout.mutate(undefined, {
+      onSettled: () => {
+        router.replace("/login");
+        router.refresh();
+      },
+    });
+  };
+
+  return (
+    <header className="sticky top-0 z-20 border-b border-zinc-200 bg-white/95 backdrop-blur">
+      <div className="mx-auto flex h-12 max-w-7xl items-center gap-6 px-6">
+        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-zinc-900">
+          <span aria-hidden="true" className="grid size-6 place-items-center rounded bg-indigo-600 font-mono text-[11px] font-bold text-white">
+            P
+          </span>
+          Playform
+        </Link>
+        <nav aria-label="Main" className="flex h-full items-stretch gap-1">
+          {items.map((item) => {
+            const active = item.matches(pathname);
+            return (
+              <Link
+                key={item.href}
+                href={item.href}
+                aria-current={active ? "page" : undefined}
+                className={cx(
+                  "flex items-center border-b-2 px-2.5 text-sm font-medium transition-colors",
+                  active ? "border-indigo-600 text-zinc-900" : "border-transparent text-zinc-500 hover:text-zinc-900",
+                )}
+              >
+                {item.label}
+              </Link>
+            );
+          })}
+        </nav>
+        <div className="ml-auto flex items-center gap-3">
+          <span className="flex items-center gap-2 text-sm text-zinc-700" data-testid="current-user">
+            <span aria-hidden="true" className="grid size-6 place-items-center rounded-full bg-zinc-200 text-[11px] font-semibold text-zinc-700 uppercase">
+              {user.username.slice(0, 1)}
+            </span>
+            {user.username}
+            {user.role === "admin" && (
+              <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-[10px] font-semibold tracking-wide text-zinc-600 uppercase">admin</span>
+            )}
+          </span>
+          <button
+            type="button"
+            onClick={onLogout}
+            disabled={logout.isPending}
+            className="rounded-md px-2 py-1 text-sm text-zinc-500 hover:bg-zinc-100 hover:text-zinc-900 disabled:opacity-50"
+          >
+            Logout
+          </button>
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * Helpers that keep every app/api route.ts thin: parse input with a schema, authenticate,
+ * map errors. Route files contain only what is specific to their endpoint.
+ */
+import { NextResponse } from "next/server";
+import type { z } from "zod";
+import { AppError, errorBody, zodMessage } from "./errors";
+import { authenticateRequest } from "../auth/authenticate";
+import type { PublicUser } from "../data/users";
+
+type Handler<C> = (request: Request, context: C) => Promise<Response>;
+
+export function route<C>(handler: Handler<C>): Handler<C> {
+  return async (request, context) => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      if (error instanceof AppError) return NextResponse.json(errorBody(error.code, error.message, error.fields), { status: error.status });
+      console.error(`[api] ${request.method} ${new URL(request.url).pathname} failed:`, error);
+      return NextResponse.json(errorBody("internal", "internal error; see the server log"), { status: 500 });
+    }
+  };
+}
+
+export async function requireUser(request: Request): Promise<PublicUser> {
+  const user = await authenticateRequest(request);
+  if (!user) throw new AppError("unauthorized", "authentication required: log in or send Authorization: Bearer TOKEN");
+  return user;
+}
+
+export async function requireAdmin(request: Request): Promise<PublicUser> {
+  const user = await requireUser(request);
+  if (user.role !== "admin") throw new AppError("forbidden", "this action needs the admin role");
+  return user;
+}
+
+export async function parseJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  let raw: unknown;
+  try {
+    raw = await request.json();
+  } catch {
+    throw new AppError("bad_request", "request body must be JSON");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new AppError("bad_request", zodMessage(parsed.error));
+  return parsed.data;
+}
+
+export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const parsed = schema.safeParse(params);
+  if (!parsed.success) throw new AppError("bad_request", zodMessage(parsed.error));
+  return parsed.data;
+}
+
+/** Route params of `[id]` segments: a positive integer or 404. */
+export function parseJobId(raw: string): number {
+  const id = Number(raw);
+  if (!Number.isInteger(id) || id <= 0) throw new AppError("not_found", `no job ${raw}`);
+  return id;
+}

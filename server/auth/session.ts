@@ -1,0 +1,32 @@
+export const SESSION_COOKIE = "playform_session";
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const API_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Cookie attributes: httpOnly always; Secure when the request came over https. */
+export function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number) {
+  return {
+    name: SESSION_COOKIE,
+    value: token,
+    httpOnly: true,
+    sameSite: "lax" as const,
+    secure,
+    path: "/",
+    maxAge: maxAgeSeconds,
+  };
+}
+
+/** Behind a TLS-terminating proxy the request URL is http; x-forwarded-proto tells the truth. */
+export function isHttps(request: Request): boolean {
+  const forwarded = request.headers.get("x-forwarded-proto");
+  if (forwarded) return forwarded.split(",")[0]!.trim() === "https";
+  return new URL(request.url).protocol === "https:";
+}
+
+export function readCookie(header: string | null | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}

@@ -1,0 +1,37 @@
+/**
+ * The app's configuration, parsed once at boot with zod: a bad value stops the start with the
+ * variable's name and what is wrong with it.
+ */
+import { hostname } from "node:os";
+import { z } from "zod";
+
+const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
+
+const appEnvSchema = z.object({
+  NODE_ENV: z.string().default("production"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  DATABASE_URL: z.string().default("file:./data/playform.db"),
+  PLAYFORM_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+  PLAYFORM_FORMS_DIR: z.string().default("server/forms/examples"),
+  /** Start one RTE process next to the app (the start command's "local runtime environment"). */
+  PLAYFORM_LOCAL_RTE: bool.default(true),
+  PLAYFORM_LOCAL_RTE_NAME: z.string().default("local"),
+  PLAYFORM_LOCAL_RTE_CAPACITY: z.coerce.number().int().positive().default(4),
+  /** Health port of the local RTE; 0 picks a free one, so several apps can run on one host. */
+  PLAYFORM_LOCAL_RTE_PORT: z.coerce.number().int().min(0).default(0),
+  PLAYFORM_NODE_ID: z.string().default(`${hostname()}-${process.pid}`),
+  RTE_QUEUE_MINUTES: z.coerce.number().positive().default(30),
+  RTE_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(120),
+});
+
+export type AppConfig = z.infer<typeof appEnvSchema>;
+
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = appEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  ");
+    throw new Error(`invalid configuration:\n  ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,12 @@
+import type { FormDefinition } from "./definition";
+
+/** What users see of a form: its fields, not its runner, inventories or options. */
+export function publicForm(definition: FormDefinition) {
+  return {
+    name: definition.name,
+    title: definition.title,
+    description: definition.description,
+    playbook: definition.playbook,
+    fields: definition.fields.map((field) => ({ ...field, label: field.label ?? field.name })),
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The `/rte` namespace: one socket per runner instance. Authenticates the token in the
+ * handshake, stores what runners send exactly once, acknowledges it, and fans new output out
+ * to the browsers following the job.
+ */
+import type { Namespace, Server, Socket } from "socket.io";
+import {
+  CONTRACT_VERSION,
+  RTE_NAMESPACE,
+  RteEvents,
+  filesRequestSchema,
+  jobItemsSchema,
+  rteHandshakeSchema,
+  rteStateSchema,
+  type FilesAnswer,
+  type ItemsAck,
+} from "../protocol/rte-messages";
+import { finishJob, getJobForDispatch, storeJobItems } from "../data/jobs";
+import { getDb } from "../data/db";
+import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
+import { readManifestFiles } from "../forms/manifest";
+import { manifestSchema } from "../jobs/manifest-schema";
+import { publishJobItems, publishJobStatus } from "./ui-hub";
+
+export interface RunnerLink {
+  socket: Socket;
+  runnerId: string;
+  runnerName: string;
+  /**
+   * The token this instance presented (verified against the stored hash). The app keeps only
+   * hashes at rest; the node holding the socket seals the runner's jobs with this copy.
+   */
+  token: string;
+  instanceId: string;
+  capacity: number;
+  /** Jobs this instance reported running, plus those dispatched since. */
+  running: Set<number>;
+  draining: boolean;
+}
+
+/** Jobs running on an instance that no longer has them are abandoned, after this much grace. */
+const STATE_GRACE_MS = 30_000;
+
+export class RteHub {
+  readonly links = new Map<string, RunnerLink>();
+  private namespace: Namespace | null = null;
+
+  constructor(private readonly nodeId: string) {}
+
+  attach(io: Server): void {
+    const namespace = io.of(RTE_NAMESPACE);
+    this.namespace = namespace;
+    namespace.use((socket, next) => {
+      void this.authenticate(socket).then(
+        (error) => next(error ?? undefined),
+        (error: unknown) => {
+          console.error("[rte-hub] handshake failed:", error);
+          next(new Error("internal error during the handshake"));
+        },
+      );
+    });
+    namespace.on("connection", (socket) => void this.onConnection(socket));
+  }
+
+  private async authenticate(socket: Socket): Promise<Error | null> {
+    const parsed = rteHandshakeSchema.safeParse(socket.handshake.auth);
+    if (!parsed.success) return new Error("handshake must carry v, token, instanceId, version and capacity");
+    if (parsed.data.v !== CONTRACT_VERSION) {
+      return new Error(`contract version mismatch: the app speaks v${CONTRACT_VERSION}, this RTE v${parsed.data.v}`);
+    }
+    const found = await runnerForToken(parsed.data.token);
+    if (!found.ok) return new Error(found.reason);
+    socket.data.runnerId = found.runner.id;
+    socket.data.runnerName = found.runner.name;
+    socket.data.handshake = parsed.data;
+    return null;
+  }
+
+  private async onConnection(socket: Socket): Promise<void> {
+    const handshake = rteHandshakeSchema.parse(socket.data.handshake);
+    const link: RunnerLink = {
+      socket,
+      runnerId: String(socket.data.runnerId),
+      runnerName: String(socket.data.runnerName),
+      token: handshake.token,
+      instanceId: handshake.instanceId,
+      capacity: handshake.capacity,
+      running: new Set(),
+      draining: false,
+    };
+    const key = `${link.runnerId}:${link.instanceId}`;
+    this.links.get(key)?.socket.disconnect(true);
+    this.links.set(key, link);
+    console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} connected (capacity ${link.capacity})`);
+    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version);
+
+    socket.on(RteEvents.items, (payload: unknown, ack?: (answer: ItemsAck) => void) => {
+      void this.onItems(link, payload).then(
+        (answer) => ack?.(answer),
+        (error: unknown) => console.error(`[rte-hub] storing items from ${link.runnerName} failed:`, error),
+      );
+    });
+    socket.on(RteEvents.files, (payload: unknown, ack?: (answer: FilesAnswer) => void) => {
+      void this.onFiles(link, payload).then((answer) => ack?.(answer));
+    });
+    socket.on(RteEvents.state, (payload: unknown) => void this.onState(link, payload));
+    socket.on(RteEvents.leaving, (_payload: unknown, ack?: () => void) => {
+      link.draining = true;
+      console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} is leaving`);
+      ack?.();
+    });
+    socket.on("disconnect", (reason) => {
+      if (this.links.get(key) === link) this.links.delete(key);
+      console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} disconnected (${reason})`);
+      void recordInstanceDisconnected(link.runnerId, link.instanceId, this.nodeId);
+    });
+  }
+
+  private async onItems(link: RunnerLink, payload: unknown): Promise<ItemsAck> {
+    const parsed = jobItemsSchema.safeParse(payload);
+    if (!parsed.success) {
+      console.warn(`[rte-hub] runner ${link.runnerName} sent malformed items: ${parsed.error.message}`);
+      return { acked: [] };
+    }
+    const { jobId, items } = parsed.data;
+    const job = await getDb().job.findUnique({ where: { id: jobId }, select: { runnerId: true } });
+    // A runner can report only on jobs it was sent: anything else is dropped, not stored.
+    if (!job || job.runnerId !== link.runnerId) return { acked: [], drop: true };
+    const fresh = await storeJobItems(jobId, items);
+    if (fresh.length > 0) publishJobItems(jobId, fresh);
+    if (fresh.some((i) => i.kind === "start" || i.kind === "end")) await publishJobStatus(jobId);
+    if (fresh.some((i) => i.kind === "end")) link.running.delete(jobId);
+    return { acked: items.map((i) => i.seq) };
+  }
+
+  private async onFiles(link: RunnerLink, payload: unknown): Promise<FilesAnswer> {
+    const parsed = filesRequestSchema.safeParse(payload);
+    if (!parsed.success) return { files: [], error: "malformed files request" };
+    const job = await getJobForDispatch(parsed.data.jobId);
+    if (!job || job.runnerId !== link.runnerId || job.status !== "running") {
+      return { files: [], error: `job ${parsed.data.jobId} is not running on this runner` };
+    }
+    try {
+      return { files: readManifestFiles(job.form.sourceDir, manifestSchema.parse(job.manifest), parsed.data.hashes) };
+    } catch (error) {
+      return { files: [], error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private async onState(link: RunnerLink, payload: unknown): Promise<void> {
+    const parsed = rteStateSchema.safeParse(payload);
+    if (!parsed.success) return;
+    const state = parsed.data;
+    link.draining = state.draining;
+    link.running = new Set(state.running);
+    await recordHeartbeat(link.runnerId, link.instanceId, state.running.length);
+    // After an RTE restart its playbooks are gone: jobs we think run there, that it neither
+    // runs nor holds in its spool, can never finish.
+    const known = new Set([...state.running, ...state.spooled]);
+    const orphans = await getDb().job.findMany({
+      where: {
+        runnerId: link.runnerId,
+        instanceId: link.instanceId,
+        status: "running",
+        dispatchedAt: { lt: new Date(Date.now() - STATE_GRACE_MS) },
+      },
+      select: { id: true },
+    });
+    for (const { id } of orphans) {
+      if (known.has(id)) continue;
+      const reason = `runner ${link.runnerName} (${link.instanceId}) no longer has this job: it restarted while the playbook ran`;
+      if (await finishJob(id, "abandoned", null, reason)) await publishJobStatus(id);
+    }
+  }
+
+  /** Links of this node that can take a job for the runner, least loaded first. */
+  availableLinks(runnerId: string): RunnerLink[] {
+    return [...this.links.values()]
+      .filter((l) => l.runnerId === runnerId && l.socket.connected && !l.draining && l.running.size < l.capacity)
+      .sort((a, b) => a.running.size / a.capacity - b.running.size / b.capacity);
+  }
+
+  linkRunning(jobId: number): RunnerLink | undefined {
+    for (const link of this.links.values()) if (link.running.has(jobId)) return link;
+    return undefined;
+  }
+
+  linkFor(runnerId: string, instanceId: string): RunnerLink | undefined {
+    return this.links.get(`${runnerId}:${instanceId}`);
+  }
+
+  close(): void {
+    this.namespace?.disconnectSockets(true);
+  }
+}

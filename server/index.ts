@@ -1,0 +1,108 @@
+/**
+ * The Playform app: one HTTP server hosting Next.js (UI + API) and socket.io (`/rte` for
+ * runner links, `/ui` for browsers following jobs), plus the dispatch loop and, unless
+ * disabled, one local RTE process.
+ */
+import http from "node:http";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import next from "next";
+import { Server as SocketServer } from "socket.io";
+import { ensureAdmin, importForms } from "./bootstrap";
+import { loadAppConfig } from "./config";
+import { closeDb } from "./data/db";
+import { applyMigrations } from "./data/migrate";
+import { provisionLocalRunner } from "./data/runners";
+import { RteHub } from "./hub/rte-hub";
+import { attachUiHub } from "./hub/ui-hub";
+import { Dispatcher } from "./jobs/dispatcher";
+import { LocalRte } from "./local-rte";
+import { findExecutable } from "./system";
+import { playformRuntime } from "./runtime";
+
+function log(line: string): void {
+  process.stdout.write(`[playform] ${line}\n`);
+}
+
+/** How to start an RTE process from here: the built bundle in production, tsx from source. */
+function rteEntry(): string[] {
+  const self = fileURLToPath(import.meta.url);
+  if (self.endsWith(".js")) return [process.execPath, path.join(path.dirname(self), "rte.js")];
+  return [process.execPath, "--import", "tsx", path.join(path.dirname(self), "rte", "entry.ts")];
+}
+
+async function main(): Promise<void> {
+  const config = loadAppConfig();
+  const dev = config.NODE_ENV === "development";
+  const { applied } = await applyMigrations(config.DATABASE_URL);
+  if (applied.length > 0) log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
+  await ensureAdmin(config, log);
+  await importForms(config, log);
+  if (!(await findExecutable("ansible-playbook"))) {
+    log("WARNING: ansible-playbook is not installed: jobs will fail until it is.");
+    log("         Install it with: sudo apt-get install -y ansible   (Debian/Ubuntu)");
+  }
+
+  const app = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const server = http.createServer((req, res) => void handle(req, res));
+  const io = new SocketServer(server, { maxHttpBufferSize: 16 * 1024 * 1024, serveClient: false });
+  const runtime = playformRuntime();
+  runtime.io = io;
+  runtime.nodeId = config.PLAYFORM_NODE_ID;
+  const hub = new RteHub(config.PLAYFORM_NODE_ID);
+  hub.attach(io);
+  attachUiHub(io);
+  const dispatcher = new Dispatcher(hub, {
+    queueMinutes: config.RTE_QUEUE_MINUTES,
+    heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS,
+  });
+  runtime.kickDispatcher = () => dispatcher.kick();
+  dispatcher.start();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.PORT, config.HOST, resolve);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
+
+  let localRte: LocalRte | null = null;
+  if (config.PLAYFORM_LOCAL_RTE) {
+    const { token } = await provisionLocalRunner(config.PLAYFORM_LOCAL_RTE_NAME, config.PLAYFORM_LOCAL_RTE_CAPACITY);
+    localRte = new LocalRte({
+      appUrl: `http://127.0.0.1:${port}`,
+      token,
+      capacity: config.PLAYFORM_LOCAL_RTE_CAPACITY,
+      port: config.PLAYFORM_LOCAL_RTE_PORT,
+      entry: rteEntry(),
+      log,
+    });
+    localRte.start();
+  }
+  log(`Playform is running at ${url} (node ${config.PLAYFORM_NODE_ID})`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    void (async () => {
+      dispatcher.stop();
+      await localRte?.stop();
+      hub.close();
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      await closeDb();
+      process.exit(0);
+    })();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[playform] cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,190 @@
+/**
+ * The dispatch loop of one app node. Every second (and at once when a job is launched) it:
+ * - sends queued jobs to a connected, non-full instance of their runner held by THIS node
+ *   (any node may have launched the job: the database is the queue, so no job waits on a
+ *   particular node's memory);
+ * - sends `cancel` for aborted jobs running on instances this node holds;
+ * - fails jobs that waited in the queue longer than RTE_QUEUE_MINUTES;
+ * - abandons running jobs whose runner's heartbeat is older than the heartbeat timeout.
+ *
+ * A job is taken with a conditional update (queued and not yet dispatched -> dispatched), so
+ * two nodes never send the same job; a refused or unanswered dispatch puts it back.
+ */
+import { getDb } from "../data/db";
+import { finishJob, getJobForDispatch } from "../data/jobs";
+import type { RteHub, RunnerLink } from "../hub/rte-hub";
+import { publishJobStatus } from "../hub/ui-hub";
+import { CONTRACT_VERSION, RteEvents, claimAnswerSchema, jobOptionsSchema, type JobDispatch } from "../protocol/rte-messages";
+import { formDefinitionSchema } from "../forms/definition";
+import { secretValues, type FormValues } from "../forms/values";
+import { sealForJob } from "../security/seal";
+import { manifestSchema } from "./manifest-schema";
+
+export interface DispatcherOptions {
+  queueMinutes: number;
+  heartbeatTimeoutSeconds: number;
+}
+
+const CLAIM_TIMEOUT_MS = 10_000;
+
+type DispatchableJob = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
+
+export class Dispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private again = false;
+  private readonly cancelSent = new Map<number, number>();
+
+  constructor(
+    private readonly hub: RteHub,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.kick(), 1_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Runs a pass now, or right after the current one. */
+  kick(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.pass()
+      .catch((error: unknown) => console.error("[dispatcher] pass failed:", error))
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    await this.expireQueue();
+    await this.dispatchQueued();
+    await this.sendCancels();
+    await this.reapSilentRunners();
+  }
+
+  private async dispatchQueued(): Promise<void> {
+    const db = getDb();
+    const queued = await db.job.findMany({
+      where: { status: "queued", dispatchedAt: null, runnerId: { not: null } },
+      orderBy: { id: "asc" },
+      take: 50,
+      include: { form: true },
+    });
+    for (const job of queued) {
+      if (job.abortRequested) {
+        if (await finishJob(job.id, "aborted", null, "aborted while queued")) await publishJobStatus(job.id);
+        continue;
+      }
+      const link = this.hub.availableLinks(job.runnerId!)[0];
+      if (!link) continue;
+      const taken = await db.job.updateMany({
+        where: { id: job.id, status: "queued", dispatchedAt: null },
+        data: { dispatchedAt: new Date(), instanceId: link.instanceId },
+      });
+      if (taken.count === 0) continue;
+      link.running.add(job.id);
+      void this.send(link, job).catch((error: unknown) => console.error(`[dispatcher] job ${job.id}:`, error));
+    }
+  }
+
+  private async send(link: RunnerLink, job: DispatchableJob): Promise<void> {
+    const db = getDb();
+    const putBack = async (why: string) => {
+      link.running.delete(job.id);
+      console.warn(`[dispatcher] job ${job.id} not claimed by ${link.runnerName}/${link.instanceId}: ${why}`);
+      await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
+    };
+    const form = formDefinitionSchema.parse(job.form.definition);
+    const extravars = (job.extravars ?? {}) as Record<string, unknown>;
+    const secrets = { hiddenExtravars: {}, vaultPassword: null, maskValues: secretValues(form, extravars as FormValues) };
+    const message: JobDispatch = {
+      v: CONTRACT_VERSION,
+      jobId: job.id,
+      playbook: form.playbook,
+      inventories: form.inventories,
+      manifest: manifestSchema.parse(job.manifest),
+      extravars,
+      options: jobOptionsSchema.parse({
+        tags: form.tags,
+        skipTags: form.skipTags,
+        limit: form.limit ?? null,
+        check: form.check,
+        diff: form.diff,
+        verbosity: form.verbosity,
+        keepExtravars: form.keepExtravars,
+      }),
+      sealed: sealForJob(link.token, job.id, JSON.stringify(secrets)),
+    };
+    let raw: unknown;
+    try {
+      raw = await link.socket.timeout(CLAIM_TIMEOUT_MS).emitWithAck(RteEvents.dispatch, message);
+    } catch {
+      return putBack("no answer in time");
+    }
+    const answer = claimAnswerSchema.safeParse(raw);
+    if (!answer.success) return putBack("malformed claim answer");
+    if (!answer.data.claimed) {
+      if (answer.data.reason === "full" || answer.data.reason === "stopping") return putBack(answer.data.message);
+      link.running.delete(job.id);
+      if (await finishJob(job.id, "failed", null, `runner ${link.runnerName} refused the job: ${answer.data.message}`)) {
+        await publishJobStatus(job.id);
+      }
+      return;
+    }
+    await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { status: "running" } });
+    await publishJobStatus(job.id);
+  }
+
+  private async sendCancels(): Promise<void> {
+    const aborting = await getDb().job.findMany({
+      where: { abortRequested: true, status: "running" },
+      select: { id: true, runnerId: true, instanceId: true },
+    });
+    const now = Date.now();
+    for (const job of aborting) {
+      if (!job.runnerId || !job.instanceId) continue;
+      const link = this.hub.linkFor(job.runnerId, job.instanceId);
+      // Resent every 10 s until the job ends: a cancel lost with a dropped socket is retried.
+      if (!link || now - (this.cancelSent.get(job.id) ?? 0) < 10_000) continue;
+      this.cancelSent.set(job.id, now);
+      link.socket.emit(RteEvents.cancel, { v: CONTRACT_VERSION, jobId: job.id });
+    }
+    for (const id of this.cancelSent.keys()) if (!aborting.some((j) => j.id === id)) this.cancelSent.delete(id);
+  }
+
+  private async expireQueue(): Promise<void> {
+    const cutoff = new Date(Date.now() - this.options.queueMinutes * 60_000);
+    const expired = await getDb().job.findMany({
+      where: { status: "queued", dispatchedAt: null, createdAt: { lt: cutoff } },
+      select: { id: true },
+    });
+    for (const { id } of expired) {
+      const reason = `no runner took the job within ${this.options.queueMinutes} minute(s) (RTE_QUEUE_MINUTES): its runner was full or disconnected`;
+      if (await finishJob(id, "failed", null, reason)) await publishJobStatus(id);
+    }
+  }
+
+  private async reapSilentRunners(): Promise<void> {
+    const cutoff = new Date(Date.now() - this.options.heartbeatTimeoutSeconds * 1000);
+    const jobs = await getDb().job.findMany({
+      where: { status: "running", runner: { lastHeartbeatAt: { lt: cutoff } } },
+      select: { id: true, runner: { select: { name: true, lastHeartbeatAt: true } } },
+    });
+    for (const job of jobs) {
+      const reason = `runner ${job.runner?.name ?? "?"} sent no heartbeat since ${job.runner?.lastHeartbeatAt?.toISOString() ?? "ever"}`;
+      if (await finishJob(job.id, "abandoned", null, reason)) await publishJobStatus(job.id);
+    }
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Launching a job from a form: validate the values server-side, build the extravars, snapshot
+ * the form's files by hash, choose the runner, store the job queued. A rejected launch stores
+ * nothing.
+ */
+import { AppError } from "../api/errors";
+import { findForm } from "../data/forms";
+import { createJob } from "../data/jobs";
+import { resolveRunnerFor } from "../data/runners";
+import type { PublicUser } from "../data/users";
+import { buildManifest } from "../forms/manifest";
+import { buildExtravars, redactValues, validateValues } from "../forms/values";
+import { playformRuntime } from "../runtime";
+
+export async function launchJob(user: PublicUser, formName: string, input: Record<string, unknown>): Promise<number> {
+  const form = await findForm(formName);
+  if (!form) throw new AppError("not_found", `no form named "${formName}"`);
+  const checked = validateValues(form.definition, input);
+  if (!checked.ok) {
+    const summary = Object.entries(checked.errors)
+      .map(([field, message]) => `${field}: ${message}`)
+      .join("; ");
+    throw new AppError("validation_failed", summary, checked.errors);
+  }
+  const runner = await resolveRunnerFor(form.definition.runner);
+  if (!runner) {
+    throw new AppError(
+      "conflict",
+      form.definition.runner ? `runner "${form.definition.runner}" does not exist or is not approved` : "no default runner is approved yet",
+    );
+  }
+  const jobId = await createJob({
+    formId: form.id,
+    formName: form.name,
+    userId: user.id,
+    runnerId: runner.id,
+    values: redactValues(form.definition, checked.values),
+    extravars: buildExtravars(form.definition, checked.values),
+    manifest: buildManifest(form.sourceDir),
+  });
+  playformRuntime().kickDispatcher();
+  return jobId;
+}

@@ -1,0 +1,24 @@
+/**
+ * A job's recap: from the callback plugin's structured events when the job has them (exact,
+ * and available live), else from the stored text output (runs of older RTEs, imported logs).
+ */
+import { jobEvents, jobStdout } from "../data/jobs";
+import { parsePlayformEvent, type PlayformEvent } from "../recap/events";
+import { recapFromEvents } from "../recap/from-events";
+import { RecapTextParser } from "../recap/parse-text";
+import type { Recap } from "../recap/types";
+
+export type RecapSource = "events" | "text";
+
+export async function jobRecap(jobId: number): Promise<{ recap: Recap; source: RecapSource }> {
+  const events: PlayformEvent[] = [];
+  for (const raw of await jobEvents(jobId)) {
+    const parsed = parsePlayformEvent(raw);
+    if (parsed.kind === "event") events.push(parsed.event);
+  }
+  if (events.length > 0) return { recap: recapFromEvents(events), source: "events" };
+  const parser = new RecapTextParser();
+  // Chunk by chunk: the parser streams, so a long log is never joined into one string.
+  for (const text of await jobStdout(jobId)) parser.push(text);
+  return { recap: parser.finish(), source: "text" };
+}

@@ -1,0 +1,157 @@
+/**
+ * The app <-> runtime environment (RTE) contract: every socket.io message of the `/rte`
+ * namespace, as zod schemas. Both sides validate what they receive with these, because
+ * socket.io's TypeScript types describe, but do not check, what arrives over the wire.
+ *
+ * Versioned by CONTRACT_VERSION: an RTE speaking another major version is refused at the
+ * handshake with a clear reason instead of failing on the first job.
+ */
+import { z } from "zod";
+
+export const CONTRACT_VERSION = 1;
+export const RTE_NAMESPACE = "/rte";
+
+/** Sent by the RTE in the socket.io handshake `auth` field. */
+export const rteHandshakeSchema = z.object({
+  v: z.number().int(),
+  token: z.string().min(1),
+  instanceId: z.string().min(1).max(200),
+  version: z.string().max(100),
+  capacity: z.number().int().min(1).max(1000),
+});
+export type RteHandshake = z.infer<typeof rteHandshakeSchema>;
+
+/** A file the job needs, identified by its content hash (RTE_FILES=transfer). */
+export const manifestEntrySchema = z.object({
+  path: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.number().int().nonnegative(),
+});
+export type ManifestEntry = z.infer<typeof manifestEntrySchema>;
+
+export const jobOptionsSchema = z.object({
+  tags: z.array(z.string()).default([]),
+  skipTags: z.array(z.string()).default([]),
+  limit: z.string().nullable().default(null),
+  check: z.boolean().default(false),
+  diff: z.boolean().default(false),
+  verbosity: z.number().int().min(0).max(5).default(0),
+  keepExtravars: z.boolean().default(false),
+});
+export type JobOptions = z.infer<typeof jobOptionsSchema>;
+
+/** app -> RTE `job:dispatch` (acknowledged with a ClaimAnswer). */
+export const jobDispatchSchema = z.object({
+  v: z.literal(CONTRACT_VERSION),
+  jobId: z.number().int().positive(),
+  playbook: z.string().min(1),
+  inventories: z.array(z.string()),
+  manifest: z.array(manifestEntrySchema),
+  /** Form values as extravars: written to extravars_<id>.json and passed with -e @file. */
+  extravars: z.record(z.string(), z.unknown()),
+  options: jobOptionsSchema,
+  /** AES-256-GCM sealed credentials bundle (see security/seal.ts), base64. */
+  sealed: z.string(),
+});
+export type JobDispatch = z.infer<typeof jobDispatchSchema>;
+
+export const claimAnswerSchema = z.discriminatedUnion("claimed", [
+  z.object({ claimed: z.literal(true) }),
+  z.object({
+    claimed: z.literal(false),
+    reason: z.enum(["full", "stopping", "secrets", "version", "files", "duplicate"]),
+    message: z.string(),
+  }),
+]);
+export type ClaimAnswer = z.infer<typeof claimAnswerSchema>;
+
+/** What the sealed bundle holds once opened by the RTE. */
+export const jobSecretsSchema = z.object({
+  /** Extravars that must never be in the visible extravars file (ansible login etc.). */
+  hiddenExtravars: z.record(z.string(), z.unknown()).default({}),
+  vaultPassword: z.string().nullable().default(null),
+  /** Every secret value of the job, masked in output before it is spooled. */
+  maskValues: z.array(z.string()).default([]),
+});
+export type JobSecrets = z.infer<typeof jobSecretsSchema>;
+
+/** app -> RTE `job:cancel`. */
+export const jobCancelSchema = z.object({ v: z.literal(CONTRACT_VERSION), jobId: z.number().int().positive() });
+
+/** RTE -> app `files:get` (acknowledged with FilesAnswer). */
+export const filesRequestSchema = z.object({
+  v: z.literal(CONTRACT_VERSION),
+  jobId: z.number().int().positive(),
+  hashes: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(1000),
+});
+export const filesAnswerSchema = z.object({
+  files: z.array(z.object({ sha256: z.string(), contentBase64: z.string() })),
+  error: z.string().optional(),
+});
+export type FilesAnswer = z.infer<typeof filesAnswerSchema>;
+
+export const finalStatusSchema = z.enum(["success", "failed", "aborted"]);
+export type FinalStatus = z.infer<typeof finalStatusSchema>;
+
+/** One numbered item of a job's stream. Sequence numbers start at 1 and have no gaps. */
+export const jobItemSchema = z.discriminatedUnion("kind", [
+  z.object({ seq: z.number().int().positive(), ts: z.number(), kind: z.literal("start"), pid: z.number().int().optional() }),
+  z.object({
+    seq: z.number().int().positive(),
+    ts: z.number(),
+    kind: z.literal("output"),
+    stream: z.enum(["stdout", "stderr"]),
+    text: z.string(),
+  }),
+  z.object({ seq: z.number().int().positive(), ts: z.number(), kind: z.literal("events"), events: z.array(z.unknown()) }),
+  /** The RTE's own log lines about the job (file transfer, warnings, buffer limits). */
+  z.object({ seq: z.number().int().positive(), ts: z.number(), kind: z.literal("log"), text: z.string() }),
+  z.object({
+    seq: z.number().int().positive(),
+    ts: z.number(),
+    kind: z.literal("end"),
+    status: finalStatusSchema,
+    exitCode: z.number().int().nullable(),
+    reason: z.string().nullable(),
+  }),
+]);
+export type JobItem = z.infer<typeof jobItemSchema>;
+
+/** RTE -> app `job:items` (acknowledged with ItemsAck). */
+export const jobItemsSchema = z.object({
+  v: z.literal(CONTRACT_VERSION),
+  jobId: z.number().int().positive(),
+  items: z.array(jobItemSchema).min(1).max(10_000),
+});
+export type JobItems = z.infer<typeof jobItemsSchema>;
+
+/** The app stored (or had already stored) every listed sequence number. */
+export const itemsAckSchema = z.object({
+  acked: z.array(z.number().int()),
+  /** The job is unknown or not this runner's: the RTE drops its spool for it. */
+  drop: z.boolean().optional(),
+});
+export type ItemsAck = z.infer<typeof itemsAckSchema>;
+
+/** RTE -> app `rte:state`, on every (re)connect and as the heartbeat. */
+export const rteStateSchema = z.object({
+  v: z.literal(CONTRACT_VERSION),
+  running: z.array(z.number().int()),
+  /** Jobs that have unacknowledged items in the spool. */
+  spooled: z.array(z.number().int()),
+  capacity: z.number().int(),
+  draining: z.boolean(),
+});
+export type RteState = z.infer<typeof rteStateSchema>;
+
+/** RTE -> app `rte:leaving`: drained, about to exit. */
+export const rteLeavingSchema = z.object({ v: z.literal(CONTRACT_VERSION), reason: z.string() });
+
+export const RteEvents = {
+  dispatch: "job:dispatch",
+  cancel: "job:cancel",
+  files: "files:get",
+  items: "job:items",
+  state: "rte:state",
+  leaving: "rte:leaving",
+} as const;

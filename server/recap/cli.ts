@@ -1,0 +1,124 @@
+/**
+ * `npm run --silent recap -- LOGFILE` prints the recap JSON of an ansible-playbook text log;
+ * `npm run --silent recap -- --compare A B` prints the comparison of two logs.
+ * LOGFILE may be `-` for standard input. Files are streamed through the parser, so a log of
+ * any size is parsed in constant memory (the text is never held whole).
+ * Exit codes: 0 success, 2 bad usage or an unreadable input (one message on stderr).
+ */
+import { createReadStream, realpathSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { compareRecaps } from "./compare";
+import { RecapTextParser } from "./parse-text";
+import type { Recap } from "./types";
+
+const USAGE = `usage: npm run --silent recap -- LOGFILE
+       npm run --silent recap -- --compare LOG_A LOG_B
+Prints the recap JSON of an ansible-playbook log (or the comparison of two runs).
+LOGFILE may be - to read standard input.`;
+
+/** Big reads: fewer chunks means fewer carried partial lines and less per-chunk overhead. */
+const CHUNK_BYTES = 1 << 20;
+
+/** An input that cannot be read; the message names the file and the reason. */
+export class InputError extends Error {}
+
+const REASONS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  EISDIR: "is a directory",
+  ENOTDIR: "a path component is not a directory",
+  ELOOP: "too many symbolic links",
+  EMFILE: "too many open files",
+};
+
+function describe(file: string, err: unknown): string {
+  const code = err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
+  const reason = (code && REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
+  return `recap: cannot read ${file === "-" ? "standard input" : `'${file}'`}: ${reason}`;
+}
+
+/** Bytes (or already decoded text) -> Recap, decoding UTF-8 across chunk boundaries. */
+export async function parseRecapStream(input: AsyncIterable<Uint8Array | string>): Promise<Recap> {
+  const decoder = new TextDecoder("utf-8"); // invalid bytes become U+FFFD rather than failing
+  const parser = new RecapTextParser();
+  for await (const chunk of input) {
+    parser.push(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+  }
+  parser.push(decoder.decode());
+  return parser.finish();
+}
+
+export async function parseRecapFile(file: string): Promise<Recap> {
+  const input = file === "-" ? process.stdin : createReadStream(file, { highWaterMark: CHUNK_BYTES });
+  try {
+    return await parseRecapStream(input);
+  } catch (err) {
+    throw new InputError(describe(file, err));
+  }
+}
+
+type Command = { kind: "parse"; file: string } | { kind: "compare"; a: string; b: string } | { kind: "help" };
+
+function parseArgs(args: string[]): Command | null {
+  if (args.length === 1 && (args[0] === "-h" || args[0] === "--help")) return { kind: "help" };
+  if (args[0] === "--compare") {
+    const [, a, b] = args;
+    if (args.length !== 3 || a === undefined || b === undefined || (a === "-" && b === "-")) return null;
+    return { kind: "compare", a, b };
+  }
+  const [file] = args;
+  if (args.length !== 1 || file === undefined || (file.startsWith("-") && file !== "-")) return null;
+  return { kind: "parse", file };
+}
+
+export async function main(args: string[]): Promise<number> {
+  const cmd = parseArgs(args);
+  if (cmd === null) {
+    process.stderr.write(`${USAGE}\n`);
+    return 2;
+  }
+  if (cmd.kind === "help") {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
+    const out =
+      cmd.kind === "parse"
+        ? await parseRecapFile(cmd.file)
+        : compareRecaps(await parseRecapFile(cmd.a), await parseRecapFile(cmd.b));
+    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+}
+
+function invokedDirectly(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
+}
+
+// Run only as a command: the bench and the tests import parseRecapFile from this module.
+if (invokedDirectly()) {
+  // A closed pipe (`| head`) is not an error worth a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`recap: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

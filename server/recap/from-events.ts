@@ -1,0 +1,263 @@
+/**
+ * Recap analytics from structured events (see ./events.ts and the RECAP contract).
+ *
+ * Pure: no I/O. For the same run it gives the same answer as the text parser, i.e. what the
+ * default stdout callback shows, which is not always what Ansible's events say:
+ * - changed_tasks: a task counts when the display prints a `changed:` line for it — an ok
+ *   result with changed (a loop is judged per item, its own summary result prints nothing),
+ *   never a failed result (even with changed: true), never include_tasks / include_role.
+ * - failures: a non-loop failed result (`fatal:`) or a failed loop item (`failed:`); a host's
+ *   failure is ignored when its task result was failed with ignore_errors (`...ignoring`).
+ *   Unreachable results are not failures, even with ignore_unreachable.
+ * - hosts / status / elapsed / slowest come from the last `stats` event (PLAY RECAP and
+ *   profile_tasks summary): a run without one is incomplete.
+ * - slowest_tasks follow profile_tasks: a task runs from its start to the next task start or
+ *   the stats event; a task started again (serial batches) adds up under its first name.
+ */
+import type { PlayformEvent, PlayformEventOf } from "./events";
+import type { Recap, RecapHostRow, RecapPlay, RecapTaskTiming } from "./types";
+
+export interface RecapFromEventsOptions {
+  /** profile_tasks' output_limit (PROFILE_TASKS_TASK_OUTPUT_LIMIT); default 20, null = all. */
+  slowestLimit?: number | null;
+}
+
+/** profile_tasks' default output limit. */
+export const PROFILE_TASKS_DEFAULT_LIMIT = 20;
+
+/** Python's str.strip() whitespace set (the banner strips the name with it). */
+const PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const PY_STRIP_RE = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
+
+function pyStrip(s: string): string {
+  return s.replace(PY_STRIP_RE, "");
+}
+
+/** Python's "{:.02f}" of a non-negative elapsed time, back to a number. */
+function round2(seconds: number): number {
+  return Number(seconds.toFixed(2));
+}
+
+/** Python's string order (by code point), which sorts the PLAY RECAP rows. */
+function compareCodePoints(a: string, b: string): number {
+  const ca = Array.from(a);
+  const cb = Array.from(b);
+  const n = Math.min(ca.length, cb.length);
+  for (let i = 0; i < n; i++) {
+    const x = ca[i]!.codePointAt(0)!;
+    const y = cb[i]!.codePointAt(0)!;
+    if (x !== y) return x - y;
+  }
+  return ca.length - cb.length;
+}
+
+interface Timing {
+  name: string;
+  started: number;
+  elapsed: number;
+}
+
+interface FailureRecord {
+  name: string;
+  ignored: boolean;
+}
+
+interface StatsSnapshot {
+  hosts: RecapHostRow[];
+  ts: number;
+  slowest: RecapTaskTiming[];
+}
+
+class UniqueList {
+  readonly items: string[] = [];
+  private readonly seen = new Set<string>();
+  add(value: string): void {
+    if (this.seen.has(value)) return;
+    this.seen.add(value);
+    this.items.push(value);
+  }
+}
+
+export function recapFromEvents(events: readonly PlayformEvent[], options: RecapFromEventsOptions = {}): Recap {
+  const limit = options.slowestLimit === undefined ? PROFILE_TASKS_DEFAULT_LIMIT : options.slowestLimit;
+
+  // The text parser only counts result lines of hosts listed in the (last) PLAY RECAP.
+  let lastStatsHosts: Set<string> | null = null;
+  for (const e of events) {
+    if (e.type === "stats") lastStatsHosts = new Set(e.hosts.map((h) => h.host));
+  }
+  const counts = (host: string): boolean => lastStatsHosts === null || lastStatsHosts.has(host);
+
+  const plays: RecapPlay[] = [];
+
+  // Display state: each task start is a banner; results belong to the latest start of their task.
+  let occurrence = 0;
+  const taskOccurrence = new Map<string, number>(); // task uuid -> latest start occurrence
+  const occurrenceName = new Map<number, string>(); // occurrence -> banner NAME
+  const taskIsInclude = new Map<string, boolean>();
+
+  const changed = new UniqueList();
+  const unreachable = new UniqueList();
+  const failures = new Map<string, FailureRecord>(); // `${occurrence}\0${host}`, first failure order
+
+  // profile_tasks state.
+  const timings = new Map<string, Timing>();
+  let current: string | null = null;
+  let startTs: number | null = null;
+  let firstTs: number | null = null;
+  let snapshot: StatsSnapshot | null = null;
+
+  const occurrenceOf = (task: string): number => {
+    const known = taskOccurrence.get(task);
+    if (known !== undefined) return known;
+    // A result without a task start (should not happen): give it an anonymous occurrence.
+    occurrence += 1;
+    taskOccurrence.set(task, occurrence);
+    return occurrence;
+  };
+  const nameOf = (task: string): string | undefined => occurrenceName.get(occurrenceOf(task));
+
+  const closeCurrent = (ts: number): void => {
+    if (current === null) return;
+    const t = timings.get(current);
+    if (t) t.elapsed += ts - t.started;
+  };
+
+  const recordFailure = (task: string, host: string): void => {
+    const name = nameOf(task);
+    if (name === undefined) return;
+    const key = `${occurrenceOf(task)}\u0000${host}`;
+    if (!failures.has(key)) failures.set(key, { name, ignored: false });
+  };
+
+  const isInclude = (e: { task: string; include?: boolean | undefined }): boolean =>
+    e.include === true || taskIsInclude.get(e.task) === true;
+
+  const onTaskStart = (e: PlayformEventOf<"task_start">): void => {
+    occurrence += 1;
+    taskOccurrence.set(e.task, occurrence);
+    occurrenceName.set(occurrence, e.display_name ?? pyStrip(e.name));
+    if (e.include !== undefined) taskIsInclude.set(e.task, e.include);
+    // profile_tasks records TASK and RUNNING HANDLER starts, not CLEANUP TASK.
+    if (e.kind === "cleanup") return;
+    closeCurrent(e.ts);
+    current = e.task;
+    const t = timings.get(e.task);
+    if (t) t.started = e.ts;
+    else timings.set(e.task, { name: e.name, started: e.ts, elapsed: 0 });
+  };
+
+  const onTaskResult = (e: PlayformEventOf<"task_result">): void => {
+    if (!counts(e.host)) return;
+    switch (e.status) {
+      case "ok": {
+        if (e.changed && !e.loop && !isInclude(e)) {
+          const name = nameOf(e.task);
+          if (name !== undefined) changed.add(name);
+        }
+        break;
+      }
+      case "failed": {
+        // `fatal:` is printed for a non-loop result; a loop printed `failed:` per item.
+        if (!e.loop) recordFailure(e.task, e.host);
+        if (e.ignored) {
+          const rec = failures.get(`${occurrenceOf(e.task)}\u0000${e.host}`);
+          if (rec) rec.ignored = true;
+        }
+        break;
+      }
+      case "unreachable":
+        unreachable.add(e.host);
+        break;
+      case "skipped":
+        break;
+    }
+  };
+
+  const onItemResult = (e: PlayformEventOf<"item_result">): void => {
+    if (!counts(e.host)) return;
+    if (e.status === "ok" && e.changed && !isInclude(e)) {
+      const name = nameOf(e.task);
+      if (name !== undefined) changed.add(name);
+    } else if (e.status === "failed") {
+      recordFailure(e.task, e.host);
+    }
+  };
+
+  const onStats = (e: PlayformEventOf<"stats">): void => {
+    closeCurrent(e.ts);
+    current = null;
+    // Python's sorted(reverse=True) is stable, like Array.prototype.sort.
+    const ranked = [...timings.values()].sort((a, b) => b.elapsed - a.elapsed);
+    const shown = limit === null ? ranked : ranked.slice(0, Math.max(0, limit));
+    snapshot = {
+      hosts: [...e.hosts]
+        .map((h) => ({
+          host: h.host,
+          ok: h.ok,
+          changed: h.changed,
+          unreachable: h.unreachable,
+          failed: h.failed,
+          skipped: h.skipped,
+          rescued: h.rescued,
+          ignored: h.ignored,
+        }))
+        .sort((a, b) => compareCodePoints(a.host, b.host)),
+      ts: e.ts,
+      slowest: shown.map((t) => ({ task: t.name, seconds: round2(t.elapsed) })),
+    };
+  };
+
+  for (const e of events) {
+    if (firstTs === null) firstTs = e.ts;
+    switch (e.type) {
+      case "playbook_start":
+        if (startTs === null) startTs = e.ts;
+        break;
+      case "play_start":
+        // An empty name prints a bare `PLAY` banner, which is not a play banner in the text.
+        if (e.name !== "") plays.push({ number: plays.length + 1, name: e.name, hosts: null });
+        break;
+      case "task_start":
+        onTaskStart(e);
+        break;
+      case "task_result":
+        onTaskResult(e);
+        break;
+      case "item_result":
+        onItemResult(e);
+        break;
+      case "stats":
+        onStats(e);
+        break;
+      default:
+        break;
+    }
+  }
+
+  const ignoredFailures = new UniqueList();
+  const failedTasks = new UniqueList();
+  for (const rec of failures.values()) {
+    if (rec.ignored) ignoredFailures.add(rec.name);
+    else failedTasks.add(rec.name);
+  }
+
+  const snap = snapshot as StatsSnapshot | null;
+  const t0 = startTs ?? firstTs;
+  let status: Recap["status"] = "incomplete";
+  if (snap !== null) {
+    status = snap.hosts.some((h) => h.failed > 0 || h.unreachable > 0) ? "failed" : "successful";
+  }
+
+  return {
+    plays,
+    hosts: snap?.hosts ?? [],
+    elapsed_sec: snap !== null && t0 !== null ? Math.max(0, Math.floor(snap.ts - t0)) : null,
+    slowest_tasks: snap?.slowest ?? [],
+    changed_tasks: changed.items,
+    ignored_failures: ignoredFailures.items,
+    failed_tasks: failedTasks.items,
+    unreachable_hosts: unreachable.items,
+    status,
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * The RTE agent: one socket.io link to the app, the jobs running here, and the spool between
+ * them. It claims jobs up to its capacity, sends each job's items in order with at most one
+ * batch in flight per job, and resends everything unacknowledged after a reconnect.
+ */
+import { io, type Socket } from "socket.io-client";
+import {
+  CONTRACT_VERSION,
+  RTE_NAMESPACE,
+  RteEvents,
+  filesAnswerSchema,
+  itemsAckSchema,
+  jobCancelSchema,
+  jobDispatchSchema,
+  jobSecretsSchema,
+  type ClaimAnswer,
+  type RteState,
+} from "../protocol/rte-messages";
+import { openForJob } from "../security/seal";
+import type { RteEnv } from "./env";
+import { FileCache } from "./file-cache";
+import { JobRun } from "./job-run";
+import { Spool } from "./spool";
+
+export const RTE_VERSION = "0.1.0";
+const ACK_TIMEOUT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
+/** A cancel that arrives before its job is kept this long, and the job then starts aborted. */
+const EARLY_CANCEL_TTL_MS = 60_000;
+
+export class RteAgent {
+  private readonly socket: Socket;
+  private readonly spool: Spool;
+  private readonly cache: FileCache;
+  private readonly runs = new Map<number, JobRun>();
+  private readonly inFlight = new Set<number>();
+  private readonly earlyCancels = new Map<number, number>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  draining = false;
+  readonly counters = { claimed: 0, refused: 0, success: 0, failed: 0, aborted: 0 };
+
+  constructor(
+    private readonly env: RteEnv,
+    private readonly log: (message: string) => void,
+  ) {
+    this.spool = new Spool(env.spoolDir);
+    this.cache = new FileCache(env.cacheDir);
+    const recovered = this.spool.recover();
+    if (recovered.length > 0) log(`spool holds unacknowledged items of job(s) ${recovered.join(", ")}: they will be resent`);
+    this.socket = io(new URL(RTE_NAMESPACE, env.APP_URL).toString(), {
+      auth: { v: CONTRACT_VERSION, token: env.RTE_TOKEN, instanceId: env.RTE_INSTANCE_ID, version: RTE_VERSION, capacity: env.RTE_MAX_JOBS },
+      transports: ["websocket"],
+      reconnectionDelay: 500,
+      reconnectionDelayMax: 5_000,
+    });
+    this.wireSocket();
+  }
+
+  get connected(): boolean {
+    return this.socket.connected;
+  }
+
+  get runningCount(): number {
+    return this.runs.size;
+  }
+
+  get spooledItems(): number {
+    return this.spool.pendingCount();
+  }
+
+  private wireSocket(): void {
+    this.socket.on("connect", () => {
+      this.log(`connected to ${this.env.APP_URL} as instance ${this.env.RTE_INSTANCE_ID}`);
+      this.sendState();
+      this.inFlight.clear();
+      for (const jobId of this.spool.jobIds()) this.pump(jobId);
+    });
+    this.socket.on("disconnect", (reason) => this.log(`disconnected (${reason}); running playbooks continue, output is spooled`));
+    this.socket.on("connect_error", (error) => this.log(`cannot connect to ${this.env.APP_URL}: ${error.message}`));
+    this.socket.on(RteEvents.dispatch, (payload: unknown, ack?: (answer: ClaimAnswer) => void) => {
+      const answer = this.claim(payload);
+      if (typeof ack === "function") ack(answer);
+    });
+    this.socket.on(RteEvents.cancel, (payload: unknown) => {
+      const parsed = jobCancelSchema.safeParse(payload);
+      if (!parsed.success) return;
+      const run = this.runs.get(parsed.data.jobId);
+      if (run) run.cancel();
+      else this.earlyCancels.set(parsed.data.jobId, Date.now());
+    });
+    this.heartbeat = setInterval(() => {
+      if (this.socket.connected) this.sendState();
+      const now = Date.now();
+      for (const [jobId, at] of this.earlyCancels) if (now - at > EARLY_CANCEL_TTL_MS) this.earlyCancels.delete(jobId);
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  private state(): RteState {
+    return {
+      v: CONTRACT_VERSION,
+      running: [...this.runs.keys()],
+      spooled: this.spool.jobIds(),
+      capacity: this.env.RTE_MAX_JOBS,
+      draining: this.draining,
+    };
+  }
+
+  private sendState(): void {
+    this.socket.emit(RteEvents.state, this.state());
+  }
+
+  private claim(payload: unknown): ClaimAnswer {
+    const parsed = jobDispatchSchema.safeParse(payload);
+    if (!parsed.success) {
+      this.counters.refused++;
+      return { claimed: false, reason: "version", message: `job message does not match contract v${CONTRACT_VERSION}` };
+    }
+    const job = parsed.data;
+    if (this.runs.has(job.jobId)) return { claimed: true };
+    if (this.spool.jobIds().includes(job.jobId)) {
+      return { claimed: false, reason: "duplicate", message: `job ${job.jobId} already ran on this runner` };
+    }
+    if (this.draining) return this.refuse("stopping", "runner is draining and claims no new jobs");
+    if (this.runs.size >= this.env.RTE_MAX_JOBS) return this.refuse("full", `runner is full (${this.runs.size}/${this.env.RTE_MAX_JOBS} jobs)`);
+    let secrets;
+    try {
+      secrets = jobSecretsSchema.parse(JSON.parse(openForJob(this.env.RTE_TOKEN, job.jobId, job.sealed)));
+    } catch (error) {
+      return this.refuse("secrets", `secrets cannot be opened: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.counters.claimed++;
+    this.spool.open(job.jobId);
+    const startCancelled = this.earlyCancels.delete(job.jobId);
+    const run = new JobRun(
+      job,
+      secrets,
+      {
+        env: this.env,
+        cache: this.cache,
+        fetchFiles: (hashes) => this.fetchFiles(job.jobId, hashes),
+        emit: (items) => {
+          for (const item of items) if (item.kind === "end") this.counters[item.status]++;
+          this.spool.append(job.jobId, items);
+          this.pump(job.jobId);
+        },
+        log: this.log,
+      },
+      startCancelled,
+    );
+    this.runs.set(job.jobId, run);
+    this.log(`job ${job.jobId}: claimed (${this.runs.size}/${this.env.RTE_MAX_JOBS} running)`);
+    void run.finished.finally(() => {
+      this.runs.delete(job.jobId);
+      this.log(`job ${job.jobId}: finished`);
+      if (this.socket.connected) this.sendState();
+    });
+    return { claimed: true };
+  }
+
+  private refuse(reason: "full" | "stopping" | "secrets", message: string): ClaimAnswer {
+    this.counters.refused++;
+    return { claimed: false, reason, message };
+  }
+
+  private async fetchFiles(jobId: number, hashes: string[]): Promise<Map<string, Buffer>> {
+    const raw: unknown = await this.socket.timeout(60_000).emitWithAck(RteEvents.files, { v: CONTRACT_VERSION, jobId, hashes });
+    const answer = filesAnswerSchema.parse(raw);
+    if (answer.error) throw new Error(`the app refused the job files: ${answer.error}`);
+    return new Map(answer.files.map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")]));
+  }
+
+  /** Sends the job's next pending batch unless one is already in flight. */
+  private pump(jobId: number): void {
+    if (!this.socket.connected || this.inFlight.has(jobId)) return;
+    const items = this.spool.pending(jobId).slice(0, 500);
+    if (items.length === 0) return;
+    this.inFlight.add(jobId);
+    this.socket
+      .timeout(ACK_TIMEOUT_MS)
+      .emitWithAck(RteEvents.items, { v: CONTRACT_VERSION, jobId, items })
+      .then((raw: unknown) => {
+        const ack = itemsAckSchema.parse(raw);
+        if (ack.drop) {
+          this.log(`job ${jobId}: the app does not accept items for it; dropping its spool`);
+          this.spool.drop(jobId);
+        } else {
+          this.spool.acknowledge(jobId, ack.acked);
+        }
+      })
+      .catch((error: unknown) => this.log(`job ${jobId}: batch not acknowledged (${String(error)}); it stays spooled`))
+      .finally(() => {
+        this.inFlight.delete(jobId);
+        // Only a live socket resends: after a disconnect, "connect" pumps every spooled job.
+        if (this.socket.connected) setImmediate(() => this.pump(jobId));
+      });
+  }
+
+  /**
+   * SIGTERM: stop claiming, let running playbooks finish up to the drain limit (cancel the rest),
+   * flush the spool, say goodbye, close.
+   */
+  async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    this.log(`draining: ${this.runs.size} job(s) running, waiting up to ${this.env.RTE_DRAIN_SECONDS}s`);
+    if (this.socket.connected) this.sendState();
+    const deadline = Date.now() + this.env.RTE_DRAIN_SECONDS * 1000;
+    while (this.runs.size > 0 && Date.now() < deadline) await sleep(200);
+    for (const run of this.runs.values()) run.cancel();
+    await Promise.all([...this.runs.values()].map((r) => r.finished));
+    const flushDeadline = Date.now() + 10_000;
+    while (this.spool.pendingCount() > 0 && this.socket.connected && Date.now() < flushDeadline) await sleep(100);
+    if (this.socket.connected) {
+      await this.socket.timeout(2_000).emitWithAck(RteEvents.leaving, { v: CONTRACT_VERSION, reason: "drained" }).catch(() => undefined);
+    }
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.socket.close();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

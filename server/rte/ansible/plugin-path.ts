@@ -1,0 +1,79 @@
+/**
+ * Where the Playform ansible callback plugins live, and the env that enables them.
+ *
+ * Works from source (tsx: this file is server/rte/ansible/plugin-path.ts) and from a bundle
+ * (dist/rte.js: the plugin directory is found by walking up to the project root).
+ */
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The plugin's directory, relative to the project root. */
+export const CALLBACK_PLUGIN_SUBDIR = path.join("server", "rte", "ansible", "callback_plugins");
+/** Callback plugin name (CALLBACK_NAME in playform_events.py). */
+export const EVENTS_CALLBACK_NAME = "playform_events";
+const PLUGIN_FILE = `${EVENTS_CALLBACK_NAME}.py`;
+/** Enabled callbacks: ours, and profile_tasks so the text keeps its timing summary. */
+export const ENABLED_CALLBACKS = `${EVENTS_CALLBACK_NAME},ansible.posix.profile_tasks`;
+
+let cached: string | null = null;
+
+function moduleDir(): string | null {
+  try {
+    const url = import.meta.url;
+    if (typeof url === "string" && url.startsWith("file:")) return path.dirname(fileURLToPath(url));
+  } catch {
+    // Bundled as CommonJS: no import.meta.url.
+  }
+  return null;
+}
+
+function searchUp(start: string): string | null {
+  let dir = path.resolve(start);
+  for (;;) {
+    const candidate = path.join(dir, CALLBACK_PLUGIN_SUBDIR);
+    if (existsSync(path.join(candidate, PLUGIN_FILE))) return candidate;
+    const parent = path.dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/**
+ * Absolute path of the directory holding playform_events.py. `PLAYFORM_CALLBACK_DIR`
+ * overrides the search. Throws when the directory cannot be found.
+ */
+export function callbackPluginDir(): string {
+  const override = process.env.PLAYFORM_CALLBACK_DIR;
+  if (override) return path.resolve(override);
+  if (cached !== null) return cached;
+  const starts = [moduleDir(), process.argv[1] ? path.dirname(path.resolve(process.argv[1])) : null, process.cwd()];
+  for (const start of starts) {
+    if (!start) continue;
+    const found = searchUp(start);
+    if (found) {
+      cached = found;
+      return found;
+    }
+  }
+  throw new Error(
+    `Playform callback plugins not found: no ${CALLBACK_PLUGIN_SUBDIR}/${PLUGIN_FILE} above ` +
+      `${starts.filter(Boolean).join(", ")}; set PLAYFORM_CALLBACK_DIR`,
+  );
+}
+
+/**
+ * Env vars for ansible-playbook so that the events go to file descriptor `eventsFd` of the
+ * child (e.g. 3 with execa `stdio: ['ignore', 'pipe', 'pipe', 'pipe']`). The reader must keep
+ * draining that pipe: the run blocks when the pipe is full.
+ */
+export function ansibleEventEnv(eventsFd: number): Record<string, string> {
+  if (!Number.isInteger(eventsFd) || eventsFd < 3) {
+    throw new RangeError(`events fd must be an integer >= 3 (0-2 are stdio), got ${eventsFd}`);
+  }
+  return {
+    ANSIBLE_CALLBACK_PLUGINS: callbackPluginDir(),
+    ANSIBLE_CALLBACKS_ENABLED: ENABLED_CALLBACKS,
+    PLAYFORM_EVENTS_FD: String(eventsFd),
+  };
+}

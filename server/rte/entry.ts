@@ -1,0 +1,3 @@
+import { runRte } from "./main";
+
+void runRte();

@@ -1,0 +1,47 @@
+/**
+ * The RTE's configuration, parsed once at boot. A bad value stops the process with a message
+ * naming the variable, instead of failing later in a job.
+ */
+import { hostname } from "node:os";
+import path from "node:path";
+import { z } from "zod";
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const rteEnvSchema = z.object({
+  APP_URL: z.string().url().default("http://127.0.0.1:3000"),
+  // Kubernetes Secrets mounted through secretKeyRef often carry a trailing newline; a token
+  // that differs by "\n" would be refused with a mysterious 401, so it is trimmed here.
+  RTE_TOKEN: z.string().transform((t) => t.trim()).pipe(z.string().min(1, "is empty")),
+  RTE_MODE: z.enum(["outbound"]).default("outbound"),
+  RTE_FILES: z.enum(["transfer"]).default("transfer"),
+  RTE_INSTANCE_ID: z.string().min(1).default(hostname()),
+  RTE_MAX_JOBS: positiveInt(4),
+  RTE_SPOOL_PATH: z.string().default("data/rte/spool"),
+  RTE_WORK_DIR: z.string().default("data/rte/work"),
+  RTE_DRAIN_SECONDS: positiveInt(60),
+  RTE_KILL_GRACE_SECONDS: positiveInt(10),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  PROCESS_MAX_BUFFER: positiveInt(50 * 1024 * 1024),
+  ANSIBLE_PLAYBOOK: z.string().default("ansible-playbook"),
+});
+
+export type RteEnv = z.infer<typeof rteEnvSchema> & { spoolDir: string; workDir: string; cacheDir: string };
+
+/** Variables the RTE reads itself: never passed on to a playbook. */
+export const RTE_OWN_VARIABLES = [...Object.keys(rteEnvSchema.shape).filter((k) => k !== "ANSIBLE_PLAYBOOK")];
+
+export function loadRteEnv(env: NodeJS.ProcessEnv = process.env): RteEnv {
+  const parsed = rteEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  ");
+    throw new Error(`invalid RTE configuration:\n  ${problems}`);
+  }
+  const work = path.resolve(parsed.data.RTE_WORK_DIR);
+  return {
+    ...parsed.data,
+    spoolDir: path.resolve(parsed.data.RTE_SPOOL_PATH),
+    workDir: work,
+    cacheDir: path.join(work, "cache"),
+  };
+}

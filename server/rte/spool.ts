@@ -1,0 +1,130 @@
+/**
+ * The on-disk spool: every item of a job is written here before it is sent, and stays until
+ * the app acknowledges it. A dropped connection or a restarted RTE therefore loses nothing:
+ * on (re)connect everything above the acknowledged watermark is sent again, and the app skips
+ * what it already stored.
+ *
+ * Layout: <spool>/<jobId>/items.jsonl (append-only, fsynced per batch) and
+ * <spool>/<jobId>/acked (the highest sequence number acknowledged; all below it are too).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { JobItem } from "../protocol/rte-messages";
+
+interface JobSpool {
+  nextSeq: number;
+  acked: number;
+  pending: JobItem[];
+  ended: boolean;
+}
+
+export class Spool {
+  private readonly jobs = new Map<number, JobSpool>();
+
+  constructor(private readonly dir: string) {
+    fs.mkdirSync(dir, { recursive: true });
+  }
+
+  /** Loads what a previous run of this RTE left behind. */
+  recover(): number[] {
+    for (const entry of fs.readdirSync(this.dir)) {
+      const jobId = Number(entry);
+      if (!Number.isInteger(jobId) || jobId <= 0) continue;
+      const items = this.readItems(jobId);
+      const acked = this.readAcked(jobId);
+      const pending = items.filter((i) => i.seq > acked);
+      const nextSeq = items.reduce((max, i) => Math.max(max, i.seq), 0) + 1;
+      this.jobs.set(jobId, { nextSeq, acked, pending, ended: items.some((i) => i.kind === "end") });
+    }
+    return [...this.jobs.keys()];
+  }
+
+  open(jobId: number): void {
+    if (this.jobs.has(jobId)) return;
+    fs.mkdirSync(this.jobDir(jobId), { recursive: true });
+    this.jobs.set(jobId, { nextSeq: 1, acked: 0, pending: [], ended: false });
+  }
+
+  /** Numbers the items, writes them durably, and keeps them pending until acknowledged. */
+  append(jobId: number, items: DistributiveOmit<JobItem, "seq">[]): JobItem[] {
+    const job = this.jobs.get(jobId);
+    if (!job) throw new Error(`job ${jobId} has no spool`);
+    const numbered = items.map((item) => ({ ...item, seq: job.nextSeq++ }) as JobItem);
+    if (numbered.length === 0) return numbered;
+    const file = path.join(this.jobDir(jobId), "items.jsonl");
+    const fd = fs.openSync(file, "a");
+    try {
+      fs.writeSync(fd, numbered.map((i) => JSON.stringify(i)).join("\n") + "\n");
+      fs.fdatasyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    job.pending.push(...numbered);
+    if (numbered.some((i) => i.kind === "end")) job.ended = true;
+    return numbered;
+  }
+
+  /** Marks sequence numbers as stored by the app; deletes the job's spool once its end is. */
+  acknowledge(jobId: number, seqs: number[]): void {
+    const job = this.jobs.get(jobId);
+    if (!job) return;
+    const done = new Set(seqs);
+    job.pending = job.pending.filter((i) => !done.has(i.seq));
+    const watermark = job.pending.length > 0 ? job.pending[0]!.seq - 1 : job.nextSeq - 1;
+    if (watermark > job.acked) {
+      job.acked = watermark;
+      fs.writeFileSync(path.join(this.jobDir(jobId), "acked"), String(watermark));
+    }
+    if (job.ended && job.pending.length === 0) this.drop(jobId);
+  }
+
+  /** Forgets a job entirely (its end was stored, or the app says it is not ours). */
+  drop(jobId: number): void {
+    this.jobs.delete(jobId);
+    fs.rmSync(this.jobDir(jobId), { recursive: true, force: true });
+  }
+
+  pending(jobId: number): JobItem[] {
+    return this.jobs.get(jobId)?.pending ?? [];
+  }
+
+  jobIds(): number[] {
+    return [...this.jobs.keys()];
+  }
+
+  pendingCount(): number {
+    let count = 0;
+    for (const job of this.jobs.values()) count += job.pending.length;
+    return count;
+  }
+
+  private jobDir(jobId: number): string {
+    return path.join(this.dir, String(jobId));
+  }
+
+  private readItems(jobId: number): JobItem[] {
+    const file = path.join(this.jobDir(jobId), "items.jsonl");
+    if (!fs.existsSync(file)) return [];
+    const items: JobItem[] = [];
+    for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+      if (!line) continue;
+      try {
+        items.push(JSON.parse(line) as JobItem);
+      } catch {
+        // A torn last line from a crash mid-write: that item was never sent, nothing to resend.
+      }
+    }
+    return items;
+  }
+
+  private readAcked(jobId: number): number {
+    try {
+      return Number(fs.readFileSync(path.join(this.jobDir(jobId), "acked"), "utf8")) || 0;
+    } catch {
+      return 0;
+    }
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type UnnumberedItem = DistributiveOmit<JobItem, "seq">;

@@ -1,0 +1,20 @@
+/**
+ * What the custom server shares with Next's route handlers. Next compiles route handlers into
+ * its own bundle, so a module-level singleton would exist twice; globalThis is the one object
+ * both see.
+ */
+import type { Server as SocketServer } from "socket.io";
+
+export interface PlayformRuntime {
+  io: SocketServer | null;
+  nodeId: string;
+  kickDispatcher: () => void;
+}
+
+const KEY = Symbol.for("playform.runtime");
+
+export function playformRuntime(): PlayformRuntime {
+  const holder = globalThis as typeof globalThis & { [KEY]?: PlayformRuntime };
+  holder[KEY] ??= { io: null, nodeId: "unset", kickDispatcher: () => undefined };
+  return holder[KEY];
+}

@@ -1,0 +1,89 @@
+/**
+ * Starts a real Playform (the production bundle in dist/, its local RTE process, a fresh
+ * SQLite database or the given DATABASE_URL) for integration and browser tests.
+ */
+import { execa, type ResultPromise } from "execa";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export interface RunningPlayform {
+  url: string;
+  adminPassword: string;
+  dataDir: string;
+  /** Everything the app and its RTE printed so far. */
+  output(): string;
+  /** Resolves once the app's output contains text matching the pattern. */
+  waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+export async function startPlayform(opts: { env?: Record<string, string> } = {}): Promise<RunningPlayform> {
+  if (!fs.existsSync(path.join(ROOT, "dist/server.js"))) throw new Error("dist/server.js is missing: run `npm run build` first");
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-test-"));
+  const adminPassword = `pw-${randomBytes(9).toString("base64url")}`;
+  let output = "";
+  const child: ResultPromise = execa(process.execPath, ["dist/server.js"], {
+    cwd: ROOT,
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATABASE_URL: `file:${path.join(dataDir, "playform.db")}`,
+      PLAYFORM_ADMIN_PASSWORD: adminPassword,
+      RTE_SPOOL_PATH: path.join(dataDir, "rte/spool"),
+      RTE_WORK_DIR: path.join(dataDir, "rte/work"),
+      ...opts.env,
+    },
+    all: true,
+    reject: false,
+    buffer: false,
+  });
+  child.all?.setEncoding("utf8").on("data", (text: string) => {
+    output += text;
+    if (process.env.PLAYFORM_TEST_VERBOSE) process.stdout.write(text);
+  });
+
+  const waitForOutput = async (pattern: RegExp, timeoutMs = 60_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(output)) {
+      if (child.exitCode !== null) throw new Error(`Playform exited (${child.exitCode}) before printing ${pattern}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in Playform's output:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  await waitForOutput(/Playform is running at (http:\/\/\S+)/);
+  const url = /Playform is running at (http:\/\/\S+)/.exec(output)![1]!.replace(/\(.*$/, "").trim();
+  // The local RTE is a separate process: wait until it has connected.
+  await waitForOutput(/\[rte\].*connected to /);
+
+  return {
+    url,
+    adminPassword,
+    dataDir,
+    output: () => output,
+    waitForOutput,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+        await child;
+        clearTimeout(timer);
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A bearer token for the admin, through the API as a script would get one. */
+export async function adminToken(app: RunningPlayform): Promise<string> {
+  const response = await fetch(`${app.url}/api/auth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(`admin:${app.adminPassword}`).toString("base64")}` },
+  });
+  if (response.status !== 201) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}

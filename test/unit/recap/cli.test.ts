@@ -1,0 +1,66 @@
+/** The recap command as users run it: a child process, JSON on stdout, exit codes. */
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const REPO = join(import.meta.dirname, "../../..");
+const TSX = join(REPO, "node_modules/.bin/tsx");
+const CLI = join(REPO, "server/recap/cli.ts");
+const FIXTURE = join(REPO, "test/fixtures/recap/failed_host");
+
+function run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(TSX, [CLI, ...args], { cwd: REPO, input, encoding: "utf8", timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const expected: unknown = JSON.parse(readFileSync(join(FIXTURE, "expected.json"), "utf8"));
+
+describe("recap CLI", () => {
+  it("prints the recap of a log file as 2-space indented JSON", () => {
+    const r = run([join(FIXTURE, "log.txt")]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expected);
+    expect(r.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+  });
+
+  it("reads standard input when the file is -", () => {
+    const r = run(["-"], readFileSync(join(FIXTURE, "log.txt"), "utf8"));
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expected);
+  });
+
+  it("exits 2 with one message naming a missing file and the reason", () => {
+    const r = run(["/nonexistent/run.log"]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toEqual(["recap: cannot read '/nonexistent/run.log': no such file or directory"]);
+  });
+
+  it("exits 2 with the usage on bad usage", () => {
+    for (const args of [[], ["a", "b"], ["--compare", "only-one"], ["--bogus"]]) {
+      const r = run(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^usage: npm run --silent recap -- LOGFILE/);
+    }
+  });
+
+  it("compares two logs with --compare", () => {
+    const root = join(REPO, "test/fixtures/recap");
+    const r = run(["--compare", join(root, "roles_handlers/log.txt"), join(root, "check_mode/log.txt")]);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as { elapsed: unknown; changed_only_second: unknown };
+    expect(out.elapsed).toEqual({ a: 41, b: 27, delta_sec: -14 });
+    expect(out.changed_only_second).toEqual([]);
+  });
+
+  it("works through the npm script", () => {
+    const r = spawnSync("npm", ["run", "--silent", "recap", "--", join(FIXTURE, "log.txt")], {
+      cwd: REPO,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(expected);
+  });
+});
