@@ -12,7 +12,7 @@ import { Server as SocketServer } from "socket.io";
 import { ensureAdmin, importForms } from "./bootstrap";
 import { loadAppConfig } from "./config";
 import { closeDb } from "./data/db";
-import { applyMigrations } from "./data/migrate";
+import { applyMigrations, migrationStatus } from "./data/migrate";
 import { provisionLocalRunner } from "./data/runners";
 import { RteHub } from "./hub/rte-hub";
 import { attachUiHub } from "./hub/ui-hub";
@@ -60,6 +60,15 @@ async function main(): Promise<void> {
     heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS,
   });
   runtime.kickDispatcher = () => dispatcher.kick();
+  runtime.notReadyReason = async () => {
+    try {
+      const { pending } = await migrationStatus(config.DATABASE_URL);
+      return pending.length > 0 ? `${pending.length} migration(s) pending: ${pending.join(", ")}` : null;
+    } catch (error) {
+      console.error("[ready] database check failed:", error);
+      return "database unreachable";
+    }
+  };
   dispatcher.start();
 
   await new Promise<void>((resolve, reject) => {

@@ -9,12 +9,19 @@ export interface PlayformRuntime {
   io: SocketServer | null;
   nodeId: string;
   kickDispatcher: () => void;
+  /** Why this node is not ready (database unreachable, migrations pending), or null when ready. */
+  notReadyReason: () => Promise<string | null>;
 }
 
 const KEY = Symbol.for("playform.runtime");
 
 export function playformRuntime(): PlayformRuntime {
   const holder = globalThis as typeof globalThis & { [KEY]?: PlayformRuntime };
-  holder[KEY] ??= { io: null, nodeId: "unset", kickDispatcher: () => undefined };
+  holder[KEY] ??= {
+    io: null,
+    nodeId: "unset",
+    kickDispatcher: () => undefined,
+    notReadyReason: async () => "the server has not finished starting",
+  };
   return holder[KEY];
 }

@@ -25,6 +25,13 @@ const PLAN_PLAY_RE = /^ {2}play #\d+ \((.*?)\): (.*)\tTAGS: \[/;
 
 const enum Ev { Fail, Unreachable, Ignoring }
 
+/**
+ * A line longer than this while it is still arriving keeps only its head and its tail: a -v
+ * result of a command that printed 100 MB is one JSON line, and only its start (`changed: [h]`)
+ * or its end (banner stars, timestamp) can matter. Keeps memory flat whatever the line length.
+ */
+const LONG_LINE_KEEP = 1 << 16;
+
 function stripAnsi(s: string): string {
   return s.includes("\x1b") ? s.replace(ANSI_RE, "") : s;
 }
@@ -141,6 +148,9 @@ export class RecapTextParser {
       const nl = chunk.indexOf("\n");
       if (nl < 0) {
         this.carry += chunk;
+        if (this.carry.length > 2 * LONG_LINE_KEEP) {
+          this.carry = this.carry.slice(0, LONG_LINE_KEEP) + this.carry.slice(-LONG_LINE_KEEP);
+        }
         return;
       }
       const line = this.carry + chunk.slice(0, nl);
@@ -190,7 +200,7 @@ export class RecapTextParser {
         this.lastWasEntry = true;
         return;
       }
-      if (false && PATH_LINE_RE.test(text)) {
+      if (this.lastWasEntry && PATH_LINE_RE.test(text)) {
         this.lastWasEntry = false;
         return;
       }

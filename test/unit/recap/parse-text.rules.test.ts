@@ -432,6 +432,16 @@ describe("text decoding and streaming", () => {
     expect(parseRecapText(text.trimEnd()).hosts).toHaveLength(1);
   });
 
+  it("reads the head of a huge single-line result streamed in small chunks", () => {
+    const huge = `changed: [node1] => {"stdout": "${"x".repeat(3_000_000)}"}`;
+    const full = log([banner("PLAY [p]"), banner("TASK [Dump]"), huge, banner("TASK [After]"), ...playRecap([recapRow("node1", { ok: 2, changed: 1 })])]);
+    const parser = new RecapTextParser();
+    for (let i = 0; i < full.length; i += 4096) parser.push(full.slice(i, i + 4096));
+    const r = parser.finish();
+    expect(r.changed_tasks).toEqual(["Dump"]);
+    expect(r).toEqual(parseRecapText(full));
+  });
+
   it("refuses push() after finish()", () => {
     const parser = new RecapTextParser();
     parser.finish();

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The one command that starts Playform on a fresh machine: installs the npm dependencies,
+# builds, then runs `npm start` (migrations, admin account, example forms, app + local RTE).
+# Configuration comes from the environment: PORT, DATABASE_URL, PLAYFORM_ADMIN_PASSWORD, ...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/system-deps.sh
+export NEXT_TELEMETRY_DISABLED=1
+
+ensure_node_version
+if ! command -v ansible-playbook >/dev/null 2>&1; then
+  # Try to install it; without root this only explains. The UI still starts either way.
+  ensure_debian_packages "running jobs" ansible:ansible-playbook || \
+    echo "playform: starting anyway; jobs will fail until ansible-playbook is installed" >&2
+fi
+ensure_node_modules
+if [ ! -f dist/server.js ] || [ ! -f .next/BUILD_ID ] || [ -n "$(find app components server next.config.js package-lock.json -newer dist/server.js -type f -print -quit 2>/dev/null)" ]; then
+  echo "playform: building (next build + server bundle)"
+  npm run --silent build
+fi
+exec npm start

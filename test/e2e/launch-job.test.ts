@@ -1,0 +1,151 @@
+/**
+ * The product's main path in a real browser against the production build: log in, pick a
+ * form from the catalog, launch it, watch the output arrive live and read the PLAY RECAP.
+ */
+import { randomBytes } from "node:crypto";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startPlayform, type RunningPlayform } from "../support/playform";
+import { launchChromium, logIn, newPage, screenshot } from "./browser";
+
+let app: RunningPlayform;
+let browser: Browser;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  app = await startPlayform();
+  browser = await launchChromium();
+});
+
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+});
+
+async function openPage(): Promise<Page> {
+  const opened = await newPage(browser, app.url);
+  context = opened.context;
+  return opened.page;
+}
+
+describe("signing in", () => {
+  it("says so when the password is wrong and stays on the login page", async () => {
+    const page = await openPage();
+    await logIn(page, "admin", "not-the-password");
+    const error = page.getByTestId("login-error");
+    await error.waitFor();
+    expect(await error.textContent()).toBe("Wrong username or password");
+    expect(new URL(page.url()).pathname).toBe("/login");
+  });
+
+  it("sends a signed-out visitor to the login page and back to where they were going", async () => {
+    const page = await openPage();
+    await page.goto("/jobs");
+    await page.waitForURL((url) => url.pathname === "/login");
+    expect(new URL(page.url()).searchParams.get("next")).toBe("/jobs");
+    await page.getByLabel("Username").fill("admin");
+    await page.getByLabel("Password").fill(app.adminPassword);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.waitForURL((url) => url.pathname === "/jobs");
+    await page.getByRole("heading", { name: "Jobs", level: 1 }).waitFor();
+  });
+});
+
+describe("launching a form", () => {
+  it("marks a required field left empty with the server's message and launches nothing", async () => {
+    const page = await openPage();
+    await logIn(page, "admin", app.adminPassword);
+    await page.waitForURL((url) => url.pathname === "/");
+    await page.goto("/forms/hello-world");
+    const message = page.getByLabel("Message");
+    await message.fill("");
+
+    const answer = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/jobs" && r.request().method() === "POST");
+    await page.getByRole("button", { name: "Launch" }).click();
+    const response = await answer;
+    expect(response.status()).toBe(422);
+    const body = (await response.json()) as { error: { fields: Record<string, string> } };
+    const serverMessage = body.error.fields.message;
+    expect(serverMessage).toBeTruthy();
+
+    const fieldError = page.getByTestId("field-error-message");
+    await fieldError.waitFor();
+    expect(await fieldError.textContent()).toBe(serverMessage);
+    expect(await message.getAttribute("aria-invalid")).toBe("true");
+    expect(new URL(page.url()).pathname).toBe("/forms/hello-world");
+    await screenshot(page, "form-error");
+
+    // Typing clears the mark: the message was about the old value.
+    await message.fill("fixed");
+    await fieldError.waitFor({ state: "detached" });
+    expect(await message.getAttribute("aria-invalid")).toBeNull();
+  });
+
+  it("runs hello-world: live output while it runs, then success and the PLAY RECAP", async () => {
+    const page = await openPage();
+    await logIn(page, "admin", app.adminPassword);
+    await page.waitForURL((url) => url.pathname === "/");
+
+    const card = page.locator('[data-testid="form-card"][data-form="hello-world"]');
+    await card.waitFor();
+    await screenshot(page, "catalog");
+    await card.getByRole("link", { name: /open/i }).click();
+    await page.waitForURL((url) => url.pathname === "/forms/hello-world");
+
+    const text = `e2e-${randomBytes(6).toString("hex")}`;
+    await page.getByLabel("Message").fill(text);
+    await page.getByRole("button", { name: "Launch" }).click();
+    await page.waitForURL((url) => /^\/jobs\/\d+$/.test(url.pathname));
+    const jobId = Number(new URL(page.url()).pathname.split("/").pop());
+
+    // Output lines on screen while the job is still queued or running, with the socket
+    // live: checked in one evaluation so both facts hold at the same moment.
+    await page.waitForFunction(
+      () => {
+        const status = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
+        const lines = document.querySelectorAll('[data-testid="job-output"] [data-line]').length;
+        const connection = document.querySelector<HTMLElement>('[data-testid="live-indicator"]')?.dataset.connection;
+        return lines > 0 && (status === "running" || status === "queued") && connection === "live";
+      },
+      undefined,
+      { timeout: 60_000, polling: 100 },
+    );
+
+    const finalStatus = await page.waitForFunction(
+      () => {
+        const status = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
+        return status && ["success", "failed", "aborted", "abandoned"].includes(status) ? status : false;
+      },
+      undefined,
+      { timeout: 90_000, polling: 200 },
+    );
+    const output = page.getByTestId("job-output");
+    const status = await finalStatus.jsonValue();
+    if (status !== "success") {
+      throw new Error(`job ${jobId} ended ${status}; output:\n${await output.textContent()}\n--- app log ---\n${app.output()}`);
+    }
+
+    expect(await output.textContent()).toContain(text);
+    expect(await output.textContent()).toContain("PLAY RECAP");
+
+    const changed = page.locator('[data-testid="recap-table"] tr[data-host="localhost"] td[data-counter="changed"]');
+    await changed.waitFor({ timeout: 30_000 });
+    expect(Number(await changed.textContent())).toBeGreaterThanOrEqual(1);
+    const failed = page.locator('[data-testid="recap-table"] tr[data-host="localhost"] td[data-counter="failed"]');
+    expect(Number(await failed.textContent())).toBe(0);
+
+    await screenshot(page, "job-page");
+
+    // The job list shows it too, finished.
+    await page.getByRole("link", { name: "Jobs", exact: true }).click();
+    const row = page.locator(`[data-testid="jobs-table"] tr[data-job-id="${jobId}"]`);
+    await row.waitFor();
+    expect(await row.locator('[data-status]').getAttribute("data-status")).toBe("success");
+    await screenshot(page, "jobs");
+  });
+});
