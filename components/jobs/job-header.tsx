@@ -6,15 +6,17 @@ import { ABORTABLE_STATUSES, isFinalStatus, type Job } from "@/components/api/ty
 import { useNow } from "@/components/hooks/use-now";
 import { ButtonLink } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
-import { formatDateTime, formatDuration } from "@/components/ui/format";
+import { formatDateTime, formatDuration, formatWhen } from "@/components/ui/format";
 import { AbortButton } from "./abort-button";
 import { JobStatusBadge } from "./job-status-badge";
 
-function Meta({ label, children, mono }: { label: string; children: ReactNode; mono?: boolean }) {
+function Meta({ label, children, mono, title }: { label: string; children: ReactNode; mono?: boolean; title?: string }) {
   return (
     <div className="min-w-0">
       <dt className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase">{label}</dt>
-      <dd className={cx("mt-0.5 truncate text-sm text-zinc-900", mono && "font-mono text-[13px]")}>{children}</dd>
+      <dd className={cx("mt-0.5 truncate text-sm text-zinc-900 tabular-nums", mono && "font-mono text-[13px]")} title={title}>
+        {children}
+      </dd>
     </div>
   );
 }
@@ -67,9 +69,15 @@ export function JobHeader({ job }: { job: Job }) {
           {job.runner ?? muted}
         </Meta>
         <Meta label="Launched by">{job.user}</Meta>
-        <Meta label="Created">{formatDateTime(job.createdAt)}</Meta>
-        <Meta label="Started">{job.startedAt ? formatDateTime(job.startedAt) : muted}</Meta>
-        <Meta label="Finished">{job.finishedAt ? formatDateTime(job.finishedAt) : muted}</Meta>
+        <Meta label="Created" title={formatDateTime(job.createdAt)}>
+          {formatWhen(job.createdAt)}
+        </Meta>
+        <Meta label="Started" title={job.startedAt ? formatDateTime(job.startedAt) : undefined}>
+          {job.startedAt ? formatWhen(job.startedAt) : muted}
+        </Meta>
+        <Meta label="Finished" title={job.finishedAt ? formatDateTime(job.finishedAt) : undefined}>
+          {job.finishedAt ? formatWhen(job.finishedAt) : muted}
+        </Meta>
         <Meta label="Duration">
           <span className="tabular-nums" data-testid="job-duration">
             {formatDuration(job.startedAt, job.finishedAt, now)}

@@ -170,7 +170,7 @@ export function OutputPane({
           ref={scroller}
           onScroll={onScroll}
           className={cx(
-            "h-[28rem] overflow-auto py-2 font-mono text-[12.5px] leading-5 text-zinc-200 lg:h-[34rem]",
+            "max-h-[28rem] min-h-[14rem] overflow-auto py-2 font-mono text-[12.5px] leading-5 text-zinc-200 lg:max-h-[36rem]",
             !wrap && "[&_span]:whitespace-pre [&_span]:break-normal",
           )}
           data-testid="job-output"

@@ -10,6 +10,8 @@ const dateTime = new Intl.DateTimeFormat(undefined, {
 });
 
 const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const dayAndTime = new Intl.DateTimeFormat(undefined, { month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit" });
+const dayAndYear = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "2-digit" });
 
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return "—";
@@ -17,12 +19,17 @@ export function formatDateTime(iso: string | null | undefined): string {
   return Number.isNaN(date.getTime()) ? "—" : dateTime.format(date);
 }
 
-/** Time only when the date is today, full date otherwise: dense tables stay readable. */
+/**
+ * As short as still unambiguous: the time for today, day and time this year, the date
+ * before that. Dense tables stay readable; the full timestamp goes in a title attribute.
+ */
 export function formatWhen(iso: string | null | undefined, now: Date = new Date()): string {
   if (!iso) return "—";
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return "—";
-  return date.toDateString() === now.toDateString() ? timeOnly.format(date) : dateTime.format(date);
+  if (date.toDateString() === now.toDateString()) return timeOnly.format(date);
+  if (date.getFullYear() === now.getFullYear()) return dayAndTime.format(date);
+  return dayAndYear.format(date);
 }
 
 export function formatSeconds(totalSeconds: number): string {

@@ -31,10 +31,13 @@ const REASONS: Record<string, string> = {
   EMFILE: "too many open files",
 };
 
-function describe(file: string, err: unknown): string {
-  const code = err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
-  const reason = (code && REASONS[code]) ?? (err instanceof Error ? err.message : String(err));
-  return `recap: cannot read ${file === "-" ? "standard input" : `'${file}'`}: ${reason}`;
+/** The system error code (ENOENT…) of an I/O failure; undefined for anything else. */
+function ioCode(err: unknown): string | undefined {
+  return err instanceof Error && "code" in err && typeof err.code === "string" ? err.code : undefined;
+}
+
+function describe(file: string, err: Error, code: string): string {
+  return `recap: cannot read ${file === "-" ? "standard input" : `'${file}'`}: ${REASONS[code] ?? err.message}`;
 }
 
 /** Bytes (or already decoded text) -> Recap, decoding UTF-8 across chunk boundaries. */
@@ -53,7 +56,10 @@ export async function parseRecapFile(file: string): Promise<Recap> {
   try {
     return await parseRecapStream(input);
   } catch (err) {
-    throw new InputError(describe(file, err));
+    const code = ioCode(err);
+    // Only I/O failures are the input's fault; anything else is a bug and keeps its stack.
+    if (code === undefined || !(err instanceof Error)) throw err;
+    throw new InputError(describe(file, err, code));
   }
 }
 

@@ -8,7 +8,8 @@
  *   never a failed result (even with changed: true), never include_tasks / include_role.
  * - failures: a non-loop failed result (`fatal:`) or a failed loop item (`failed:`); a host's
  *   failure is ignored when its task result was failed with ignore_errors (`...ignoring`).
- *   Unreachable results are not failures, even with ignore_unreachable.
+ *   Unreachable results are not failures, even with ignore_unreachable. Tasks are told apart
+ *   by banner name, like the text; both lists follow the task's first failure.
  * - hosts / status / elapsed / slowest come from the last `stats` event (PLAY RECAP and
  *   profile_tasks summary): a run without one is incomplete.
  * - slowest_tasks follow profile_tasks: a task runs from its start to the next task start or
@@ -57,7 +58,8 @@ interface Timing {
   elapsed: number;
 }
 
-interface FailureRecord {
+/** The failures of one task (by banner name) on one host until `...ignoring` closes them. */
+interface FailureEpisode {
   name: string;
   ignored: boolean;
 }
@@ -90,15 +92,18 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
 
   const plays: RecapPlay[] = [];
 
-  // Display state: each task start is a banner; results belong to the latest start of their task.
-  let occurrence = 0;
-  const taskOccurrence = new Map<string, number>(); // task uuid -> latest start occurrence
-  const occurrenceName = new Map<number, string>(); // occurrence -> banner NAME
+  // Display state: a result is shown under the banner of its task's latest start (a serial
+  // task is templated again for each batch; with strategy free the banner is re-printed).
+  const taskName = new Map<string, string>(); // task uuid -> banner NAME
   const taskIsInclude = new Map<string, boolean>();
 
   const changed = new UniqueList();
   const unreachable = new UniqueList();
-  const failures = new Map<string, FailureRecord>(); // `${occurrence}\0${host}`, first failure order
+  // Failure episodes per (banner name, host), like the text: a failure opens one unless one
+  // is open; the host's `...ignoring` (a failed result with ignore_errors) closes it as ignored.
+  const openEpisode = new Map<string, FailureEpisode>();
+  const episodes: FailureEpisode[] = [];
+  const firstFailure = new Map<string, number>(); // banner name -> order of its first failure
 
   // profile_tasks state.
   const timings = new Map<string, Timing>();
@@ -107,15 +112,8 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
   let firstTs: number | null = null;
   let snapshot: StatsSnapshot | null = null;
 
-  const occurrenceOf = (task: string): number => {
-    const known = taskOccurrence.get(task);
-    if (known !== undefined) return known;
-    // A result without a task start (should not happen): give it an anonymous occurrence.
-    occurrence += 1;
-    taskOccurrence.set(task, occurrence);
-    return occurrence;
-  };
-  const nameOf = (task: string): string | undefined => occurrenceName.get(occurrenceOf(task));
+  // A result of a task that never started (should not happen) has no banner: not counted.
+  const nameOf = (task: string): string | undefined => taskName.get(task);
 
   const closeCurrent = (ts: number): void => {
     if (current === null) return;
@@ -126,17 +124,27 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
   const recordFailure = (task: string, host: string): void => {
     const name = nameOf(task);
     if (name === undefined) return;
-    const key = `${occurrenceOf(task)}\u0000${host}`;
-    if (!failures.has(key)) failures.set(key, { name, ignored: false });
+    if (!firstFailure.has(name)) firstFailure.set(name, firstFailure.size);
+    const key = `${name}\u0000${host}`;
+    const open = openEpisode.get(key);
+    if (open && !open.ignored) return;
+    const episode = { name, ignored: false };
+    openEpisode.set(key, episode);
+    episodes.push(episode);
+  };
+
+  const recordIgnoring = (task: string, host: string): void => {
+    const name = nameOf(task);
+    if (name === undefined) return;
+    const open = openEpisode.get(`${name}\u0000${host}`);
+    if (open) open.ignored = true;
   };
 
   const isInclude = (e: { task: string; include?: boolean | undefined }): boolean =>
     e.include === true || taskIsInclude.get(e.task) === true;
 
   const onTaskStart = (e: PlayformEventOf<"task_start">): void => {
-    occurrence += 1;
-    taskOccurrence.set(e.task, occurrence);
-    occurrenceName.set(occurrence, e.display_name ?? pyStrip(e.name));
+    taskName.set(e.task, e.display_name ?? pyStrip(e.name));
     if (e.include !== undefined) taskIsInclude.set(e.task, e.include);
     // profile_tasks records TASK and RUNNING HANDLER starts, not CLEANUP TASK.
     if (e.kind === "cleanup") return;
@@ -160,10 +168,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
       case "failed": {
         // `fatal:` is printed for a non-loop result; a loop printed `failed:` per item.
         if (!e.loop) recordFailure(e.task, e.host);
-        if (e.ignored) {
-          const rec = failures.get(`${occurrenceOf(e.task)}\u0000${e.host}`);
-          if (rec) rec.ignored = true;
-        }
+        if (e.ignored) recordIgnoring(e.task, e.host);
         break;
       }
       case "unreachable":
@@ -235,12 +240,12 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     }
   }
 
-  const ignoredFailures = new UniqueList();
-  const failedTasks = new UniqueList();
-  for (const rec of failures.values()) {
-    if (rec.ignored) ignoredFailures.add(rec.name);
-    else failedTasks.add(rec.name);
-  }
+  // Each list in the order of the task's first failure line.
+  const ignoredSet = new Set<string>();
+  const failedSet = new Set<string>();
+  for (const ep of episodes) (ep.ignored ? ignoredSet : failedSet).add(ep.name);
+  const byFirstFailure = (names: Set<string>): string[] =>
+    [...names].sort((a, b) => (firstFailure.get(a) ?? 0) - (firstFailure.get(b) ?? 0));
 
   const snap = snapshot as StatsSnapshot | null;
   const t0 = startTs ?? firstTs;
@@ -255,8 +260,8 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     elapsed_sec: snap !== null && t0 !== null ? Math.max(0, Math.floor(snap.ts - t0)) : null,
     slowest_tasks: snap?.slowest ?? [],
     changed_tasks: changed.items,
-    ignored_failures: ignoredFailures.items,
-    failed_tasks: failedTasks.items,
+    ignored_failures: byFirstFailure(ignoredSet),
+    failed_tasks: byFirstFailure(failedSet),
     unreachable_hosts: unreachable.items,
     status,
   };

@@ -130,7 +130,7 @@ export class RecapTextParser {
   push(chunk: string): void {
     if (this.finished) throw new Error("RecapTextParser: push() after finish()");
     if (chunk.length === 0) return; // keeps a pending CR for the next non-empty chunk
-    if (!this.started && chunk.length > 0) {
+    if (!this.started) {
       this.started = true;
       if (chunk.charCodeAt(0) === 0xfeff) chunk = chunk.slice(1);
     }

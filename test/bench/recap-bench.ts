@@ -122,9 +122,9 @@ async function child(mode: string, file: string): Promise<ChildReport> {
   let heapPeak = heap0;
   const seconds: number[] = [];
   let summary = "";
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < (mode === "once" ? 1 : RUNS); i++) {
     gc();
-    if (mode === "stream") {
+    if (mode === "stream" || mode === "once") {
       const t0 = performance.now();
       const recap = await parseRecapFile(file);
       seconds.push((performance.now() - t0) / 1000);
@@ -188,6 +188,14 @@ async function main(): Promise<void> {
     const recap = JSON.parse(stream.summary) as { changed_tasks: unknown[]; hosts: unknown[]; elapsed_sec: number; status: string };
     console.log(`result: status=${recap.status}, ${recap.hosts.length} hosts, ${recap.changed_tasks.length} changed tasks, elapsed_sec=${recap.elapsed_sec} (stream == in-memory: yes)`);
 
+    // Memory-flat check: one streaming pass over the log and over 4 copies of it, each in a fresh process.
+    const big = join(dir, "run-v-x4.log");
+    const content = readFileSync(file);
+    writeFileSync(big, Buffer.concat([content, content, content, content]));
+    const once = runChild("once", file);
+    const onceBig = runChild("once", big);
+    rmSync(big);
+
     const grep = timeCommand("grep", ["-c", "^TASK", file]);
     const tsx = join(REPO, "node_modules/.bin/tsx"), cli = join(REPO, "server/recap/cli.ts");
     const startup = median(timeCommand(tsx, [cli, "--help"]));
@@ -200,6 +208,10 @@ async function main(): Promise<void> {
     console.log(`${"playform parser, in memory (parse only)".padEnd(44)} ${rate(memory.seconds)}        ${mem(memory)}`);
     console.log(`${"NAIVE BASELINE: split + regex every line".padEnd(44)} ${rate(naive.seconds)}        ${mem(naive)}`);
     console.log(`${"grep -c '^TASK' (reference)".padEnd(44)} ${rate(grep)}`);
+    console.log(
+      `memory-flat check, one streaming pass in a fresh process: peak RSS ${once.maxRssMB.toFixed(0)} MB for ${size.toFixed(0)} MB,` +
+        ` ${onceBig.maxRssMB.toFixed(0)} MB for ${(4 * size).toFixed(0)} MB (process base ${once.baseRssMB.toFixed(0)} MB)`,
+    );
     console.log(`CLI end to end (tsx cli.ts FILE > /dev/null): ${e2e.toFixed(2)} s, of which ~${startup.toFixed(2)} s is tsx start-up`);
     console.log(
       `\nplayform parser ${(size / median(stream.seconds)).toFixed(0)} MB/s (stream; ${(size / median(memory.seconds)).toFixed(0)} MB/s in memory)` +

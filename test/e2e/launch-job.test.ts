@@ -115,6 +115,7 @@ describe("launching a form", () => {
       undefined,
       { timeout: 60_000, polling: 100 },
     );
+    await screenshot(page, "job-page-running");
 
     const finalStatus = await page.waitForFunction(
       () => {
@@ -142,7 +143,7 @@ describe("launching a form", () => {
     await screenshot(page, "job-page");
 
     // The job list shows it too, finished.
-    await page.getByRole("link", { name: "Jobs", exact: true }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Jobs" }).click();
     const row = page.locator(`[data-testid="jobs-table"] tr[data-job-id="${jobId}"]`);
     await row.waitFor();
     expect(await row.locator('[data-status]').getAttribute("data-status")).toBe("success");

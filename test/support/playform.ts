@@ -2,7 +2,9 @@
  * Starts a real Playform (the production bundle in dist/, its local RTE process, a fresh
  * SQLite database or the given DATABASE_URL) for integration and browser tests.
  */
+import Database from "better-sqlite3";
 import { execa, type ResultPromise } from "execa";
+import pg from "pg";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -10,6 +12,7 @@ import path from "node:path";
 
 export interface RunningPlayform {
   url: string;
+  databaseUrl: string;
   adminPassword: string;
   dataDir: string;
   /** Everything the app and its RTE printed so far. */
@@ -26,12 +29,13 @@ export async function startPlayform(opts: { env?: Record<string, string> } = {})
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-test-"));
   const adminPassword = `pw-${randomBytes(9).toString("base64url")}`;
   let output = "";
+  const databaseUrl = opts.env?.DATABASE_URL ?? `file:${path.join(dataDir, "playform.db")}`;
   const child: ResultPromise = execa(process.execPath, ["dist/server.js"], {
     cwd: ROOT,
     env: {
       PORT: "0",
       HOST: "127.0.0.1",
-      DATABASE_URL: `file:${path.join(dataDir, "playform.db")}`,
+      DATABASE_URL: databaseUrl,
       PLAYFORM_ADMIN_PASSWORD: adminPassword,
       RTE_SPOOL_PATH: path.join(dataDir, "rte/spool"),
       RTE_WORK_DIR: path.join(dataDir, "rte/work"),
@@ -62,6 +66,7 @@ export async function startPlayform(opts: { env?: Record<string, string> } = {})
 
   return {
     url,
+    databaseUrl,
     adminPassword,
     dataDir,
     output: () => output,
@@ -86,4 +91,25 @@ export async function adminToken(app: RunningPlayform): Promise<string> {
   });
   if (response.status !== 201) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
   return ((await response.json()) as { token: string }).token;
+}
+
+/** The sequence numbers stored for a job, read straight from the database. */
+export async function storedSeqs(app: RunningPlayform, jobId: number): Promise<number[]> {
+  if (app.databaseUrl.startsWith("file:")) {
+    const db = new Database(app.databaseUrl.slice("file:".length), { readonly: true });
+    try {
+      const rows = db.prepare('SELECT seq FROM "JobChunk" WHERE "jobId" = ? ORDER BY seq').all(jobId) as { seq: number }[];
+      return rows.map((r) => r.seq);
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: app.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ seq: number }>('SELECT seq FROM "JobChunk" WHERE "jobId" = $1 ORDER BY seq', [jobId]);
+    return rows.map((r) => r.seq);
+  } finally {
+    await client.end();
+  }
 }

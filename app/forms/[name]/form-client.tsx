@@ -35,7 +35,7 @@ export function FormClient({ name }: { name: string }) {
   return (
     <>
       <PageHeader eyebrow={breadcrumb} title={detail.title} description={detail.description} />
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-3">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
         <Panel title="Launch" className="lg:col-span-2" bodyClassName="p-5">
           <LaunchForm form={detail} />
         </Panel>

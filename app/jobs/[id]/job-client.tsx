@@ -34,7 +34,7 @@ export function JobClient({ jobId }: { jobId: number }) {
   return (
     <div className="space-y-6">
       <JobHeader job={job.data} />
-      <div className="grid grid-cols-1 gap-6 lg:grid-cols-4">
+      <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-4">
         <div className="min-w-0 lg:col-span-3">
           <OutputPane
             jobId={jobId}

@@ -453,6 +453,53 @@ describe("recapFromEvents: ignored_failures and failed_tasks", () => {
   });
 });
 
+describe("recapFromEvents: failures under strategy free and same-named tasks", () => {
+  it("matches a host's ignore to its failure across the per-host task starts of strategy free", () => {
+    const r = new Run().playbook().play("Free for all");
+    const step = r.task("Free step node1");
+    r.result(step, "node1", "ok");
+    const loop = r.task("Free loop"); // node1 starts it
+    r.task("Free step node1", { uuid: step }); // node2 starts the first task
+    r.item(loop, "node1", "failed", "2", true);
+    r.result(step, "node2", "ok", { changed: true });
+    r.task("Free loop", { uuid: loop }); // node2 starts the loop
+    r.result(loop, "node1", "failed", { changed: true, ignored: true, loop: true });
+    r.item(loop, "node2", "failed", "2", true);
+    r.result(loop, "node2", "failed", { changed: true, ignored: true, loop: true });
+    r.stats([{ host: "node1", ok: 2, ignored: 1 }, { host: "node2", ok: 2, changed: 1, ignored: 1 }]);
+    const recap = recapFromEvents(r.events);
+    expect(recap.ignored_failures).toEqual(["Free loop"]);
+    expect(recap.failed_tasks).toEqual([]);
+    expect(recap.changed_tasks).toEqual(["Free step node1"]);
+  });
+
+  it("orders each list by the task's first failure line, even when a later host decides the list", () => {
+    const r = new Run().playbook().play("Free");
+    const x = r.task("X");
+    r.result(x, "node1", "failed", { ignored: true });
+    const y = r.task("Y");
+    r.result(y, "node1", "failed");
+    r.task("X", { uuid: x });
+    r.result(x, "node2", "failed");
+    r.stats([{ host: "node1", ok: 1, ignored: 1, failed: 1 }, { host: "node2", failed: 1 }]);
+    const recap = recapFromEvents(r.events);
+    expect(recap.failed_tasks).toEqual(["X", "Y"]);
+    expect(recap.ignored_failures).toEqual(["X"]);
+  });
+
+  it("opens a new episode after an ignored one (two tasks with the same name)", () => {
+    const r = new Run().playbook().play("p");
+    const first = r.task("check");
+    r.result(first, "node1", "failed", { ignored: true });
+    const second = r.task("check");
+    r.result(second, "node1", "failed");
+    r.stats([{ host: "node1", ok: 1, ignored: 1, failed: 1 }]);
+    const recap = recapFromEvents(r.events);
+    expect(recap.ignored_failures).toEqual(["check"]);
+    expect(recap.failed_tasks).toEqual(["check"]);
+  });
+});
+
 describe("recapFromEvents: unreachable_hosts", () => {
   it("lists unreachable hosts once in first-seen order, never as failures, ignore_unreachable included", () => {
     const r = new Run().playbook().play("p");
