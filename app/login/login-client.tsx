@@ -46,7 +46,10 @@ export function LoginClient({ next }: { next: string }) {
           </span>
           Playform
         </div>
+        {/* method="post": should a submit ever happen before hydration, the password goes
+            in a request body, not into the URL, the history and the access log. */}
         <form
+          method="post"
           onSubmit={onSubmit}
           className="space-y-4 rounded-lg border border-zinc-200 bg-white p-6 shadow-sm"
           aria-describedby={message ? "login-error" : undefined}

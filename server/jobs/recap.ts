@@ -10,13 +10,22 @@ import type { Recap } from "../recap/types";
 
 export type RecapSource = "events" | "text";
 
-export async function jobRecap(jobId: number): Promise<{ recap: Recap; source: RecapSource }> {
-  const events: PlayformEvent[] = [];
-  for (const raw of await jobEvents(jobId)) {
-    const parsed = parsePlayformEvent(raw);
-    if (parsed.kind === "event") events.push(parsed.event);
+/**
+ * `prefer` forces one source (for checking that both agree); "events" with no events stored
+ * gives null.
+ */
+export async function jobRecap(jobId: number, prefer?: RecapSource): Promise<{ recap: Recap; source: RecapSource }>;
+export async function jobRecap(jobId: number, prefer: "events"): Promise<{ recap: Recap; source: RecapSource } | null>;
+export async function jobRecap(jobId: number, prefer?: RecapSource): Promise<{ recap: Recap; source: RecapSource } | null> {
+  if (prefer !== "text") {
+    const events: PlayformEvent[] = [];
+    for (const raw of await jobEvents(jobId)) {
+      const parsed = parsePlayformEvent(raw);
+      if (parsed.kind === "event") events.push(parsed.event);
+    }
+    if (events.length > 0) return { recap: recapFromEvents(events), source: "events" };
+    if (prefer === "events") return null;
   }
-  if (events.length > 0) return { recap: recapFromEvents(events), source: "events" };
   const parser = new RecapTextParser();
   // Chunk by chunk: the parser streams, so a long log is never joined into one string.
   for (const text of await jobStdout(jobId)) parser.push(text);

@@ -1,12 +1,22 @@
 import { NextResponse } from "next/server";
-import { parseJobId, requireUser, route } from "@/server/api/route";
+import { z } from "zod";
+import { AppError } from "@/server/api/errors";
+import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
 import { requireJob } from "@/server/jobs/access";
 import { jobRecap } from "@/server/jobs/recap";
 
-/** The recap JSON of docs/recap.md; `X-Recap-Source` says whether events or text gave it. */
+const querySchema = z.object({ source: z.enum(["events", "text"]).optional() });
+
+/**
+ * The recap JSON of docs/recap.md, from the job's structured events when it has them, else
+ * from its text. `?source=events|text` forces one (to check that both agree);
+ * `X-Recap-Source` says which one answered.
+ */
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
   await requireUser(request);
   const job = await requireJob(parseJobId((await params).id));
-  const { recap, source } = await jobRecap(job.id);
-  return NextResponse.json(recap, { headers: { "x-recap-source": source } });
+  const { source } = parseQuery(request, querySchema);
+  const result = source === "events" ? await jobRecap(job.id, "events") : await jobRecap(job.id, source);
+  if (!result) throw new AppError("not_found", `job ${job.id} has no structured events (run by an RTE without the callback plugin?)`);
+  return NextResponse.json(result.recap, { headers: { "x-recap-source": result.source } });
 });

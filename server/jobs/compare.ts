@@ -1,0 +1,52 @@
+/**
+ * Run-to-run views of jobs: two runs compared (the idempotence question) and the trend over
+ * the last runs of a form. The recaps come from jobRecap (events, else text).
+ */
+import { AppError } from "../api/errors";
+import { getDb } from "../data/db";
+import { FINAL_STATUSES } from "../data/jobs";
+import { compareRecaps, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
+import { jobRecap } from "./recap";
+import { requireJob } from "./access";
+
+export interface JobComparison {
+  first: { id: number; status: string; finishedAt: string | null };
+  second: { id: number; status: string; finishedAt: string | null };
+  comparison: RecapComparison;
+}
+
+/** The latest finished job of the same form launched before this one, or null. */
+export async function previousRunOf(jobId: number): Promise<number | null> {
+  const job = await requireJob(jobId);
+  const previous = await getDb().job.findFirst({
+    where: { formName: job.form, id: { lt: jobId }, status: { in: ["success", "failed"] } },
+    orderBy: { id: "desc" },
+    select: { id: true },
+  });
+  return previous?.id ?? null;
+}
+
+export async function compareJobs(firstId: number, secondId: number): Promise<JobComparison> {
+  if (firstId === secondId) throw new AppError("bad_request", "compare two different jobs");
+  const [first, second] = await Promise.all([requireJob(firstId), requireJob(secondId)]);
+  const [a, b] = await Promise.all([jobRecap(firstId), jobRecap(secondId)]);
+  return {
+    first: { id: first.id, status: first.status, finishedAt: first.finishedAt },
+    second: { id: second.id, status: second.status, finishedAt: second.finishedAt },
+    comparison: compareRecaps(a.recap, b.recap),
+  };
+}
+
+export async function formTrend(formName: string, last: number): Promise<RunTrend & { form: string }> {
+  const jobs = await getDb().job.findMany({
+    where: { formName, status: { in: [...FINAL_STATUSES] } },
+    orderBy: { id: "desc" },
+    take: last,
+    select: { id: true, finishedAt: true },
+  });
+  const runs = [];
+  for (const job of jobs.reverse()) {
+    runs.push({ id: String(job.id), finishedAt: job.finishedAt?.toISOString(), recap: (await jobRecap(job.id)).recap });
+  }
+  return { form: formName, ...trendAcrossRuns(runs) };
+}

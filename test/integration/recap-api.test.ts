@@ -1,0 +1,136 @@
+/**
+ * Recap analytics through the API on real runs: the recap of a job from events and from text,
+ * run-to-run comparison (idempotence), the trend of a form, and analysing an uploaded log.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+
+const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/recap");
+
+let app: RunningPlayform;
+let token: string;
+const jobIds: number[] = [];
+
+async function call(method: string, url: string, init: { body?: BodyInit; type?: string; auth?: boolean } = {}) {
+  const response = await fetch(`${app.url}${url}`, {
+    method,
+    headers: {
+      ...(init.auth === false ? {} : { authorization: `Bearer ${token}` }),
+      ...(init.type ? { "content-type": init.type } : {}),
+    },
+    body: init.body,
+  });
+  return { status: response.status, headers: response.headers, json: (await response.json()) as any };
+}
+
+async function runHello(message: string): Promise<number> {
+  const launch = await call("POST", "/api/jobs", { body: JSON.stringify({ form: "hello-world", values: { message } }), type: "application/json" });
+  expect(launch.status).toBe(201);
+  const id = launch.json.id as number;
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
+    const { json } = await call("GET", `/api/jobs/${id}`);
+    if (json.job.status === "success") return id;
+    if (["failed", "aborted", "abandoned"].includes(json.job.status)) throw new Error(`job ${id} ${json.job.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`job ${id} did not finish`);
+}
+
+beforeAll(async () => {
+  app = await startPlayform();
+  token = await adminToken(app);
+  jobIds.push(await runHello("first run"), await runHello("second run"));
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("the recap of a job", () => {
+  it("comes from the callback plugin's events and agrees with the text", async () => {
+    const fromDefault = await call("GET", `/api/jobs/${jobIds[1]}/recap`);
+    expect(fromDefault.status).toBe(200);
+    expect(fromDefault.headers.get("x-recap-source")).toBe("events");
+    const events = fromDefault.json;
+    const text = (await call("GET", `/api/jobs/${jobIds[1]}/recap?source=text`)).json;
+
+    expect(events.hosts).toEqual([{ host: "localhost", ok: 4, changed: 1, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 }]);
+    for (const field of ["plays", "hosts", "changed_tasks", "ignored_failures", "failed_tasks", "unreachable_hosts", "status"]) {
+      expect(events[field], field).toEqual(text[field]);
+    }
+    expect(Math.abs(events.elapsed_sec - text.elapsed_sec)).toBeLessThanOrEqual(1);
+    expect(events.slowest_tasks.map((t: { task: string }) => t.task).sort()).toEqual(text.slowest_tasks.map((t: { task: string }) => t.task).sort());
+    expect(events.changed_tasks).toEqual(["Write the message to a marker file"]);
+  });
+
+  it("rejects an unknown source", async () => {
+    expect((await call("GET", `/api/jobs/${jobIds[0]}/recap?source=magic`)).status).toBe(400);
+  });
+});
+
+describe("comparing runs", () => {
+  it("answers what changed again on the second run", async () => {
+    const { status, json } = await call("GET", `/api/jobs/${jobIds[1]}/compare/previous`);
+    expect(status).toBe(200);
+    expect(json.first.id).toBe(jobIds[0]);
+    expect(json.second.id).toBe(jobIds[1]);
+    expect(json.comparison.changed_in_both).toEqual(["Write the message to a marker file"]);
+    expect(json.comparison.changed_only_first).toEqual([]);
+    expect(json.comparison.changed_only_second).toEqual([]);
+    expect(json.comparison.hosts[0].host).toBe("localhost");
+    expect(json.comparison.hosts[0].delta.changed).toBe(0);
+  });
+
+  it("compares two given jobs and says when there is no previous run", async () => {
+    const direct = await call("GET", `/api/jobs/${jobIds[0]}/compare/${jobIds[1]}`);
+    expect(direct.status).toBe(200);
+    expect(direct.json.first.id).toBe(jobIds[0]);
+    expect((await call("GET", `/api/jobs/${jobIds[0]}/compare/previous`)).status).toBe(404);
+    expect((await call("GET", `/api/jobs/${jobIds[0]}/compare/${jobIds[0]}`)).status).toBe(400);
+    expect((await call("GET", `/api/jobs/${jobIds[0]}/compare/99999`)).status).toBe(404);
+  });
+
+  it("shows the trend across the last runs of a form", async () => {
+    const { status, json } = await call("GET", "/api/forms/hello-world/trend?last=5");
+    expect(status).toBe(200);
+    expect(json.completed_runs).toBe(2);
+    expect(json.never_idempotent).toEqual(["Write the message to a marker file"]);
+    expect(json.durations.map((d: { id: string }) => Number(d.id))).toEqual(jobIds);
+    expect(json.hosts).toEqual([{ host: "localhost", runs: 2, failed_runs: 0, failure_rate: 0 }]);
+    expect((await call("GET", "/api/forms/nope/trend")).status).toBe(404);
+  });
+});
+
+describe("POST /api/recap analyses an uploaded log", () => {
+  const cases = fs.readdirSync(FIXTURES).filter((d) => fs.existsSync(path.join(FIXTURES, d, "log.txt")));
+
+  it.each(cases)("%s as a text body", async (name) => {
+    const log = fs.readFileSync(path.join(FIXTURES, name, "log.txt"));
+    const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, name, "expected.json"), "utf8"));
+    const { status, json } = await call("POST", "/api/recap", { body: log, type: "text/plain" });
+    expect(status).toBe(200);
+    expect(json).toEqual(expected);
+  });
+
+  it("takes a multipart upload", async () => {
+    const form = new FormData();
+    form.set("log", new Blob([fs.readFileSync(path.join(FIXTURES, "failed_host/log.txt"))]), "ansible.log");
+    const { status, json } = await call("POST", "/api/recap", { body: form });
+    expect(status).toBe(200);
+    expect(json.status).toBe("failed");
+    expect(json.failed_tasks).toEqual(["Check free space"]);
+  });
+
+  it("refuses an empty body, a multipart body without a file, and no credentials", async () => {
+    const empty = await call("POST", "/api/recap", { body: "", type: "text/plain" });
+    expect(empty.status).toBe(400);
+    expect(empty.json.error.message).toMatch(/empty/);
+    const form = new FormData();
+    form.set("other", "x");
+    const noFile = await call("POST", "/api/recap", { body: form });
+    expect(noFile.status).toBe(400);
+    expect(noFile.json.error.message).toMatch(/log/);
+    expect((await call("POST", "/api/recap", { body: "x", type: "text/plain", auth: false })).status).toBe(401);
+  });
+});

@@ -1,0 +1,148 @@
+import { describe, expect, it } from "vitest";
+import { describeZodError, formDefinitionSchema } from "../../server/forms/definition";
+
+const minimal = { name: "deploy-app", title: "Deploy the app", playbook: "site.yml" };
+
+/** The error text a bad definition is rejected with, or "valid". */
+function problems(input: unknown): string {
+  const parsed = formDefinitionSchema.safeParse(input);
+  return parsed.success ? "valid" : describeZodError(parsed.error);
+}
+
+describe("formDefinitionSchema: valid definitions", () => {
+  it("fills every default of a minimal definition", () => {
+    expect(formDefinitionSchema.parse(minimal)).toEqual({
+      name: "deploy-app",
+      title: "Deploy the app",
+      description: "",
+      playbook: "site.yml",
+      inventories: [],
+      fields: [],
+      tags: [],
+      skipTags: [],
+      check: false,
+      diff: false,
+      verbosity: 0,
+      keepExtravars: false,
+      allowJinjaInExtravars: false,
+    });
+  });
+
+  it("parses every field type, normalizing select options to { value, label }", () => {
+    const form = formDefinitionSchema.parse({
+      ...minimal,
+      inventories: ["inventories/prod.ini", "hosts.yml"],
+      runner: "dmz",
+      tags: ["web"],
+      skipTags: ["slow"],
+      limit: "web*",
+      check: true,
+      diff: true,
+      verbosity: 3,
+      fields: [
+        { name: "message", type: "text", required: true, default: "hi", pattern: "[a-z ]+", maxLength: 20 },
+        { name: "notes", type: "textarea" },
+        { name: "db_password", type: "password", label: "DB password" },
+        { name: "replicas", type: "number", min: 1, max: 9, integer: true, default: 2 },
+        { name: "dry_run", type: "checkbox", default: true },
+        { name: "env", type: "select", options: ["dev", { value: "prod", label: "Production" }, { value: "qa" }], default: "dev" },
+      ],
+    });
+    expect(form.runner).toBe("dmz");
+    expect(form.limit).toBe("web*");
+    expect(form.fields).toEqual([
+      { name: "message", type: "text", required: true, default: "hi", pattern: "[a-z ]+", maxLength: 20 },
+      { name: "notes", type: "textarea", required: false },
+      { name: "db_password", type: "password", label: "DB password", required: false },
+      { name: "replicas", type: "number", min: 1, max: 9, integer: true, default: 2, required: false },
+      { name: "dry_run", type: "checkbox", default: true, required: false },
+      {
+        name: "env",
+        type: "select",
+        required: false,
+        default: "dev",
+        options: [
+          { value: "dev", label: "dev" },
+          { value: "prod", label: "Production" },
+          { value: "qa", label: "qa" },
+        ],
+      },
+    ]);
+  });
+});
+
+describe("formDefinitionSchema: rejected definitions name the offending key", () => {
+  it("reports missing required keys, and (root) for a non-object", () => {
+    expect(problems({})).toBe(
+      "name: Invalid input: expected string, received undefined; title: Invalid input: expected string, received undefined; playbook: Invalid input: expected string, received undefined",
+    );
+    expect(problems("just a string")).toBe("(root): Invalid input: expected object, received string");
+  });
+
+  it("reports a bad field name with its index: fields.1.name", () => {
+    expect(problems({ ...minimal, fields: [{ name: "ok", type: "text" }, { name: "1bad", type: "text" }] })).toBe(
+      "fields.1.name: must be a valid Ansible variable name",
+    );
+    expect(problems({ ...minimal, fields: [{ name: "has-dash", type: "text" }] })).toBe("fields.0.name: must be a valid Ansible variable name");
+  });
+
+  it("reports an unknown field type at fields.N.type", () => {
+    expect(problems({ ...minimal, fields: [{ name: "a", type: "radio" }] })).toMatch(/^fields\.0\.type: /);
+  });
+
+  it("rejects a bad form name", () => {
+    expect(problems({ ...minimal, name: "Deploy_App" })).toBe("name: must be lowercase letters, digits and dashes");
+    expect(problems({ ...minimal, name: "-leading-dash" })).toBe("name: must be lowercase letters, digits and dashes");
+  });
+
+  it("rejects duplicate field names at the second occurrence", () => {
+    expect(
+      problems({
+        ...minimal,
+        fields: [
+          { name: "host", type: "text" },
+          { name: "port", type: "number" },
+          { name: "host", type: "checkbox" },
+        ],
+      }),
+    ).toBe('fields.2.name: duplicate field name "host"');
+  });
+
+  it("rejects a pattern that is not a valid regular expression", () => {
+    expect(problems({ ...minimal, fields: [{ name: "a", type: "text", pattern: "([a-z" }] })).toBe(
+      "fields.0.pattern: is not a valid regular expression",
+    );
+    expect(problems({ ...minimal, fields: [{ name: "a", type: "password", pattern: "*x" }] })).toBe(
+      "fields.0.pattern: is not a valid regular expression",
+    );
+  });
+
+  it("rejects a select default that is not one of the options", () => {
+    expect(problems({ ...minimal, fields: [{ name: "env", type: "select", options: ["dev", { value: "prod" }], default: "Production" }] })).toBe(
+      "fields.0.default: default is not one of the options",
+    );
+    expect(problems({ ...minimal, fields: [{ name: "env", type: "select", options: [] }] })).toMatch(/^fields\.0\.options: /);
+  });
+
+  it("rejects playbook and inventory paths that leave the form folder", () => {
+    const outside = "playbook: must be a path inside the form folder";
+    expect(problems({ ...minimal, playbook: "../other-form/site.yml" })).toBe(outside);
+    expect(problems({ ...minimal, playbook: "/etc/ansible/site.yml" })).toBe(outside);
+    expect(problems({ ...minimal, playbook: "plays/../../site.yml" })).toBe(outside);
+    expect(problems({ ...minimal, playbook: "..\\site.yml" })).toBe(outside);
+    expect(problems({ ...minimal, inventories: ["ok.ini", "../../etc/hosts"] })).toBe("inventories.1: must be a path inside the form folder");
+    expect(problems({ ...minimal, playbook: "plays/site.yml", inventories: ["inv/a..b.ini"] })).toBe("valid");
+  });
+
+  it("rejects out-of-range options", () => {
+    expect(problems({ ...minimal, verbosity: 6 })).toMatch(/^verbosity: /);
+    expect(problems({ ...minimal, fields: [{ name: "a", type: "text", maxLength: 0 }] })).toMatch(/^fields\.0\.maxLength: /);
+    expect(problems({ ...minimal, playbook: "" })).toMatch(/^playbook: /);
+  });
+
+  it("reports every problem at once, joined with '; '", () => {
+    expect(problems({ ...minimal, name: "BAD", playbook: "/abs.yml" })).toBe(
+      "name: must be lowercase letters, digits and dashes; playbook: must be a path inside the form folder",
+    );
+  });
+});
