@@ -1,0 +1,214 @@
+import { getDb } from "./db";
+import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
+
+export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned";
+export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned"];
+const ACTIVE_STATUSES: JobStatus[] = ["queued", "running"];
+
+export interface JobView {
+  id: number;
+  form: string;
+  status: JobStatus;
+  statusReason: string | null;
+  exitCode: number | null;
+  runner: string | null;
+  user: string;
+  values: Record<string, unknown>;
+  abortRequested: boolean;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  lastSeq: number;
+}
+
+const jobInclude = { runner: { select: { name: true } }, user: { select: { username: true } } } as const;
+
+type JobRow = {
+  id: number;
+  formName: string;
+  status: JobStatus;
+  statusReason: string | null;
+  exitCode: number | null;
+  values: unknown;
+  abortRequested: boolean;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  lastSeq: number;
+  runner: { name: string } | null;
+  user: { username: string };
+};
+
+function toView(row: JobRow): JobView {
+  return {
+    id: row.id,
+    form: row.formName,
+    status: row.status,
+    statusReason: row.statusReason,
+    exitCode: row.exitCode,
+    runner: row.runner?.name ?? null,
+    user: row.user.username,
+    values: (row.values ?? {}) as Record<string, unknown>,
+    abortRequested: row.abortRequested,
+    createdAt: row.createdAt.toISOString(),
+    startedAt: row.startedAt?.toISOString() ?? null,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+    lastSeq: row.lastSeq,
+  };
+}
+
+export async function createJob(input: {
+  formId: string;
+  formName: string;
+  userId: string;
+  runnerId: string | null;
+  values: Record<string, unknown>;
+  extravars: Record<string, unknown>;
+  manifest: ManifestEntry[];
+}): Promise<number> {
+  const job = await getDb().job.create({
+    data: {
+      formId: input.formId,
+      formName: input.formName,
+      userId: input.userId,
+      runnerId: input.runnerId,
+      status: "queued",
+      values: input.values as object,
+      extravars: input.extravars as object,
+      manifest: input.manifest as object[],
+    },
+    select: { id: true },
+  });
+  return job.id;
+}
+
+export async function getJobView(id: number): Promise<JobView | null> {
+  const row = await getDb().job.findUnique({ where: { id }, include: jobInclude });
+  return row ? toView(row) : null;
+}
+
+export async function listJobViews(options: { limit: number; form?: string }): Promise<JobView[]> {
+  const rows = await getDb().job.findMany({
+    where: options.form ? { formName: options.form } : {},
+    orderBy: { id: "desc" },
+    take: options.limit,
+    include: jobInclude,
+  });
+  return rows.map(toView);
+}
+
+export async function getJobForDispatch(id: number) {
+  return getDb().job.findUnique({ where: { id }, include: { form: true } });
+}
+
+export interface OutputChunk {
+  seq: number;
+  stream: string;
+  text: string;
+}
+
+export async function listOutput(jobId: number, after: number, limit: number): Promise<OutputChunk[]> {
+  const rows = await getDb().jobChunk.findMany({
+    where: { jobId, kind: { in: ["output", "log"] }, seq: { gt: after } },
+    orderBy: { seq: "asc" },
+    take: limit,
+    select: { seq: true, kind: true, stream: true, text: true },
+  });
+  return rows.map((r) => ({ seq: r.seq, stream: r.kind === "log" ? "rte" : (r.stream ?? "stdout"), text: r.text ?? "" }));
+}
+
+/** All stdout text of a job in order (for the text recap). */
+export async function jobStdout(jobId: number): Promise<string[]> {
+  const rows = await getDb().jobChunk.findMany({
+    where: { jobId, kind: "output", stream: "stdout" },
+    orderBy: { seq: "asc" },
+    select: { text: true },
+  });
+  return rows.map((r) => r.text ?? "");
+}
+
+export async function jobEvents(jobId: number): Promise<unknown[]> {
+  const rows = await getDb().jobChunk.findMany({
+    where: { jobId, kind: "events" },
+    orderBy: { seq: "asc" },
+    select: { data: true },
+  });
+  return rows.flatMap((r) => (Array.isArray(r.data) ? (r.data as unknown[]) : []));
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "P2002";
+}
+
+/**
+ * Stores a batch of numbered items exactly once: items already stored (a resend after a
+ * reconnect, or a race with another app node) are skipped, and every item of the batch is
+ * reported as stored so the RTE can drop it from its spool. Returns the newly stored items.
+ */
+export async function storeJobItems(jobId: number, items: JobItem[]): Promise<JobItem[]> {
+  const db = getDb();
+  const seqs = items.map((i) => i.seq);
+  const existing = await db.jobChunk.findMany({ where: { jobId, seq: { in: seqs } }, select: { seq: true } });
+  const have = new Set(existing.map((e) => e.seq));
+  const fresh: JobItem[] = [];
+  for (const item of items) {
+    if (have.has(item.seq)) continue;
+    have.add(item.seq);
+    try {
+      await db.jobChunk.create({ data: chunkData(jobId, item) });
+      fresh.push(item);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  if (fresh.length > 0) {
+    const maxSeq = Math.max(...fresh.map((i) => i.seq));
+    await db.job.updateMany({ where: { id: jobId, lastSeq: { lt: maxSeq } }, data: { lastSeq: maxSeq } });
+  }
+  for (const item of fresh) {
+    if (item.kind === "start") {
+      await db.job.updateMany({ where: { id: jobId, status: { in: ACTIVE_STATUSES } }, data: { status: "running", startedAt: new Date(item.ts * 1000) } });
+    } else if (item.kind === "end") {
+      await finishJob(jobId, item.status, item.exitCode, item.reason, new Date(item.ts * 1000));
+    }
+  }
+  return fresh;
+}
+
+function chunkData(jobId: number, item: JobItem) {
+  const base = { jobId, seq: item.seq, kind: item.kind, createdAt: new Date(item.ts * 1000) };
+  switch (item.kind) {
+    case "output":
+      return { ...base, stream: item.stream, text: item.text };
+    case "log":
+      return { ...base, text: item.text };
+    case "events":
+      return { ...base, data: item.events as object[] };
+    case "start":
+      return { ...base, data: { pid: item.pid ?? null } };
+    case "end":
+      return { ...base, data: { status: item.status, exitCode: item.exitCode, reason: item.reason } };
+  }
+}
+
+/**
+ * Ends a job once. A second end (say, the app abandoning a job the RTE already ended) changes
+ * nothing, because only a job that is not final yet is updated.
+ */
+export async function finishJob(
+  jobId: number,
+  status: JobStatus,
+  exitCode: number | null,
+  reason: string | null,
+  at: Date = new Date(),
+): Promise<boolean> {
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: { notIn: [...FINAL_STATUSES] } },
+    data: { status, exitCode, statusReason: reason, finishedAt: at },
+  });
+  return result.count > 0;
+}
+
+export async function requestAbort(jobId: number): Promise<void> {
+  await getDb().job.updateMany({ where: { id: jobId, status: { notIn: [...FINAL_STATUSES] } }, data: { abortRequested: true } });
+}
