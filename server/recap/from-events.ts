@@ -11,7 +11,8 @@
  *   Unreachable results are not failures, even with ignore_unreachable. Tasks are told apart
  *   by banner name, like the text; both lists follow the task's first failure.
  * - hosts / status / elapsed / slowest come from the last `stats` event (PLAY RECAP and
- *   profile_tasks summary): a run without one is incomplete.
+ *   profile_tasks summary): a run without one, or with a play started after it (a later
+ *   playbook killed before its recap), is incomplete.
  * - slowest_tasks follow profile_tasks: a task runs from its start to the next task start or
  *   the stats event; a task started again (serial batches) adds up under its first name.
  */
@@ -111,6 +112,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
   let startTs: number | null = null;
   let firstTs: number | null = null;
   let snapshot: StatsSnapshot | null = null;
+  let playAfterStats = false;
 
   // A result of a task that never started (should not happen) has no banner: not counted.
   const nameOf = (task: string): string | undefined => taskName.get(task);
@@ -221,7 +223,10 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
         break;
       case "play_start":
         // An empty name prints a bare `PLAY` banner, which is not a play banner in the text.
-        if (e.name !== "") plays.push({ number: plays.length + 1, name: e.name, hosts: null });
+        if (e.name !== "") {
+          plays.push({ number: plays.length + 1, name: e.name, hosts: null });
+          if (snapshot !== null) playAfterStats = true;
+        }
         break;
       case "task_start":
         onTaskStart(e);
@@ -234,6 +239,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
         break;
       case "stats":
         onStats(e);
+        playAfterStats = false;
         break;
       default:
         break;
@@ -249,8 +255,9 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
 
   const snap = snapshot as StatsSnapshot | null;
   const t0 = startTs ?? firstTs;
+  // A play banner after the last PLAY RECAP: a later playbook was killed before its recap.
   let status: Recap["status"] = "incomplete";
-  if (snap !== null) {
+  if (snap !== null && !playAfterStats) {
     status = snap.hosts.some((h) => h.failed > 0 || h.unreachable > 0) ? "failed" : "successful";
   }
 

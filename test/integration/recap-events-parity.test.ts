@@ -245,6 +245,12 @@ describe("recap from events equals recap from text (real ansible-playbook)", () 
   it("finds ansible-playbook and the plugin directory", () => {
     expect(ansibleBin, "ansible-playbook must be installed for the integration suite").toBeTruthy();
     expect(callbackPluginDir()).toMatch(/server[\\/]rte[\\/]ansible[\\/]callback_plugins$/);
+    expect(ansibleEventEnv(3)).toEqual({
+      ANSIBLE_CALLBACK_PLUGINS: callbackPluginDir(),
+      ANSIBLE_CALLBACKS_ENABLED: "playform_events,ansible.posix.profile_tasks",
+      PLAYFORM_EVENTS_FD: "3",
+    });
+    expect(() => ansibleEventEnv(2)).toThrow(RangeError);
   });
 
   it("roles, handlers, serial, loops, ignore_errors, block/rescue, includes, delegation", async () => {
@@ -296,6 +302,36 @@ describe("recap from events equals recap from text (real ansible-playbook)", () 
     expect(events.status).toBe("successful");
   });
 
+  it("PLAYFORM_EVENTS_FILE appends to a file; a reader that goes away never breaks the run", async () => {
+    if (!ansibleBin) throw new Error("ansible-playbook is not installed");
+    const eventsFile = path.join(workdir, "events.jsonl");
+    const { PLAYFORM_EVENTS_FD: _fd, ...fileEnv } = baseEnv();
+    const viaFile = await execa(ansibleBin, ["-i", inventory, path.join(PLAYBOOKS, "multi-a.yml")], {
+      cwd: PLAYBOOKS,
+      env: { ...fileEnv, PLAYFORM_EVENTS_FILE: eventsFile },
+      extendEnv: false,
+      reject: false,
+    });
+    expect(viaFile.exitCode).toBe(0);
+    const fromFile = parsePlayformEventLines(readFileSync(eventsFile, "utf8"));
+    expect(fromFile.map((e) => e.type)).toContain("stats");
+    expect(recapFromEvents(fromFile)).toEqual(expect.objectContaining({ status: "successful", changed_tasks: ["Step in A"] }));
+
+    // The reader closes fd 3 at once: the plugin stops writing, the playbook runs on.
+    const closed = execa(ansibleBin, ["-i", inventory, path.join(PLAYBOOKS, "multi-a.yml")], {
+      cwd: PLAYBOOKS,
+      env: baseEnv(),
+      extendEnv: false,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+      reject: false,
+    });
+    (closed.stdio[EVENTS_FD] as Readable).destroy();
+    const result = await closed;
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(/^PLAY RECAP \*+/m);
+    expect(String(result.stderr)).not.toMatch(/callback plugin|playform_events|Traceback/i);
+  });
+
   it("an interrupted run (Ctrl-C): incomplete from both", async () => {
     const run = await runPlaybooks(["killed.yml"], "Long sleep");
     expectCleanStream(run);
@@ -303,5 +339,15 @@ describe("recap from events equals recap from text (real ansible-playbook)", () 
     expect(events.status).toBe("incomplete");
     expect(events.changed_tasks).toEqual(["Before the sleep"]);
     expect(run.events.some((e) => e.type === "stats")).toBe(false);
+  });
+
+  it("a second playbook interrupted after the first one's recap: incomplete from both", async () => {
+    const run = await runPlaybooks(["multi-a.yml", "killed.yml"], "Long sleep");
+    expectCleanStream(run);
+    const { events } = expectParity(run);
+    expect(events.status).toBe("incomplete");
+    expect(events.hosts.map((h) => h.host)).toEqual(["node1", "node2"]);
+    expect(events.slowest_tasks.map((t) => t.task)).toEqual(["Step in A"]);
+    expect(run.events.filter((e) => e.type === "stats")).toHaveLength(1);
   });
 });

@@ -26,7 +26,7 @@ class Run {
     this.events.push({ v: 1, type: "play_start", ts: this.t, name, pattern: "all", batch, strategy: "linear" });
     return this;
   }
-  /** Starts a task and returns its uuid through `id` (a given uuid starts it again). */
+  /** Starts a task and returns its uuid (passing `uuid` starts that task again). */
   task(name: string, opts: { kind?: "task" | "handler" | "cleanup"; include?: boolean; uuid?: string } = {}): string {
     const uuid = opts.uuid ?? `uuid-${++this.n}`;
     this.events.push({
@@ -274,7 +274,7 @@ describe("recapFromEvents: elapsed_sec and slowest_tasks (profile_tasks)", () =>
     expect(recap.elapsed_sec).toBe(13);
   });
 
-  it("reports the last summary when a later playbook was killed", () => {
+  it("is incomplete with the last summary when a later playbook was killed", () => {
     const r = new Run().playbook("one.yml").play("p1");
     r.task("first");
     r.at(1);
@@ -283,7 +283,9 @@ describe("recapFromEvents: elapsed_sec and slowest_tasks (profile_tasks)", () =>
     r.task("never summarised");
     r.at(30);
     const recap = recapFromEvents(r.events);
-    expect(recap.status).toBe("successful");
+    expect(recap.status).toBe("incomplete");
+    expect(recap.hosts.map((h) => h.host)).toEqual(["h"]);
+    expect(recap.plays.map((p) => p.name)).toEqual(["p1", "p2"]);
     expect(recap.elapsed_sec).toBe(1);
     expect(recap.slowest_tasks).toEqual([{ task: "first", seconds: 1 }]);
   });

@@ -118,6 +118,7 @@ class CallbackModule(CallbackBase):
         self._play_batches = {}
         self._strategy = None
         self._playbook = None
+        self._tls = threading.local()
         try:
             self._sink = _Sink()
         except Exception:
@@ -131,7 +132,8 @@ class CallbackModule(CallbackBase):
     def _emit(self, etype, **fields):
         if self._sink is None or not self._sink.enabled:
             return
-        event = {'v': EVENTS_VERSION, 'type': etype, 'ts': time.time()}
+        ts = getattr(self._tls, 'ts', None)
+        event = {'v': EVENTS_VERSION, 'type': etype, 'ts': ts if ts is not None else time.time()}
         for key, value in fields.items():
             if value is not None:
                 event[key] = value
@@ -148,10 +150,15 @@ class CallbackModule(CallbackBase):
             pass
 
     def _safe(self, where, fn, *args):
+        # The time is taken on entry, before any work, to stay close to profile_tasks' clock.
+        # Callbacks come from the main thread and the results thread: keep it thread-local.
+        self._tls.ts = time.time()
         try:
             fn(*args)
         except Exception as exc:  # never let the playbook see our errors
             self._error(where, exc)
+        finally:
+            self._tls.ts = None
 
     # ------------------------------------------------------------------ helpers
 
