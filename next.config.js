@@ -7,6 +7,9 @@ const nextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,
+  // `npm run typecheck` (tsc over the whole project, tests included) runs in `npm test`;
+  // a second check inside `next build` would only double the build time.
+  typescript: { ignoreBuildErrors: true },
 };
 
 export default nextConfig;

@@ -48,11 +48,15 @@ function isBlank(s: string): boolean {
   return s.trim().length === 0;
 }
 
-/** `[h]` / `[h -> delegate]` starting at `open` (index of `[`): the host, or null if no `]`. */
-function hostAt(line: string, open: number): { host: string; close: number } | null {
-  const close = line.indexOf("]", open + 1);
-  if (close < 0) return null;
-  let host = stripAnsi(line.slice(open + 1, close));
+/**
+ * `[h]` / `[h -> delegate]` with `[` at s[open], within the line s[open, end): the host (the
+ * part before ` -> `) and the index of `]`, or null. Scans only the line, never the chunk.
+ */
+function hostAt(s: string, open: number, end: number): { host: string; close: number } | null {
+  let close = open + 1;
+  while (close < end && s.charCodeAt(close) !== CLOSE_BRACKET) close++;
+  if (close >= end) return null;
+  let host = stripAnsi(s.slice(open + 1, close));
   const arrow = host.indexOf(" -> ");
   if (arrow >= 0) host = host.slice(0, arrow);
   return { host, close };
@@ -209,10 +213,10 @@ export class RecapTextParser {
     if (a === b) return;
     switch (s.charCodeAt(a)) {
       case 0x63: // c
-        if (s.startsWith("changed: [", a)) return this.changed(s.slice(a, b));
+        if (s.startsWith("changed: [", a)) return this.changed(s, a, b);
         break;
       case 0x66: // f
-        if (s.startsWith("fatal: [", a) || s.startsWith("failed: [", a)) return this.failure(s.slice(a, b));
+        if (s.startsWith("fatal: [", a) || s.startsWith("failed: [", a)) return this.failure(s, a, b);
         break;
       case 0x2e: // .
         if (s.startsWith("...ignoring", a) && isBlank(s.slice(a + 11, b))) {
@@ -279,9 +283,9 @@ export class RecapTextParser {
     this.currentChangedHosts = task === null ? null : (this.changedHostsByTask.get(task) ?? null);
   }
 
-  private changed(line: string): void {
+  private changed(s: string, a: number, b: number): void {
     if (this.task === null) return;
-    const found = hostAt(line, 9);
+    const found = hostAt(s, a + 9, b);
     if (!found) return;
     let hosts = this.currentChangedHosts;
     if (hosts === null) {
@@ -295,14 +299,15 @@ export class RecapTextParser {
     this.changedPairs.push({ task: this.task, host });
   }
 
-  private failure(line: string): void {
-    const fatal = line.charCodeAt(2) === 0x74; // "fatal" vs "failed"
-    const found = hostAt(line, fatal ? 7 : 8);
+  private failure(s: string, a: number, b: number): void {
+    const fatal = s.charCodeAt(a + 2) === 0x74; // "fatal" vs "failed"
+    const found = hostAt(s, a + (fatal ? 7 : 8), b);
     if (!found) return;
+    const at = (text: string): boolean => found.close + text.length <= b && s.startsWith(text, found.close);
     let kind: Ev;
-    if (fatal && line.startsWith("]: FAILED!", found.close)) kind = Ev.Fail;
-    else if (fatal && line.startsWith("]: UNREACHABLE!", found.close)) kind = Ev.Unreachable;
-    else if (!fatal && line.startsWith("] (item=", found.close)) kind = Ev.Fail;
+    if (fatal && at("]: FAILED!")) kind = Ev.Fail;
+    else if (fatal && at("]: UNREACHABLE!")) kind = Ev.Unreachable;
+    else if (!fatal && at("] (item=")) kind = Ev.Fail;
     else return;
     if (kind === Ev.Fail && this.task === null) return;
     this.events.push({ kind, task: this.task ?? "", host: detach(found.host) });

@@ -10,19 +10,20 @@
  *   - NAIVE BASELINE: split into lines, strip ANSI and run every regex on every line,
  *   - `grep -c '^TASK'` over the same file, as a reference for "reading the file at all".
  * Figures are printed, never asserted: speed depends on the machine.
+ * RECAP_BENCH_KEEP=1 keeps the generated log (its folder is printed) for profiling.
  */
 import { spawnSync } from "node:child_process";
 import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual } from "node:util";
-import { parseRecapFile, parseRecapStream } from "../../server/recap/cli";
+import { CHUNK_BYTES, parseRecapFile, parseRecapStream } from "../../server/recap/cli";
 import { parseRecapText } from "../../server/recap/parse-text";
 
 const MB = 1024 * 1024;
 const TARGET_BYTES = 25 * MB;
-const RUNS = 5;
+const RUNS = 7;
 const HOSTS = Array.from({ length: 40 }, (_, i) => `node${String(i + 1).padStart(3, "0")}.example.internal`);
 
 // ---------------------------------------------------------------- synthetic -v log
@@ -143,7 +144,7 @@ async function child(mode: string, file: string): Promise<ChildReport> {
     // One more pass sampling the heap at every chunk: what the CLI holds while it streams.
     gc();
     const sampled = async function* (): AsyncGenerator<Uint8Array> {
-      for await (const chunk of createReadStream(file, { highWaterMark: MB }) as AsyncIterable<Uint8Array>) {
+      for await (const chunk of createReadStream(file, { highWaterMark: CHUNK_BYTES }) as AsyncIterable<Uint8Array>) {
         heapPeak = Math.max(heapPeak, heapMB());
         yield chunk;
       }
@@ -180,6 +181,9 @@ async function main(): Promise<void> {
     const { tasks, lines } = generateLog(file);
     const size = statSync(file).size / MB;
     console.log(`recap parser benchmark: ${size.toFixed(1)} MB synthetic -v log, ${lines.toLocaleString("en")} lines, ${HOSTS.length} hosts, ${tasks} tasks (${RUNS} runs each, MB = 2^20 bytes)`);
+    // Shared machines make medians swing: say how busy this one was, so the figures can be read.
+    const loadNote = (): string => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} CPUs`;
+    console.log(`machine: ${loadNote()} at start`);
 
     const stream = runChild("stream", file);
     const memory = runChild("memory", file);
@@ -187,6 +191,7 @@ async function main(): Promise<void> {
     if (stream.summary !== memory.summary) throw new Error("stream and in-memory results differ");
     const recap = JSON.parse(stream.summary) as { changed_tasks: unknown[]; hosts: unknown[]; elapsed_sec: number; status: string };
     console.log(`result: status=${recap.status}, ${recap.hosts.length} hosts, ${recap.changed_tasks.length} changed tasks, elapsed_sec=${recap.elapsed_sec} (stream == in-memory: yes)`);
+    console.log(`naive baseline found: ${naive.summary} (it skips the host check, ...ignoring and summary rules)`);
 
     // Memory-flat check: one streaming pass over the log and over 4 copies of it, each in a fresh process.
     const big = join(dir, "run-v-x4.log");
@@ -204,7 +209,7 @@ async function main(): Promise<void> {
     const rate = (s: number[]): string => `${(size / median(s)).toFixed(0).padStart(5)} / ${(size / Math.min(...s)).toFixed(0).padStart(5)}`;
     const mem = (r: ChildReport): string => `${r.maxRssMB.toFixed(0).padStart(4)} MB (base ${r.baseRssMB.toFixed(0)})  ${r.heapPeakDeltaMB.toFixed(1).padStart(6)} MB`;
     console.log(`\n${"path".padEnd(44)} MB/s median / best   peak RSS          heap peak Δ`);
-    console.log(`${"playform parser, CLI path (stream, 1 MB)".padEnd(44)} ${rate(stream.seconds)}        ${mem(stream)}`);
+    console.log(`${`playform parser, CLI path (stream, ${CHUNK_BYTES / 1024} KiB)`.padEnd(44)} ${rate(stream.seconds)}        ${mem(stream)}`);
     console.log(`${"playform parser, in memory (parse only)".padEnd(44)} ${rate(memory.seconds)}        ${mem(memory)}`);
     console.log(`${"NAIVE BASELINE: split + regex every line".padEnd(44)} ${rate(naive.seconds)}        ${mem(naive)}`);
     console.log(`${"grep -c '^TASK' (reference)".padEnd(44)} ${rate(grep)}`);
@@ -212,7 +217,8 @@ async function main(): Promise<void> {
       `memory-flat check, one streaming pass in a fresh process: peak RSS ${once.maxRssMB.toFixed(0)} MB for ${size.toFixed(0)} MB,` +
         ` ${onceBig.maxRssMB.toFixed(0)} MB for ${(4 * size).toFixed(0)} MB (process base ${once.baseRssMB.toFixed(0)} MB)`,
     );
-    console.log(`CLI end to end (tsx cli.ts FILE > /dev/null): ${e2e.toFixed(2)} s, of which ~${startup.toFixed(2)} s is tsx start-up`);
+    console.log(`machine: ${loadNote()} at end`);
+    console.log(`CLI end to end (tsx cli.ts FILE > /dev/null): ${e2e.toFixed(2)} s; tsx start-up alone (cli.ts --help): ${startup.toFixed(2)} s`);
     console.log(
       `\nplayform parser ${(size / median(stream.seconds)).toFixed(0)} MB/s (stream; ${(size / median(memory.seconds)).toFixed(0)} MB/s in memory)` +
         ` vs naive baseline ${(size / median(naive.seconds)).toFixed(0)} MB/s; grep -c over the same file ${(size / median(grep)).toFixed(0)} MB/s`,

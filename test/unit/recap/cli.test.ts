@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseRecapStream } from "../../../server/recap/cli";
 
 const REPO = join(import.meta.dirname, "../../..");
 const TSX = join(REPO, "node_modules/.bin/tsx");
@@ -15,6 +16,30 @@ function run(args: string[], input?: string): { code: number | null; stdout: str
 }
 
 const expected: unknown = JSON.parse(readFileSync(join(FIXTURE, "expected.json"), "utf8"));
+
+describe("parseRecapStream (the CLI's reading path)", () => {
+  it("decodes UTF-8 characters split between byte chunks, and CRLF split between chunks", async () => {
+    const text = [
+      "PLAY [日本語のプレイ] ***",
+      "TASK [パッケージをインストールする] ***",
+      "changed: [ノード1]",
+      "",
+      "PLAY RECAP ***",
+      "ノード1                     : ok=1    changed=1    unreachable=0    failed=0",
+      "",
+    ].join("\r\n");
+    const bytes = new TextEncoder().encode(text);
+    for (const size of [1, 2, 5, 7]) {
+      const chunks = async function* (): AsyncGenerator<Uint8Array> {
+        for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+      };
+      const r = await parseRecapStream(chunks());
+      expect(r.plays.map((p) => p.name)).toEqual(["日本語のプレイ"]);
+      expect(r.changed_tasks).toEqual(["パッケージをインストールする"]);
+      expect(r.hosts.map((h) => h.host)).toEqual(["ノード1"]);
+    }
+  });
+});
 
 describe("recap CLI", () => {
   it("prints the recap of a log file as 2-space indented JSON", () => {
