@@ -27,7 +27,7 @@ const appEnvSchema = z.object({
 
 export type AppConfig = z.infer<typeof appEnvSchema>;
 
-export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+export function loadAppConfig(env: Readonly<Record<string, string | undefined>> = process.env): AppConfig {
   const parsed = appEnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  ");

@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS,
   });
   runtime.kickDispatcher = () => dispatcher.kick();
+  runtime.disconnectRunner = (runnerId, reason) => hub.disconnectRunner(runnerId, reason);
   runtime.notReadyReason = async () => {
     try {
       const { pending } = await migrationStatus(config.DATABASE_URL);

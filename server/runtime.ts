@@ -9,6 +9,8 @@ export interface PlayformRuntime {
   io: SocketServer | null;
   nodeId: string;
   kickDispatcher: () => void;
+  /** Closes the sockets this node holds for a runner (after revoke or rotate). */
+  disconnectRunner: (runnerId: string, reason: string) => void;
   /** Why this node is not ready (database unreachable, migrations pending), or null when ready. */
   notReadyReason: () => Promise<string | null>;
 }
@@ -21,6 +23,7 @@ export function playformRuntime(): PlayformRuntime {
     io: null,
     nodeId: "unset",
     kickDispatcher: () => undefined,
+    disconnectRunner: () => undefined,
     notReadyReason: async () => "the server has not finished starting",
   };
   return holder[KEY];

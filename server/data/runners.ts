@@ -83,3 +83,167 @@ export async function recordInstanceDisconnected(runnerId: string, instanceId: s
 export async function listRunners() {
   return getDb().runner.findMany({ orderBy: { name: "asc" }, include: { instances: true } });
 }
+
+export interface JoinRequest {
+  name: string;
+  address: string | null;
+  mode: "outbound" | "inbound";
+  version: string;
+  capacity: number;
+  certFingerprint: string | null;
+}
+
+export class RunnerConflictError extends Error {}
+
+/** A new runner asks to join: stored pending, with a secret only the asking RTE holds. */
+export async function createJoinRequest(request: JoinRequest): Promise<{ runnerId: string; joinSecret: string }> {
+  const db = getDb();
+  if (await db.runner.findUnique({ where: { name: request.name } })) {
+    throw new RunnerConflictError(`a runner named "${request.name}" already exists; choose another RTE_RUNNER_NAME`);
+  }
+  const joinSecret = newSecret("pfj");
+  const runner = await db.runner.create({
+    data: {
+      id: randomUUID(),
+      name: request.name,
+      status: "pending",
+      joinSecretHash: sha256Hex(joinSecret),
+      mode: request.mode,
+      address: request.address,
+      version: request.version,
+      capacity: request.capacity,
+      certFingerprint: request.certFingerprint,
+    },
+  });
+  return { runnerId: runner.id, joinSecret };
+}
+
+export type JoinStatus =
+  | { status: "pending" }
+  | { status: "approved"; token: string }
+  | { status: "collected" }
+  | { status: "rejected" | "revoked" }
+  | { status: "unknown" };
+
+/**
+ * What a waiting RTE learns about its request. The token is handed out exactly once: it is
+ * erased in the same conditional update that reads it, so two pollers cannot both get it.
+ */
+export async function pollJoinRequest(runnerId: string, joinSecret: string): Promise<JoinStatus> {
+  const db = getDb();
+  const runner = await db.runner.findUnique({ where: { id: runnerId } });
+  if (!runner || !runner.joinSecretHash || runner.joinSecretHash !== sha256Hex(joinSecret)) return { status: "unknown" };
+  if (runner.status === "rejected" || runner.status === "revoked") return { status: runner.status };
+  if (runner.status === "pending") return { status: "pending" };
+  if (!runner.pendingToken) return { status: "collected" };
+  const taken = await db.runner.updateMany({
+    where: { id: runnerId, pendingToken: runner.pendingToken },
+    data: { pendingToken: null },
+  });
+  return taken.count === 1 ? { status: "approved", token: runner.pendingToken } : { status: "collected" };
+}
+
+export async function findRunner(id: string) {
+  return getDb().runner.findUnique({ where: { id } });
+}
+
+/** Approves a pending runner: issues its token, held until the waiting RTE collects it. */
+export async function approveRunner(id: string): Promise<void> {
+  const token = newSecret("pfr");
+  const result = await getDb().runner.updateMany({
+    where: { id, status: "pending" },
+    data: { status: "approved", tokenHash: sha256Hex(token), pendingToken: token, decidedAt: new Date() },
+  });
+  if (result.count === 0) throw new RunnerConflictError("only a pending runner can be approved");
+}
+
+export async function rejectRunner(id: string): Promise<void> {
+  const result = await getDb().runner.updateMany({
+    where: { id, status: "pending" },
+    data: { status: "rejected", decidedAt: new Date() },
+  });
+  if (result.count === 0) throw new RunnerConflictError("only a pending runner can be rejected");
+}
+
+/** Revokes an approved runner: its token stops working at once (its sockets are closed). */
+export async function revokeRunner(id: string): Promise<void> {
+  const result = await getDb().runner.updateMany({
+    where: { id, status: "approved" },
+    data: { status: "revoked", tokenHash: null, pendingToken: null, isDefault: false, decidedAt: new Date() },
+  });
+  if (result.count === 0) throw new RunnerConflictError("only an approved runner can be revoked");
+}
+
+/**
+ * A new token for an approved runner, returned to the admin once (to put in the runner's
+ * Secret; changing a Secret does not restart pods, so roll the StatefulSet afterwards).
+ */
+export async function rotateRunnerToken(id: string): Promise<string> {
+  const token = newSecret("pfr");
+  const result = await getDb().runner.updateMany({
+    where: { id, status: "approved" },
+    data: { tokenHash: sha256Hex(token), pendingToken: null },
+  });
+  if (result.count === 0) throw new RunnerConflictError("only an approved runner's token can be rotated");
+  return token;
+}
+
+export async function setDefaultRunner(id: string): Promise<void> {
+  const db = getDb();
+  const runner = await db.runner.findUnique({ where: { id } });
+  if (!runner || runner.status !== "approved") throw new RunnerConflictError("only an approved runner can be the default");
+  await db.$transaction([
+    db.runner.updateMany({ where: { isDefault: true }, data: { isDefault: false } }),
+    db.runner.update({ where: { id }, data: { isDefault: true } }),
+  ]);
+}
+
+export interface RunnerView {
+  id: string;
+  name: string;
+  status: string;
+  isDefault: boolean;
+  mode: string;
+  address: string | null;
+  version: string | null;
+  capacity: number;
+  certFingerprint: string | null;
+  lastHeartbeatAt: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+  runningJobs: number;
+  queuedJobs: number;
+  instances: { instanceId: string; connected: boolean; runningJobs: number; capacity: number; version: string | null; lastSeenAt: string }[];
+}
+
+export async function listRunnerViews(): Promise<RunnerView[]> {
+  const db = getDb();
+  const runners = await db.runner.findMany({ orderBy: [{ status: "asc" }, { name: "asc" }], include: { instances: { orderBy: { instanceId: "asc" } } } });
+  const counts = await db.job.groupBy({ by: ["runnerId", "status"], where: { status: { in: ["queued", "running"] } }, _count: { _all: true } });
+  const count = (runnerId: string, status: string) =>
+    counts.find((c) => c.runnerId === runnerId && c.status === status)?._count._all ?? 0;
+  return runners.map((r) => ({
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    isDefault: r.isDefault,
+    mode: r.mode,
+    address: r.address,
+    version: r.version,
+    capacity: r.capacity,
+    certFingerprint: r.certFingerprint,
+    lastHeartbeatAt: r.lastHeartbeatAt?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+    decidedAt: r.decidedAt?.toISOString() ?? null,
+    runningJobs: count(r.id, "running"),
+    queuedJobs: count(r.id, "queued"),
+    instances: r.instances.map((i) => ({
+      instanceId: i.instanceId,
+      connected: i.connected,
+      runningJobs: i.runningJobs,
+      capacity: i.capacity,
+      version: i.version,
+      lastSeenAt: i.lastSeenAt.toISOString(),
+    })),
+  }));
+}

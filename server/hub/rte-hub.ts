@@ -151,6 +151,12 @@ export class RteHub {
     const parsed = rteStateSchema.safeParse(payload);
     if (!parsed.success) return;
     const state = parsed.data;
+    // Revoked or rotated on any app node: the heartbeat is where this node notices.
+    const still = await runnerForToken(link.token);
+    if (!still.ok || still.runner.id !== link.runnerId) {
+      this.disconnectRunner(link.runnerId, still.ok ? "token belongs to another runner" : still.reason);
+      return;
+    }
     link.draining = state.draining;
     link.running = new Set(state.running);
     await recordHeartbeat(link.runnerId, link.instanceId, state.running.length);
@@ -187,6 +193,16 @@ export class RteHub {
 
   linkFor(runnerId: string, instanceId: string): RunnerLink | undefined {
     return this.links.get(`${runnerId}:${instanceId}`);
+  }
+
+  /** Closes every link of a runner on this node (revoked, token rotated), telling it why. */
+  disconnectRunner(runnerId: string, reason: string): void {
+    for (const link of this.links.values()) {
+      if (link.runnerId !== runnerId) continue;
+      console.log(`[rte-hub] closing runner ${link.runnerName} instance ${link.instanceId}: ${reason}`);
+      link.socket.emit(RteEvents.closing, { v: CONTRACT_VERSION, reason });
+      link.socket.disconnect(true);
+    }
   }
 
   close(): void {

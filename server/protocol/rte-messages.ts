@@ -154,4 +154,6 @@ export const RteEvents = {
   items: "job:items",
   state: "rte:state",
   leaving: "rte:leaving",
+  /** app -> RTE: the app closes this link (runner revoked, token rotated); `{v, reason}`. */
+  closing: "rte:closing",
 } as const;

@@ -39,8 +39,11 @@ export class RteAgent {
   draining = false;
   readonly counters = { claimed: 0, refused: 0, success: 0, failed: 0, aborted: 0 };
 
+  private closing = false;
+
   constructor(
     private readonly env: RteEnv,
+    private readonly token: string,
     private readonly log: (message: string) => void,
   ) {
     this.spool = new Spool(env.spoolDir);
@@ -48,7 +51,7 @@ export class RteAgent {
     const recovered = this.spool.recover();
     if (recovered.length > 0) log(`spool holds unacknowledged items of job(s) ${recovered.join(", ")}: they will be resent`);
     this.socket = io(new URL(RTE_NAMESPACE, env.APP_URL).toString(), {
-      auth: { v: CONTRACT_VERSION, token: env.RTE_TOKEN, instanceId: env.RTE_INSTANCE_ID, version: RTE_VERSION, capacity: env.RTE_MAX_JOBS },
+      auth: { v: CONTRACT_VERSION, token, instanceId: env.RTE_INSTANCE_ID, version: RTE_VERSION, capacity: env.RTE_MAX_JOBS },
       transports: ["websocket"],
       reconnectionDelay: 500,
       reconnectionDelayMax: 5_000,
@@ -75,11 +78,25 @@ export class RteAgent {
       this.inFlight.clear();
       for (const jobId of this.spool.jobIds()) this.pump(jobId);
     });
-    this.socket.on("disconnect", (reason) => this.log(`disconnected (${reason}); running playbooks continue, output is spooled`));
-    this.socket.on("connect_error", (error) => this.log(`cannot connect to ${this.env.APP_URL}: ${error.message}`));
+    this.socket.on("disconnect", (reason) => {
+      this.log(`disconnected (${reason}); running playbooks continue, output is spooled`);
+      // socket.io-client does not reconnect by itself after the server closed the socket (an
+      // app restart or shutdown does that): without this, the runner would stay away for good.
+      if (reason === "io server disconnect") this.reconnectLater(1_000);
+    });
+    this.socket.on("connect_error", (error) => {
+      this.log(`cannot connect to ${this.env.APP_URL}: ${error.message}`);
+      // A refusal by the app's handshake check is not retried by socket.io-client either.
+      // Refused credentials are retried slowly: an admin may fix them (rotate, re-approve).
+      if (!this.socket.active) this.reconnectLater(/token|revoked|rejected|pending|belongs/.test(error.message) ? 30_000 : 2_000);
+    });
     this.socket.on(RteEvents.dispatch, (payload: unknown, ack?: (answer: ClaimAnswer) => void) => {
       const answer = this.claim(payload);
       if (typeof ack === "function") ack(answer);
+    });
+    this.socket.on(RteEvents.closing, (payload: unknown) => {
+      const reason = typeof payload === "object" && payload && "reason" in payload ? String(payload.reason) : "no reason given";
+      this.log(`the app closed this runner's link: ${reason}`);
     });
     this.socket.on(RteEvents.cancel, (payload: unknown) => {
       const parsed = jobCancelSchema.safeParse(payload);
@@ -94,6 +111,12 @@ export class RteAgent {
       for (const [jobId, at] of this.earlyCancels) if (now - at > EARLY_CANCEL_TTL_MS) this.earlyCancels.delete(jobId);
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
+  }
+
+  private reconnectLater(delayMs: number): void {
+    setTimeout(() => {
+      if (!this.closing && !this.socket.connected && !this.socket.active) this.socket.connect();
+    }, delayMs);
   }
 
   private state(): RteState {
@@ -125,7 +148,7 @@ export class RteAgent {
     if (this.runs.size >= this.env.RTE_MAX_JOBS) return this.refuse("full", `runner is full (${this.runs.size}/${this.env.RTE_MAX_JOBS} jobs)`);
     let secrets;
     try {
-      secrets = jobSecretsSchema.parse(JSON.parse(openForJob(this.env.RTE_TOKEN, job.jobId, job.sealed)));
+      secrets = jobSecretsSchema.parse(JSON.parse(openForJob(this.token, job.jobId, job.sealed)));
     } catch (error) {
       return this.refuse("secrets", `secrets cannot be opened: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -215,6 +238,7 @@ export class RteAgent {
       await this.socket.timeout(2_000).emitWithAck(RteEvents.leaving, { v: CONTRACT_VERSION, reason: "drained" }).catch(() => undefined);
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.closing = true;
     this.socket.close();
   }
 }

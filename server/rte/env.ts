@@ -12,7 +12,17 @@ const rteEnvSchema = z.object({
   APP_URL: z.string().url().default("http://127.0.0.1:3000"),
   // Kubernetes Secrets mounted through secretKeyRef often carry a trailing newline; a token
   // that differs by "\n" would be refused with a mysterious 401, so it is trimmed here.
-  RTE_TOKEN: z.string().transform((t) => t.trim()).pipe(z.string().min(1, "is empty")),
+  // Absent: the RTE asks to join (RTE_RUNNER_NAME) and waits for an admin's approval.
+  RTE_TOKEN: z
+    .string()
+    .transform((t) => t.trim())
+    .pipe(z.string().min(1, "is empty"))
+    .optional(),
+  RTE_RUNNER_NAME: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, "letters, digits, . _ - (max 63)").default(hostname()),
+  /** Where a joined RTE keeps the token it was issued (and its pending join request). */
+  RTE_STATE_PATH: z.string().default("data/rte/state"),
+  /** The address the app shows for this runner (informational in outbound mode). */
+  RTE_ADDRESS: z.string().optional(),
   RTE_MODE: z.enum(["outbound"]).default("outbound"),
   RTE_FILES: z.enum(["transfer"]).default("transfer"),
   RTE_INSTANCE_ID: z.string().min(1).default(hostname()),
@@ -26,12 +36,12 @@ const rteEnvSchema = z.object({
   ANSIBLE_PLAYBOOK: z.string().default("ansible-playbook"),
 });
 
-export type RteEnv = z.infer<typeof rteEnvSchema> & { spoolDir: string; workDir: string; cacheDir: string };
+export type RteEnv = z.infer<typeof rteEnvSchema> & { spoolDir: string; workDir: string; cacheDir: string; stateDir: string };
 
 /** Variables the RTE reads itself: never passed on to a playbook. */
 export const RTE_OWN_VARIABLES = [...Object.keys(rteEnvSchema.shape).filter((k) => k !== "ANSIBLE_PLAYBOOK")];
 
-export function loadRteEnv(env: NodeJS.ProcessEnv = process.env): RteEnv {
+export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = process.env): RteEnv {
   const parsed = rteEnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  ");
@@ -43,5 +53,6 @@ export function loadRteEnv(env: NodeJS.ProcessEnv = process.env): RteEnv {
     spoolDir: path.resolve(parsed.data.RTE_SPOOL_PATH),
     workDir: work,
     cacheDir: path.join(work, "cache"),
+    stateDir: path.resolve(parsed.data.RTE_STATE_PATH),
   };
 }

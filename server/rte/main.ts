@@ -2,9 +2,10 @@
  * Entry point of the runtime environment process (`npm run rte`, or PLAYFORM_ROLE=rte).
  */
 import type { AddressInfo } from "node:net";
-import { RteAgent } from "./agent";
+import { RTE_VERSION, RteAgent } from "./agent";
 import { loadRteEnv } from "./env";
 import { startHealthServer } from "./health";
+import { JoinRefusedError, obtainToken } from "./join";
 
 function log(message: string): void {
   process.stdout.write(`[rte] ${new Date().toISOString()} ${message}\n`);
@@ -18,7 +19,14 @@ export async function runRte(): Promise<void> {
     process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(2);
   }
-  const agent = new RteAgent(env, log);
+  let token: string;
+  try {
+    token = await obtainToken(env, RTE_VERSION, log);
+  } catch (error) {
+    process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof JoinRefusedError ? 3 : 1);
+  }
+  const agent = new RteAgent(env, token, log);
   const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS);
   log(`health endpoints on port ${(health.address() as AddressInfo).port} (/live /ready /metrics)`);
   let stopping = false;

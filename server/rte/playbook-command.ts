@@ -36,7 +36,7 @@ export function playbookArgs(input: CommandInput): string[] {
  * able to read the runner's token and impersonate it.
  */
 export function playbookEnv(
-  parent: NodeJS.ProcessEnv,
+  parent: Readonly<Record<string, string | undefined>>,
   ownVariables: readonly string[],
   extra: Record<string, string>,
 ): Record<string, string> {
