@@ -1,0 +1,54 @@
+/**
+ * The Kubernetes manifests parse and keep the runtime-environment deployment rules (no
+ * container engine runs here, so the images are not built in tests).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { parseAllDocuments } from "yaml";
+import { describe, expect, it } from "vitest";
+
+const DIR = path.resolve(import.meta.dirname, "../../deploy/kubernetes");
+
+function docs(file: string): any[] {
+  const parsed = parseAllDocuments(fs.readFileSync(path.join(DIR, file), "utf8"));
+  for (const doc of parsed) expect(doc.errors, file).toEqual([]);
+  return parsed.map((d) => d.toJS());
+}
+
+describe("deploy/kubernetes/rte.yaml", () => {
+  const statefulSet = docs("rte.yaml").find((d) => d.kind === "StatefulSet");
+  const pod = statefulSet.spec.template.spec;
+  const container = pod.containers[0];
+  const env = Object.fromEntries(container.env.map((e: any) => [e.name, e]));
+
+  it("gives the token through a secretKeyRef, never argv", () => {
+    expect(env.RTE_TOKEN.valueFrom.secretKeyRef.key).toBe("token");
+    expect(JSON.stringify(container.command)).not.toContain("pfr_");
+  });
+
+  it("takes the instance id from the pod name and keeps the spool on a volume", () => {
+    expect(env.RTE_INSTANCE_ID.valueFrom.fieldRef.fieldPath).toBe("metadata.name");
+    expect(container.volumeMounts.map((m: any) => m.mountPath)).toContain("/var/lib/playform/spool");
+    expect(statefulSet.spec.volumeClaimTemplates[0].metadata.name).toBe("spool");
+  });
+
+  it("drains within the grace period, mounts no service account token, starts with the executable", () => {
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(Number(env.RTE_DRAIN_SECONDS.value));
+    expect(pod.automountServiceAccountToken).toBe(false);
+    expect(container.imagePullPolicy).toBe("Always");
+    expect(container.command).toEqual(["node", "dist/rte.js"]);
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+  });
+});
+
+describe("deploy/kubernetes/app.yaml", () => {
+  const deployment = docs("app.yaml").find((d) => d.kind === "Deployment");
+  const container = deployment.spec.template.spec.containers[0];
+
+  it("runs several nodes without a local RTE, with health probes", () => {
+    expect(deployment.spec.replicas).toBeGreaterThan(1);
+    expect(container.env).toContainEqual({ name: "PLAYFORM_LOCAL_RTE", value: "false" });
+    expect(container.readinessProbe.httpGet.path).toBe("/api/ready");
+    expect(container.livenessProbe.httpGet.path).toBe("/api/live");
+  });
+});
