@@ -1,4 +1,7 @@
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+
+const alias = { "@": path.resolve(import.meta.dirname) };
 
 // Three suites with different costs: unit (pure, fast), integration (real app + RTE +
 // ansible-playbook + databases), e2e (real Chromium). `npm test` runs all three.
@@ -6,13 +9,15 @@ export default defineConfig({
   test: {
     projects: [
       {
+        resolve: { alias },
         test: {
           name: "unit",
-          include: ["test/unit/**/*.test.ts", "server/**/*.test.ts"],
+          include: ["test/unit/**/*.test.ts", "server/**/*.test.ts", "components/**/*.test.ts"],
           environment: "node",
         },
       },
       {
+        resolve: { alias },
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
@@ -23,6 +28,7 @@ export default defineConfig({
         },
       },
       {
+        resolve: { alias },
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],

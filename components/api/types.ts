@@ -34,6 +34,8 @@ export interface FormField {
   min?: number;
   max?: number;
   maxLength?: number;
+  /** Number fields only: whole numbers. Sent by the server though docs/api.md omits it. */
+  integer?: boolean;
 }
 
 export interface FormSummary {
@@ -89,7 +91,9 @@ export interface OutputChunk {
 
 export interface OutputPage {
   chunks: OutputChunk[];
+  /** Seq of the last chunk of this page (the request's `after` when it is empty). */
   lastSeq: number;
+  /** The job is final and this page holds the rest of its output. */
   done: boolean;
 }
 

@@ -114,11 +114,11 @@ export function FormField({
         <input
           {...common}
           type="number"
-          inputMode="decimal"
+          inputMode={field.integer ? "numeric" : "decimal"}
           value={text}
           min={field.min}
           max={field.max}
-          step="any"
+          step={field.integer ? 1 : "any"}
           onChange={(e) => onChange(e.target.value)}
           className={inputClass(invalid, "max-w-48 tabular-nums")}
         />

@@ -3,10 +3,8 @@
  * updates the cache must hit exactly the key the matching query reads.
  */
 export const queryKeys = {
-  me: () => ["auth", "me"] as const,
   forms: () => ["forms"] as const,
   form: (name: string) => ["forms", name] as const,
-  jobs: () => ["jobs"] as const,
   jobLists: () => ["jobs", "list"] as const,
   jobList: (filter: { form?: string; limit: number }) => ["jobs", "list", filter] as const,
   job: (id: number) => ["jobs", "detail", id] as const,

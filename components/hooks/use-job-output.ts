@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { io, type Socket } from "socket.io-client";
-import { apiFetch } from "@/components/api/client";
+import { ApiError, apiFetch } from "@/components/api/client";
 import { parseChunksEvent, parseStatusEvent } from "@/components/api/live-events";
 import { type JobFollowRequest, type OutputChunk, type OutputPage } from "@/components/api/types";
 import { mergeChunks, type OutputBlock } from "@/components/jobs/output-blocks";
@@ -17,7 +17,7 @@ export type LiveConnection = "idle" | "connecting" | "live" | "offline";
 
 export interface JobOutput {
   blocks: OutputBlock[];
-  /** The first pages of stored output are in. */
+  /** The first read of the stored output is over (successful or not). */
   loaded: boolean;
   error: unknown;
   connection: LiveConnection;
@@ -25,11 +25,12 @@ export interface JobOutput {
 
 /**
  * The output of one job: first every stored chunk over HTTP, page by page, then live from
- * the socket.io `/ui` namespace. Every chunk carries a seq; whatever arrives at or below the
- * last seq seen is a duplicate (catch-up and live delivery overlap on purpose) and dropped.
- * On (re)connect the job is followed again from the last seq, so a dropped connection
- * loses nothing and repeats nothing. job:status events go straight into the job's query
- * cache, which is what the header renders.
+ * the socket.io `/ui` namespace. Every chunk carries a seq: a seq already shown is a
+ * duplicate (HTTP pages, the server's catch-up and live delivery overlap on purpose) and is
+ * dropped; an older unseen one is put in its place (see mergeChunks). On (re)connect the
+ * job is followed again from the highest seq, so a dropped connection neither loses nor
+ * repeats lines. job:status events go straight into the job's query cache, which is what
+ * the header renders.
  */
 export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
   const queryClient = useQueryClient();
@@ -61,11 +62,10 @@ export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
           { signal },
         );
         append(page.chunks);
-        // lastSeq of the page counts non-output records too, so it can stay ahead of the
-        // last chunk: the empty page that follows ends the loop.
-        if (page.chunks.length === 0) break;
-        if (page.chunks.length < PAGE_LIMIT && lastSeq.current >= page.lastSeq) break;
+        // A page that is not full is the end of what is stored right now.
+        if (page.chunks.length < PAGE_LIMIT) break;
       }
+      setError(null);
     },
     [jobId, append],
   );
@@ -82,11 +82,15 @@ export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
     void (async () => {
       try {
         await catchUp(controller.signal);
-        setLoaded(true);
       } catch (cause) {
         if (controller.signal.aborted) return;
         setError(cause);
+        // No such job (or not ours): there is nothing to follow either.
+        if (cause instanceof ApiError && (cause.status === 404 || cause.status === 403)) return;
       }
+      // Even after a failed first read: the socket's follow from seq 0 and the later
+      // catch-ups retry it, so the pane is not stuck on the error.
+      setLoaded(true);
       // A finished job gets no more output: the stored pages were all of it.
       if (disposed || jobFinalRef.current) return;
 

@@ -26,7 +26,7 @@ export function AbortButton({ job }: { job: Job }) {
         <>
           <span className="text-xs text-zinc-600">Stop this job?</span>
           <Button
-            variant="danger"
+            variant="dangerSolid"
             onClick={() => abort.mutate(undefined, { onSettled: () => setConfirming(false) })}
             disabled={abort.isPending}
             data-testid="abort-confirm"

@@ -32,6 +32,15 @@ export function JobRecap({ jobId }: { jobId: number }) {
   }
 
   const data = recap.data;
+  if (data.hosts.length === 0 && (data.plays?.length ?? 0) === 0) {
+    return (
+      <Panel title="Play recap">
+        <p className="text-sm text-zinc-500" data-testid="recap-missing">
+          No recap: the playbook stopped before any play ran.
+        </p>
+      </Panel>
+    );
+  }
   return (
     <div className="space-y-6">
       <Panel title="Play recap" bodyClassName="p-0">

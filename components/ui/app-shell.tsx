@@ -7,7 +7,7 @@ export function AppShell({ user, children }: { user: User; children: ReactNode }
   return (
     <>
       <Nav user={user} />
-      <main className="mx-auto max-w-7xl px-6 py-6">{children}</main>
+      <main className="mx-auto max-w-7xl px-4 py-6 sm:px-6">{children}</main>
     </>
   );
 }

@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { ButtonHTMLAttributes, ComponentProps } from "react";
 import { cx } from "./cx";
 
-type Variant = "primary" | "secondary" | "danger" | "ghost";
+type Variant = "primary" | "secondary" | "danger" | "dangerSolid" | "ghost";
 type Size = "sm" | "md";
 
 const base =
@@ -14,6 +14,7 @@ const variants: Record<Variant, string> = {
   primary: "bg-indigo-600 text-white shadow-sm hover:bg-indigo-500",
   secondary: "bg-white text-zinc-800 shadow-sm ring-1 ring-inset ring-zinc-300 hover:bg-zinc-50",
   danger: "bg-white text-red-700 shadow-sm ring-1 ring-inset ring-red-300 hover:bg-red-50",
+  dangerSolid: "bg-red-600 text-white shadow-sm hover:bg-red-500",
   ghost: "text-zinc-600 hover:bg-zinc-100 hover:text-zinc-900",
 };
 

@@ -103,16 +103,24 @@ describe("launching a form", () => {
     await page.waitForURL((url) => /^\/jobs\/\d+$/.test(url.pathname));
     const jobId = Number(new URL(page.url()).pathname.split("/").pop());
 
-    // Output lines on screen while the job is still queued or running, with the socket
-    // live: checked in one evaluation so both facts hold at the same moment.
+    // The playbook's own output (stdout, not just the runner's log lines) is on screen,
+    // message included, while the job is still queued or running and the socket is live.
+    // One evaluation checks all of it, so every fact holds at the same moment; the playbook
+    // sleeps two seconds after printing the message, which leaves the window open.
     await page.waitForFunction(
-      () => {
+      (expected) => {
         const status = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
-        const lines = document.querySelectorAll('[data-testid="job-output"] [data-line]').length;
+        const pane = document.querySelector('[data-testid="job-output"]');
+        const stdoutLines = pane?.querySelectorAll('[data-line][data-stream="stdout"]').length ?? 0;
         const connection = document.querySelector<HTMLElement>('[data-testid="live-indicator"]')?.dataset.connection;
-        return lines > 0 && (status === "running" || status === "queued") && connection === "live";
+        return (
+          stdoutLines > 0 &&
+          (pane?.textContent ?? "").includes(expected) &&
+          (status === "running" || status === "queued") &&
+          connection === "live"
+        );
       },
-      undefined,
+      text,
       { timeout: 60_000, polling: 100 },
     );
     await screenshot(page, "job-page-running");

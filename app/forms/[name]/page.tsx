@@ -1,16 +1,19 @@
 import type { Metadata } from "next";
 import { requireUser } from "@/components/auth/require-user";
 import { AppShell } from "@/components/ui/app-shell";
+import { decodeSegment } from "@/components/ui/decode";
 import { FormClient } from "./form-client";
 
 type Params = Promise<{ name: string }>;
 
+// Next 16 hands generateMetadata the decoded segment but the page the raw one (checked:
+// /forms/h%C3%A9 gives "hé" here and "h%C3%A9" below), so only the page decodes.
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return { title: decodeURIComponent((await params).name) };
+  return { title: (await params).name };
 }
 
 export default async function FormPage({ params }: { params: Params }) {
-  const name = decodeURIComponent((await params).name);
+  const name = decodeSegment((await params).name);
   const user = await requireUser(`/forms/${encodeURIComponent(name)}`);
   return (
     <AppShell user={user}>
