@@ -15,7 +15,9 @@ import { closeDb } from "./data/db";
 import { applyMigrations, migrationStatus } from "./data/migrate";
 import { provisionLocalRunner } from "./data/runners";
 import { RteHub } from "./hub/rte-hub";
-import { attachUiHub } from "./hub/ui-hub";
+import { LocalJobUpdateBus, PostgresJobUpdateBus, type JobUpdateBus } from "./hub/job-updates";
+import { UiHub } from "./hub/ui-hub";
+import { providerFromUrl } from "./data/database-url";
 import { Dispatcher } from "./jobs/dispatcher";
 import { LocalRte } from "./local-rte";
 import { findExecutable } from "./system";
@@ -54,7 +56,18 @@ async function main(): Promise<void> {
   runtime.nodeId = config.PLAYFORM_NODE_ID;
   const hub = new RteHub(config.PLAYFORM_NODE_ID);
   hub.attach(io);
-  attachUiHub(io);
+  // With PostgreSQL several app nodes may serve one job's followers: news goes through NOTIFY.
+  let bus: JobUpdateBus;
+  if (providerFromUrl(config.DATABASE_URL) === "postgresql") {
+    const pgBus = new PostgresJobUpdateBus(config.DATABASE_URL);
+    await pgBus.start();
+    bus = pgBus;
+  } else {
+    bus = new LocalJobUpdateBus();
+  }
+  const uiHub = new UiHub(bus);
+  uiHub.attach(io);
+  runtime.publishJobUpdate = (update) => uiHub.publish(update);
   const dispatcher = new Dispatcher(hub, {
     queueMinutes: config.RTE_QUEUE_MINUTES,
     heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS,
@@ -104,6 +117,7 @@ async function main(): Promise<void> {
       await localRte?.stop();
       hub.close();
       await new Promise<void>((resolve) => io.close(() => resolve()));
+      await bus.close();
       await closeDb();
       process.exit(0);
     })();

@@ -4,11 +4,14 @@
  * both see.
  */
 import type { Server as SocketServer } from "socket.io";
+import type { JobUpdate } from "./hub/job-updates";
 
 export interface PlayformRuntime {
   io: SocketServer | null;
   nodeId: string;
   kickDispatcher: () => void;
+  /** Tells every app node's followers of the job that it has new output and/or status. */
+  publishJobUpdate: (update: JobUpdate) => void;
   /** Closes the sockets this node holds for a runner (after revoke or rotate). */
   disconnectRunner: (runnerId: string, reason: string) => void;
   /** Why this node is not ready (database unreachable, migrations pending), or null when ready. */
@@ -23,6 +26,7 @@ export function playformRuntime(): PlayformRuntime {
     io: null,
     nodeId: "unset",
     kickDispatcher: () => undefined,
+    publishJobUpdate: () => undefined,
     disconnectRunner: () => undefined,
     notReadyReason: async () => "the server has not finished starting",
   };

@@ -20,7 +20,7 @@ import { getDb } from "../data/db";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
 import { manifestSchema } from "../jobs/manifest-schema";
-import { publishJobItems, publishJobStatus } from "./ui-hub";
+import { playformRuntime } from "../runtime";
 
 export interface RunnerLink {
   socket: Socket;
@@ -127,8 +127,9 @@ export class RteHub {
     // A runner can report only on jobs it was sent: anything else is dropped, not stored.
     if (!job || job.runnerId !== link.runnerId) return { acked: [], drop: true };
     const fresh = await storeJobItems(jobId, items);
-    if (fresh.length > 0) publishJobItems(jobId, fresh);
-    if (fresh.some((i) => i.kind === "start" || i.kind === "end")) await publishJobStatus(jobId);
+    const output = fresh.some((i) => i.kind === "output" || i.kind === "log");
+    const status = fresh.some((i) => i.kind === "start" || i.kind === "end");
+    if (output || status) playformRuntime().publishJobUpdate({ jobId, output, status });
     if (fresh.some((i) => i.kind === "end")) link.running.delete(jobId);
     return { acked: items.map((i) => i.seq) };
   }
@@ -175,7 +176,7 @@ export class RteHub {
     for (const { id } of orphans) {
       if (known.has(id)) continue;
       const reason = `runner ${link.runnerName} (${link.instanceId}) no longer has this job: it restarted while the playbook ran`;
-      if (await finishJob(id, "abandoned", null, reason)) await publishJobStatus(id);
+      if (await finishJob(id, "abandoned", null, reason)) playformRuntime().publishJobUpdate({ jobId: id, output: false, status: true });
     }
   }
 

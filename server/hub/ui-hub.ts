@@ -1,74 +1,128 @@
 /**
- * The `/ui` namespace: browsers following a job. A browser never talks to an RTE; it joins
- * the job's room here and receives only lines newer than the last one it has.
+ * The `/ui` namespace: browsers following a job. A browser never talks to an RTE; it follows
+ * the job here and receives only chunks newer than the last one it has, in order, each once.
+ *
+ * Every follower has a cursor (the last seq sent). Whatever the trigger (the follow request
+ * itself, new items stored on this node, news from another node), delivery is the same:
+ * read the chunks after the cursor from the database and send them. One read at a time per
+ * follower, and a trigger during a read causes one more read, so nothing stored is skipped.
  */
-import type { Server } from "socket.io";
+import type { Server, Socket } from "socket.io";
 import { z } from "zod";
 import { userForToken } from "../data/auth-tokens";
-import { getJobView, listOutput, type OutputChunk } from "../data/jobs";
-import type { JobItem } from "../protocol/rte-messages";
+import { getJobView, listOutput } from "../data/jobs";
 import { SESSION_COOKIE, readCookie } from "../auth/session";
-import { playformRuntime } from "../runtime";
+import type { JobUpdate, JobUpdateBus } from "./job-updates";
 
 export const UI_NAMESPACE = "/ui";
 const followSchema = z.object({ jobId: z.number().int().positive(), after: z.number().int().min(0).default(0) });
-const CATCH_UP_PAGE = 2_000;
+const PAGE = 2_000;
 
-const room = (jobId: number) => `job:${jobId}`;
-
-export function attachUiHub(io: Server): void {
-  const namespace = io.of(UI_NAMESPACE);
-  namespace.use((socket, next) => {
-    const auth = socket.handshake.auth as { token?: unknown } | undefined;
-    const token = typeof auth?.token === "string" ? auth.token : readCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
-    if (!token) return next(new Error("not logged in"));
-    void userForToken(token).then(
-      (user) => (user ? next() : next(new Error("session expired: log in again"))),
-      () => next(new Error("internal error")),
-    );
-  });
-  namespace.on("connection", (socket) => {
-    socket.on("job:follow", (payload: unknown) => {
-      const parsed = followSchema.safeParse(payload);
-      if (!parsed.success) return;
-      const { jobId, after } = parsed.data;
-      void (async () => {
-        // Join first, then catch up from the database: a chunk stored in between arrives
-        // twice at worst (the browser skips seqs it has), never not at all.
-        await socket.join(room(jobId));
-        let cursor = after;
-        for (;;) {
-          const chunks = await listOutput(jobId, cursor, CATCH_UP_PAGE);
-          if (chunks.length === 0) break;
-          socket.emit("job:chunks", { jobId, chunks });
-          cursor = chunks[chunks.length - 1]!.seq;
-          if (chunks.length < CATCH_UP_PAGE) break;
-        }
-        const job = await getJobView(jobId);
-        if (job) socket.emit("job:status", { jobId, job });
-      })().catch((error: unknown) => console.error(`[ui-hub] follow of job ${jobId} failed:`, error));
-    });
-    socket.on("job:unfollow", (payload: unknown) => {
-      const parsed = followSchema.safeParse(payload);
-      if (parsed.success) void socket.leave(room(parsed.data.jobId));
-    });
-  });
+interface Follower {
+  socket: Socket;
+  jobId: number;
+  cursor: number;
+  reading: boolean;
+  again: boolean;
 }
 
-export function publishJobItems(jobId: number, items: JobItem[]): void {
-  const io = playformRuntime().io;
-  if (!io) return;
-  const chunks: OutputChunk[] = [];
-  for (const item of items) {
-    if (item.kind === "output") chunks.push({ seq: item.seq, stream: item.stream, text: item.text });
-    else if (item.kind === "log") chunks.push({ seq: item.seq, stream: "rte", text: item.text });
+export class UiHub {
+  /** jobId -> followers on this node. */
+  private readonly followers = new Map<number, Set<Follower>>();
+
+  constructor(private readonly bus: JobUpdateBus) {
+    bus.subscribe((update) => this.onUpdate(update));
   }
-  if (chunks.length > 0) io.of(UI_NAMESPACE).to(room(jobId)).emit("job:chunks", { jobId, chunks });
-}
 
-export async function publishJobStatus(jobId: number): Promise<void> {
-  const io = playformRuntime().io;
-  if (!io) return;
-  const job = await getJobView(jobId);
-  if (job) io.of(UI_NAMESPACE).to(room(jobId)).emit("job:status", { jobId, job });
+  attach(io: Server): void {
+    const namespace = io.of(UI_NAMESPACE);
+    namespace.use((socket, next) => {
+      const auth = socket.handshake.auth as { token?: unknown } | undefined;
+      const token = typeof auth?.token === "string" ? auth.token : readCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
+      if (!token) return next(new Error("not logged in"));
+      void userForToken(token).then(
+        (user) => (user ? next() : next(new Error("session expired: log in again"))),
+        () => next(new Error("internal error")),
+      );
+    });
+    namespace.on("connection", (socket) => {
+      const mine = new Map<number, Follower>();
+      socket.on("job:follow", (payload: unknown) => {
+        const parsed = followSchema.safeParse(payload);
+        if (!parsed.success) return;
+        const { jobId, after } = parsed.data;
+        this.remove(mine.get(jobId));
+        const follower: Follower = { socket, jobId, cursor: after, reading: false, again: false };
+        mine.set(jobId, follower);
+        let set = this.followers.get(jobId);
+        if (!set) this.followers.set(jobId, (set = new Set()));
+        set.add(follower);
+        this.pump(follower);
+        void this.sendStatus(jobId, [follower]);
+      });
+      socket.on("job:unfollow", (payload: unknown) => {
+        const parsed = followSchema.safeParse(payload);
+        if (!parsed.success) return;
+        this.remove(mine.get(parsed.data.jobId));
+        mine.delete(parsed.data.jobId);
+      });
+      socket.on("disconnect", () => {
+        for (const follower of mine.values()) this.remove(follower);
+        mine.clear();
+      });
+    });
+  }
+
+  /** Tells every app node (this one included) that a job has news. */
+  publish(update: JobUpdate): void {
+    this.bus.publish(update);
+  }
+
+  private onUpdate(update: JobUpdate): void {
+    const set = this.followers.get(update.jobId);
+    if (!set || set.size === 0) return;
+    if (update.output) for (const follower of set) this.pump(follower);
+    if (update.status) void this.sendStatus(update.jobId, [...set]);
+  }
+
+  private pump(follower: Follower): void {
+    if (follower.reading) {
+      follower.again = true;
+      return;
+    }
+    follower.reading = true;
+    void (async () => {
+      try {
+        do {
+          follower.again = false;
+          for (;;) {
+            const chunks = await listOutput(follower.jobId, follower.cursor, PAGE);
+            if (chunks.length === 0 || !follower.socket.connected) break;
+            follower.cursor = chunks[chunks.length - 1]!.seq;
+            follower.socket.emit("job:chunks", { jobId: follower.jobId, chunks });
+            if (chunks.length < PAGE) break;
+          }
+        } while (follower.again && follower.socket.connected);
+      } finally {
+        // In the same synchronous step as the loop's last check: a trigger cannot slip between.
+        follower.reading = false;
+      }
+    })().catch((error: unknown) => console.error(`[ui-hub] sending output of job ${follower.jobId} failed:`, error));
+  }
+
+  private async sendStatus(jobId: number, to: Follower[]): Promise<void> {
+    try {
+      const job = await getJobView(jobId);
+      if (job) for (const follower of to) follower.socket.emit("job:status", { jobId, job });
+    } catch (error) {
+      console.error(`[ui-hub] sending the status of job ${jobId} failed:`, error);
+    }
+  }
+
+  private remove(follower: Follower | undefined): void {
+    if (!follower) return;
+    const set = this.followers.get(follower.jobId);
+    set?.delete(follower);
+    if (set?.size === 0) this.followers.delete(follower.jobId);
+  }
 }

@@ -13,7 +13,7 @@
 import { getDb } from "../data/db";
 import { finishJob, getJobForDispatch } from "../data/jobs";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
-import { publishJobStatus } from "../hub/ui-hub";
+import { playformRuntime } from "../runtime";
 import { CONTRACT_VERSION, RteEvents, claimAnswerSchema, jobOptionsSchema, type JobDispatch } from "../protocol/rte-messages";
 import { formDefinitionSchema } from "../forms/definition";
 import { secretValues, type FormValues } from "../forms/values";
@@ -26,6 +26,10 @@ export interface DispatcherOptions {
 }
 
 const CLAIM_TIMEOUT_MS = 10_000;
+
+function publishStatus(jobId: number): void {
+  playformRuntime().publishJobUpdate({ jobId, output: false, status: true });
+}
 
 type DispatchableJob = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
 
@@ -84,7 +88,7 @@ export class Dispatcher {
     });
     for (const job of queued) {
       if (job.abortRequested) {
-        if (await finishJob(job.id, "aborted", null, "aborted while queued")) await publishJobStatus(job.id);
+        if (await finishJob(job.id, "aborted", null, "aborted while queued")) publishStatus(job.id);
         continue;
       }
       const link = this.hub.availableLinks(job.runnerId!)[0];
@@ -139,12 +143,12 @@ export class Dispatcher {
       if (answer.data.reason === "full" || answer.data.reason === "stopping") return putBack(answer.data.message);
       link.running.delete(job.id);
       if (await finishJob(job.id, "failed", null, `runner ${link.runnerName} refused the job: ${answer.data.message}`)) {
-        await publishJobStatus(job.id);
+        publishStatus(job.id);
       }
       return;
     }
     await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { status: "running" } });
-    await publishJobStatus(job.id);
+    publishStatus(job.id);
   }
 
   private async sendCancels(): Promise<void> {
@@ -172,7 +176,7 @@ export class Dispatcher {
     });
     for (const { id } of expired) {
       const reason = `no runner took the job within ${this.options.queueMinutes} minute(s) (RTE_QUEUE_MINUTES): its runner was full or disconnected`;
-      if (await finishJob(id, "failed", null, reason)) await publishJobStatus(id);
+      if (await finishJob(id, "failed", null, reason)) publishStatus(id);
     }
   }
 
@@ -184,7 +188,7 @@ export class Dispatcher {
     });
     for (const job of jobs) {
       const reason = `runner ${job.runner?.name ?? "?"} sent no heartbeat since ${job.runner?.lastHeartbeatAt?.toISOString() ?? "ever"}`;
-      if (await finishJob(job.id, "abandoned", null, reason)) await publishJobStatus(job.id);
+      if (await finishJob(job.id, "abandoned", null, reason)) publishStatus(job.id);
     }
   }
 }

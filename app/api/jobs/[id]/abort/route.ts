@@ -11,5 +11,6 @@ export const POST = route(async (request: Request, { params }: { params: Promise
   if (FINAL_STATUSES.includes(job.status)) throw new AppError("conflict", `job ${job.id} already ended (${job.status})`);
   await requestAbort(job.id);
   playformRuntime().kickDispatcher();
+  playformRuntime().publishJobUpdate({ jobId: job.id, output: false, status: true });
   return NextResponse.json({ job: await requireJob(job.id) }, { status: 202 });
 });

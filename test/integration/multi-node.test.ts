@@ -1,0 +1,73 @@
+/**
+ * Two app nodes on one PostgreSQL database: the runner is connected to node A only, the job is
+ * launched and followed on node B. Node A dispatches it (the database is the queue) and its
+ * output reaches B's follower through LISTEN/NOTIFY, in order and exactly once.
+ */
+import { io, type Socket } from "socket.io-client";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { adminToken, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
+import { startPostgres, type TestPostgres } from "../support/postgres";
+
+let postgres: TestPostgres;
+let nodeA: RunningPlayform;
+let nodeB: RunningPlayform;
+let socket: Socket | undefined;
+
+beforeAll(async () => {
+  postgres = await startPostgres();
+  nodeA = await startPlayform({ env: { DATABASE_URL: postgres.url, PLAYFORM_NODE_ID: "node-a" } });
+  nodeB = await startPlayform({
+    env: { DATABASE_URL: postgres.url, PLAYFORM_NODE_ID: "node-b", PLAYFORM_LOCAL_RTE: "false", PLAYFORM_ADMIN_PASSWORD: nodeA.adminPassword },
+  });
+});
+afterAll(async () => {
+  socket?.close();
+  await nodeB?.stop();
+  await nodeA?.stop();
+  await postgres?.stop();
+});
+
+it("runs a job launched on node B through the runner held by node A, streaming to B's follower", async () => {
+  const token = await adminToken(nodeB);
+  const launch = await fetch(`${nodeB.url}/api/jobs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ form: "hello-world", values: { message: "across nodes" } }),
+  });
+  expect(launch.status).toBe(201);
+  const { id } = (await launch.json()) as { id: number };
+
+  const received: { seq: number; text: string }[] = [];
+  let finalStatus = "";
+  socket = io(`${nodeB.url}/ui`, { auth: { token }, transports: ["websocket"] });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`job ${id} did not finish on node B's socket; got ${received.length} chunks`)), 90_000);
+    socket!.on("job:chunks", (message: { jobId: number; chunks: { seq: number; text: string }[] }) => {
+      if (message.jobId === id) received.push(...message.chunks);
+    });
+    socket!.on("job:status", (message: { jobId: number; job: { status: string } }) => {
+      if (message.jobId !== id) return;
+      finalStatus = message.job.status;
+      if (["success", "failed", "aborted", "abandoned"].includes(finalStatus)) {
+        clearTimeout(timer);
+        // The end is stored after the last output; give the last NOTIFY a moment.
+        setTimeout(resolve, 500);
+      }
+    });
+    socket!.on("connect", () => socket!.emit("job:follow", { jobId: id, after: 0 }));
+  });
+
+  expect(finalStatus).toBe("success");
+  const seqs = received.map((c) => c.seq);
+  expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  expect(new Set(seqs).size).toBe(seqs.length);
+  expect(received.map((c) => c.text).join("")).toContain("across nodes");
+  expect(received.map((c) => c.text).join("")).toContain("PLAY RECAP");
+
+  const all = await storedSeqs(nodeA, id);
+  expect(all).toEqual(all.map((_, i) => i + 1));
+  const job = (await (await fetch(`${nodeB.url}/api/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+  expect(job.job.runner).toBe("local");
+  expect(nodeA.output()).toMatch(/runner local instance local-0 connected/);
+  expect(nodeB.output()).not.toMatch(/runner local instance/);
+});
