@@ -24,7 +24,11 @@ export class LocalRte {
   start(): void {
     const [command, ...args] = this.options.entry;
     const child = execa(command!, args, {
+      // Only what a runner may know: the app's own secrets (database, encryption key, admin
+      // password) stay with the app, exactly as for a runner on another machine.
+      extendEnv: false,
       env: {
+        ...runnerEnvironment(process.env),
         APP_URL: this.options.appUrl,
         RTE_TOKEN: this.options.token,
         RTE_INSTANCE_ID: "local-0",
@@ -32,9 +36,6 @@ export class LocalRte {
         PORT: String(this.options.port),
         RTE_SPOOL_PATH: process.env.RTE_SPOOL_PATH ?? path.resolve("data/rte/spool"),
         RTE_WORK_DIR: process.env.RTE_WORK_DIR ?? path.resolve("data/rte/work"),
-        // The app's own secrets stay with the app.
-        DATABASE_URL: undefined,
-        PLAYFORM_ADMIN_PASSWORD: undefined,
       },
       stdout: "inherit",
       stderr: "inherit",
@@ -57,4 +58,13 @@ export class LocalRte {
     this.child.kill("SIGTERM");
     await this.child;
   }
+}
+
+function runnerEnvironment(parent: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parent)) {
+    if (value === undefined || key.startsWith("PLAYFORM_") || key === "DATABASE_URL" || key === "ENCRYPTION_SECRET") continue;
+    env[key] = value;
+  }
+  return env;
 }

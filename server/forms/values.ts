@@ -63,7 +63,8 @@ export function validateValues(
     if (!known.has(name)) errors[name] = "is not a field of this form";
   }
   for (const field of form.fields) {
-    const checked = checkField(field, input[field.name]);
+    // Own properties only: a field named "constructor" must not read Object.prototype's.
+    const checked = checkField(field, Object.hasOwn(input, field.name) ? input[field.name] : undefined);
     if (checked.ok) values[field.name] = checked.value;
     else errors[field.name] = checked.message;
   }
@@ -96,6 +97,27 @@ export function redactValues(form: FormDefinition, values: FormValues): FormValu
   return redacted;
 }
 
-export function secretValues(form: FormDefinition, values: FormValues): string[] {
-  return form.fields.flatMap((f) => (f.type === "password" && typeof values[f.name] === "string" ? [values[f.name] as string] : []));
+/** The password values to mask in output (unwrapped when they were sent as unsafe strings). */
+export function secretValues(form: FormDefinition, values: Record<string, unknown>): string[] {
+  return form.fields.flatMap((f) => {
+    if (f.type !== "password") return [];
+    const value = values[f.name];
+    if (typeof value === "string") return [value];
+    if (typeof value === "object" && value !== null && "__ansible_unsafe" in value && typeof value.__ansible_unsafe === "string") {
+      return [value.__ansible_unsafe];
+    }
+    return [];
+  });
+}
+
+/** Extravars split into what may be written in the visible file and the password values. */
+export function splitSecretExtravars(
+  form: FormDefinition,
+  extravars: Record<string, unknown>,
+): { visible: Record<string, unknown>; hidden: Record<string, unknown> } {
+  const secret = new Set(form.fields.filter((f) => f.type === "password").map((f) => f.name));
+  const visible: Record<string, unknown> = {};
+  const hidden: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(extravars)) (secret.has(name) ? hidden : visible)[name] = value;
+  return { visible, hidden };
 }

@@ -92,7 +92,6 @@ export class RteHub {
     this.links.get(key)?.socket.disconnect(true);
     this.links.set(key, link);
     console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} connected (capacity ${link.capacity})`);
-    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version);
 
     socket.on(RteEvents.items, (payload: unknown, ack?: (answer: ItemsAck) => void) => {
       void this.onItems(link, payload).then(
@@ -114,6 +113,9 @@ export class RteHub {
       console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} disconnected (${reason})`);
       void recordInstanceDisconnected(link.runnerId, link.instanceId, this.nodeId);
     });
+    // After the handlers: what the RTE sends right after connecting (its state, resent items)
+    // must not arrive before anyone listens.
+    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version);
   }
 
   private async onItems(link: RunnerLink, payload: unknown): Promise<ItemsAck> {
@@ -138,7 +140,10 @@ export class RteHub {
     const parsed = filesRequestSchema.safeParse(payload);
     if (!parsed.success) return { files: [], error: "malformed files request" };
     const job = await getJobForDispatch(parsed.data.jobId);
-    if (!job || job.runnerId !== link.runnerId || job.status !== "running") {
+    // The RTE may ask before its claim answer has been recorded: a job dispatched to this very
+    // instance counts, whether its status already says running or not.
+    const dispatchedHere = job?.dispatchedAt != null && job.instanceId === link.instanceId && job.status === "queued";
+    if (!job || job.runnerId !== link.runnerId || (job.status !== "running" && !dispatchedHere)) {
       return { files: [], error: `job ${parsed.data.jobId} is not running on this runner` };
     }
     try {

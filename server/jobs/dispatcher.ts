@@ -16,7 +16,7 @@ import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import { playformRuntime } from "../runtime";
 import { CONTRACT_VERSION, RteEvents, claimAnswerSchema, jobOptionsSchema, type JobDispatch } from "../protocol/rte-messages";
 import { formDefinitionSchema } from "../forms/definition";
-import { secretValues, type FormValues } from "../forms/values";
+import { secretValues, splitSecretExtravars } from "../forms/values";
 import { sealForJob } from "../security/seal";
 import { manifestSchema } from "./manifest-schema";
 
@@ -111,8 +111,10 @@ export class Dispatcher {
       await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
     };
     const form = formDefinitionSchema.parse(job.form.definition);
-    const extravars = (job.extravars ?? {}) as Record<string, unknown>;
-    const secrets = { hiddenExtravars: {}, vaultPassword: null, maskValues: secretValues(form, extravars as FormValues) };
+    const { visible: extravars, hidden } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
+    // Password values travel sealed and land in the hidden extravars file, which is always
+    // deleted after the run (keepExtravars keeps only the visible one).
+    const secrets = { hiddenExtravars: hidden, vaultPassword: null, maskValues: secretValues(form, hidden) };
     const message: JobDispatch = {
       v: CONTRACT_VERSION,
       jobId: job.id,

@@ -123,7 +123,9 @@ export class RteAgent {
     return {
       v: CONTRACT_VERSION,
       running: [...this.runs.keys()],
-      spooled: this.spool.jobIds(),
+      // Only jobs with items still to deliver: a recovered job whose items are all acknowledged
+      // is not "held" here, and the app must be free to abandon it.
+      spooled: this.spool.jobIds().filter((id) => this.spool.pending(id).length > 0),
       capacity: this.env.RTE_MAX_JOBS,
       draining: this.draining,
     };

@@ -107,7 +107,10 @@ export class OutputBatcher {
     const now = Date.now();
     // A partial line (a prompt, a progress dot) is held back one interval at most.
     const partialIsStale = state.partialSince !== null && now - state.partialSince >= this.options.intervalMs;
-    const takeAll = final || partialIsStale || state.pending.length >= this.options.maxBatchBytes * 4;
+    // A stale partial is sent only while it is still the only thing waiting: once a newline came,
+    // the text after it is a new partial line that must wait its own turn (it may end in the
+    // middle of a secret).
+    const takeAll = final || (partialIsStale && cut === 0) || state.pending.length >= this.options.maxBatchBytes * 4;
     const end = takeAll ? state.pending.length : cut;
     const text = state.pending.slice(0, end);
     state.pending = state.pending.slice(end);

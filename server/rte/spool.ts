@@ -16,6 +16,8 @@ interface JobSpool {
   acked: number;
   pending: JobItem[];
   ended: boolean;
+  /** Left by a previous run of this RTE: its playbook is gone, only delivery remains. */
+  recovered: boolean;
 }
 
 export class Spool {
@@ -34,7 +36,12 @@ export class Spool {
       const acked = this.readAcked(jobId);
       const pending = items.filter((i) => i.seq > acked);
       const nextSeq = items.reduce((max, i) => Math.max(max, i.seq), 0) + 1;
-      this.jobs.set(jobId, { nextSeq, acked, pending, ended: items.some((i) => i.kind === "end") });
+      if (pending.length === 0) {
+        // Everything was delivered: nothing to resend, and the playbook did not survive.
+        this.drop(jobId);
+        continue;
+      }
+      this.jobs.set(jobId, { nextSeq, acked, pending, ended: items.some((i) => i.kind === "end"), recovered: true });
     }
     return [...this.jobs.keys()];
   }
@@ -42,7 +49,7 @@ export class Spool {
   open(jobId: number): void {
     if (this.jobs.has(jobId)) return;
     fs.mkdirSync(this.jobDir(jobId), { recursive: true });
-    this.jobs.set(jobId, { nextSeq: 1, acked: 0, pending: [], ended: false });
+    this.jobs.set(jobId, { nextSeq: 1, acked: 0, pending: [], ended: false, recovered: false });
   }
 
   /** Numbers the items, writes them durably, and keeps them pending until acknowledged. */
@@ -75,7 +82,7 @@ export class Spool {
       job.acked = watermark;
       fs.writeFileSync(path.join(this.jobDir(jobId), "acked"), String(watermark));
     }
-    if (job.ended && job.pending.length === 0) this.drop(jobId);
+    if ((job.ended || job.recovered) && job.pending.length === 0) this.drop(jobId);
   }
 
   /** Forgets a job entirely (its end was stored, or the app says it is not ours). */
@@ -105,8 +112,16 @@ export class Spool {
   private readItems(jobId: number): JobItem[] {
     const file = path.join(this.jobDir(jobId), "items.jsonl");
     if (!fs.existsSync(file)) return [];
+    let text = fs.readFileSync(file, "utf8");
+    const complete = text.lastIndexOf("\n") + 1;
+    if (complete < text.length) {
+      // A torn last line from a crash mid-write: that item was never sent. Cut it off, or the
+      // next append would be glued to it and lost as well.
+      fs.truncateSync(file, Buffer.byteLength(text.slice(0, complete)));
+      text = text.slice(0, complete);
+    }
     const items: JobItem[] = [];
-    for (const line of fs.readFileSync(file, "utf8").split("\n")) {
+    for (const line of text.split("\n")) {
       if (!line) continue;
       try {
         items.push(JSON.parse(line) as JobItem);

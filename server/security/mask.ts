@@ -15,7 +15,13 @@ function encodings(secret: string): string[] {
   const unpadded = base64.replace(/=+$/, "");
   const urlSafe = unpadded.replace(/\+/g, "-").replace(/\//g, "_");
   const json = JSON.stringify(secret).slice(1, -1);
-  return [secret, base64, unpadded, urlSafe, encodeURIComponent(secret), json];
+  const uri = encodeURIComponent(secret);
+  // Python's quote() (ansible's `urlencode` filter) also escapes !'()* and keeps "/";
+  // quote_plus() writes spaces as "+".
+  const python = uri.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const pythonKeepSlash = python.replace(/%2F/g, "/");
+  const plus = python.replace(/%20/g, "+");
+  return [secret, base64, unpadded, urlSafe, uri, python, pythonKeepSlash, plus, json];
 }
 
 function escapeRegExp(text: string): string {

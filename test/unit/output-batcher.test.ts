@@ -1,0 +1,231 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { createMasker } from "../../server/security/mask";
+import { OutputBatcher, type BatcherOptions } from "../../server/rte/output-batcher";
+import type { UnnumberedItem } from "../../server/rte/spool";
+
+const T0 = 1_700_000_000_000;
+const INTERVAL = 500;
+
+let emitted: UnnumberedItem[][];
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
+  vi.setSystemTime(T0);
+  emitted = [];
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function batcher(options: Partial<BatcherOptions> = {}): OutputBatcher {
+  const b = new OutputBatcher({
+    intervalMs: INTERVAL,
+    maxBatchBytes: 64 * 1024,
+    maxBuffer: 50 * 1024 * 1024,
+    mask: (text) => text,
+    emit: (items) => emitted.push(items),
+    ...options,
+  });
+  b.start();
+  return b;
+}
+
+/** Everything emitted so far on one stream, concatenated. */
+function streamText(stream: "stdout" | "stderr"): string {
+  return emitted
+    .flat()
+    .map((item) => (item.kind === "output" && item.stream === stream ? item.text : ""))
+    .join("");
+}
+
+const ts = (ms: number) => (T0 + ms) / 1000;
+
+describe("OutputBatcher: batching", () => {
+  it("emits whole lines at each interval, not before", () => {
+    const b = batcher();
+    b.write("stdout", "line 1\nline 2\n");
+    vi.advanceTimersByTime(INTERVAL - 1);
+    expect(emitted).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(emitted).toEqual([[{ kind: "output", stream: "stdout", text: "line 1\nline 2\n", ts: ts(500) }]]);
+    b.stop();
+  });
+
+  it("holds a partial line back until it is completed", () => {
+    const b = batcher();
+    b.write("stdout", "done\npart");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toEqual([[{ kind: "output", stream: "stdout", text: "done\n", ts: ts(500) }]]);
+    vi.advanceTimersByTime(100);
+    b.write("stdout", "ial line\n");
+    vi.advanceTimersByTime(400);
+    expect(emitted[1]).toEqual([{ kind: "output", stream: "stdout", text: "partial line\n", ts: ts(1000) }]);
+    b.stop();
+  });
+
+  it("emits a partial line that stays partial after one more interval (a prompt, progress dots)", () => {
+    const b = batcher();
+    b.write("stdout", "Continue? ");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toEqual([]);
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toEqual([[{ kind: "output", stream: "stdout", text: "Continue? ", ts: ts(1000) }]]);
+    b.stop();
+  });
+
+  it("flushes at once when 64 KB are waiting, without waiting for the interval", () => {
+    const b = batcher();
+    const line = `${"x".repeat(63)}\n`;
+    b.write("stdout", line.repeat(1023));
+    expect(emitted).toEqual([]);
+    b.write("stdout", line);
+    expect(emitted).toHaveLength(1);
+    expect(emitted[0]).toEqual([{ kind: "output", stream: "stdout", text: line.repeat(1024), ts: ts(0) }]);
+    b.stop();
+  });
+
+  it("keeps stdout and stderr apart, stdout first", () => {
+    const b = batcher();
+    b.write("stderr", "warn\n");
+    b.write("stdout", "out\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toEqual([
+      [
+        { kind: "output", stream: "stdout", text: "out\n", ts: ts(500) },
+        { kind: "output", stream: "stderr", text: "warn\n", ts: ts(500) },
+      ],
+    ]);
+    b.stop();
+  });
+
+  it("stop() emits what is left, partial lines included, and no timer fires afterwards", () => {
+    const b = batcher();
+    b.write("stdout", "no newline at the end");
+    b.stop();
+    expect(emitted).toEqual([[{ kind: "output", stream: "stdout", text: "no newline at the end", ts: ts(0) }]]);
+    b.write("stdout", "late\n");
+    vi.advanceTimersByTime(10 * INTERVAL);
+    expect(emitted).toHaveLength(1);
+  });
+});
+
+describe("OutputBatcher: masking", () => {
+  const SECRET = "hunter2-secret";
+
+  it("masks output and log items", () => {
+    const b = batcher({ mask: createMasker([SECRET]) });
+    b.write("stdout", `pw=${SECRET}\n`);
+    b.log(`could not use ${SECRET}`);
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toEqual([
+      [
+        { kind: "output", stream: "stdout", text: "pw=********\n", ts: ts(500) },
+        { kind: "log", text: "could not use ********\n", ts: ts(500) },
+      ],
+    ]);
+    b.stop();
+  });
+
+  it("masks a secret that arrives in two writes with an interval tick between them", () => {
+    const b = batcher({ mask: createMasker([SECRET]) });
+    vi.advanceTimersByTime(INTERVAL - 1);
+    b.write("stdout", "password is hunter2-");
+    vi.advanceTimersByTime(1); // tick: the partial line is held
+    b.write("stdout", "secret\n");
+    vi.advanceTimersByTime(INTERVAL);
+    b.stop();
+    expect(streamText("stdout")).toBe("password is ********\n");
+    expect(JSON.stringify(emitted)).not.toContain("hunter2");
+  });
+
+  it("masks a secret split across writes even when an older partial line was held before it", () => {
+    const b = batcher({ mask: createMasker([SECRET]) });
+    b.write("stdout", "waiting..."); // partial line, held at the 500 ms tick
+    vi.advanceTimersByTime(INTERVAL + 400);
+    // 900 ms: the held line ends and a new line starts, cut inside the secret by the pipe.
+    b.write("stdout", " done\npassword is hunter2-");
+    vi.advanceTimersByTime(100); // 1000 ms tick
+    b.write("stdout", "secret\n");
+    vi.advanceTimersByTime(INTERVAL);
+    b.stop();
+    expect(streamText("stdout")).toBe("waiting... done\npassword is ********\n");
+    expect(JSON.stringify(emitted)).not.toContain("hunter2");
+  });
+});
+
+describe("OutputBatcher: PROCESS_MAX_BUFFER", () => {
+  it("logs one warning and drops the rest of that stream only", () => {
+    const b = batcher({ maxBuffer: 100 });
+    b.write("stdout", `${"a".repeat(59)}\n`);
+    b.write("stdout", `${"b".repeat(59)}\n`); // 120 bytes: over the limit
+    b.write("stdout", "c\n");
+    b.write("stderr", `${"e".repeat(59)}\n`);
+    vi.advanceTimersByTime(INTERVAL);
+    b.write("stdout", "d\n");
+    b.write("stderr", "f\n");
+    vi.advanceTimersByTime(INTERVAL);
+    b.stop();
+    expect(streamText("stdout")).toBe(`${"a".repeat(59)}\n`);
+    expect(streamText("stderr")).toBe(`${"e".repeat(59)}\nf\n`);
+    const logs = emitted.flat().filter((i) => i.kind === "log");
+    expect(logs).toEqual([
+      {
+        kind: "log",
+        text: "stdout exceeded 100 bytes (PROCESS_MAX_BUFFER): the rest of stdout is not stored; the playbook continues\n",
+        ts: ts(500),
+      },
+    ]);
+  });
+
+  it("counts bytes, not characters", () => {
+    const b = batcher({ maxBuffer: 10 });
+    b.write("stdout", "ééééé\n"); // 11 bytes, 6 characters
+    b.stop();
+    expect(streamText("stdout")).toBe("");
+    expect(emitted.flat().map((i) => i.kind)).toEqual(["log"]);
+  });
+});
+
+describe("OutputBatcher: callback plugin events", () => {
+  it("parses JSON lines split across writes, in order", () => {
+    const b = batcher();
+    b.writeEvents('{"event":"play_start","n":1}\n{"event":"task_st');
+    b.writeEvents('art","n":2}\n{"event"');
+    b.writeEvents(':"stats","n":3}\n');
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toEqual([
+      [
+        {
+          kind: "events",
+          events: [
+            { event: "play_start", n: 1 },
+            { event: "task_start", n: 2 },
+            { event: "stats", n: 3 },
+          ],
+          ts: ts(500),
+        },
+      ],
+    ]);
+    b.stop();
+  });
+
+  it("turns a malformed event line into a log item and keeps the good ones", () => {
+    const b = batcher();
+    b.writeEvents('{"ok":1}\nnot json at all\n\n{"ok":2}\n');
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toEqual([
+      [
+        { kind: "events", events: [{ ok: 1 }, { ok: 2 }], ts: ts(500) },
+        { kind: "log", text: "ignored a malformed event line from the callback plugin (15 characters)\n", ts: ts(500) },
+      ],
+    ]);
+    b.stop();
+  });
+
+  it("parses a last event line without newline at stop()", () => {
+    const b = batcher();
+    b.writeEvents('{"last":true}');
+    b.stop();
+    expect(emitted).toEqual([[{ kind: "events", events: [{ last: true }], ts: ts(0) }]]);
+  });
+});

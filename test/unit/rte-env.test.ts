@@ -1,0 +1,101 @@
+import { hostname } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { RTE_OWN_VARIABLES, loadRteEnv } from "../../server/rte/env";
+
+/** An environment with only these variables (NODE_ENV is required by the ProcessEnv type only). */
+function vars(values: Record<string, string>): NodeJS.ProcessEnv {
+  return values as NodeJS.ProcessEnv;
+}
+
+function loadError(values: Record<string, string>): string {
+  try {
+    loadRteEnv(vars(values));
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return "loaded";
+}
+
+describe("loadRteEnv", () => {
+  it("trims a trailing newline (a Kubernetes Secret) from the token", () => {
+    expect(loadRteEnv(vars({ RTE_TOKEN: "pfr_abc\n" })).RTE_TOKEN).toBe("pfr_abc");
+    expect(loadRteEnv(vars({ RTE_TOKEN: " pfr_abc\r\n" })).RTE_TOKEN).toBe("pfr_abc");
+  });
+
+  it("refuses an empty token (or one of whitespace only), naming RTE_TOKEN", () => {
+    expect(loadError({ RTE_TOKEN: "" })).toBe("invalid RTE configuration:\n  RTE_TOKEN: is empty");
+    expect(loadError({ RTE_TOKEN: "\n" })).toBe("invalid RTE configuration:\n  RTE_TOKEN: is empty");
+  });
+
+  it("has no token when RTE_TOKEN is absent (the RTE then asks to join)", () => {
+    expect(loadRteEnv(vars({})).RTE_TOKEN).toBeUndefined();
+  });
+
+  it("has the documented defaults", () => {
+    const env = loadRteEnv(vars({ RTE_TOKEN: "t" }));
+    expect(env).toEqual({
+      APP_URL: "http://127.0.0.1:3000",
+      RTE_TOKEN: "t",
+      RTE_RUNNER_NAME: hostname(),
+      RTE_STATE_PATH: "data/rte/state",
+      RTE_MODE: "outbound",
+      RTE_FILES: "transfer",
+      RTE_INSTANCE_ID: hostname(),
+      RTE_MAX_JOBS: 4,
+      RTE_SPOOL_PATH: "data/rte/spool",
+      RTE_WORK_DIR: "data/rte/work",
+      RTE_DRAIN_SECONDS: 60,
+      RTE_KILL_GRACE_SECONDS: 10,
+      PORT: 8000,
+      PROCESS_MAX_BUFFER: 50 * 1024 * 1024,
+      ANSIBLE_PLAYBOOK: "ansible-playbook",
+      spoolDir: path.resolve("data/rte/spool"),
+      workDir: path.resolve("data/rte/work"),
+      cacheDir: path.join(path.resolve("data/rte/work"), "cache"),
+      stateDir: path.resolve("data/rte/state"),
+    });
+  });
+
+  it("coerces numbers and resolves the folders", () => {
+    const env = loadRteEnv(vars({
+      RTE_TOKEN: "t",
+      RTE_MAX_JOBS: "2",
+      PORT: "0",
+      RTE_DRAIN_SECONDS: "45",
+      PROCESS_MAX_BUFFER: "1024",
+      RTE_SPOOL_PATH: "/var/spool/rte",
+      RTE_WORK_DIR: "/var/lib/rte",
+      RTE_INSTANCE_ID: "runner-a-0",
+    }));
+    expect([env.RTE_MAX_JOBS, env.PORT, env.RTE_DRAIN_SECONDS, env.PROCESS_MAX_BUFFER]).toEqual([2, 0, 45, 1024]);
+    expect([env.spoolDir, env.workDir, env.cacheDir, env.RTE_INSTANCE_ID]).toEqual(["/var/spool/rte", "/var/lib/rte", "/var/lib/rte/cache", "runner-a-0"]);
+  });
+
+  it("names every bad variable", () => {
+    const message = loadError({ RTE_TOKEN: "t", RTE_MAX_JOBS: "0", PORT: "70000", APP_URL: "not a url", RTE_MODE: "sideways" });
+    expect(message.split("\n  ").slice(1).map((line) => line.split(":")[0]).sort()).toEqual(["APP_URL", "PORT", "RTE_MAX_JOBS", "RTE_MODE"]);
+  });
+
+  it("lists the variables it reads, except ANSIBLE_PLAYBOOK, as its own (kept from playbooks)", () => {
+    expect([...RTE_OWN_VARIABLES].sort()).toEqual(
+      [
+        "APP_URL",
+        "PORT",
+        "PROCESS_MAX_BUFFER",
+        "RTE_DRAIN_SECONDS",
+        "RTE_FILES",
+        "RTE_INSTANCE_ID",
+        "RTE_KILL_GRACE_SECONDS",
+        "RTE_MAX_JOBS",
+        "RTE_MODE",
+        "RTE_SPOOL_PATH",
+        "RTE_TOKEN",
+        "RTE_RUNNER_NAME",
+        "RTE_STATE_PATH",
+        "RTE_ADDRESS",
+        "RTE_WORK_DIR",
+      ].sort(),
+    );
+  });
+});
