@@ -1,0 +1,64 @@
+/**
+ * Password values through a real run: masked in the stored output in every common encoding,
+ * hidden in the job's values, never in the visible extravars file the form keeps.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+
+let app: RunningPlayform;
+let token: string;
+
+beforeAll(async () => {
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms") } });
+  token = await adminToken(app);
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+async function get(url: string) {
+  const response = await fetch(`${app.url}${url}`, { headers: { authorization: `Bearer ${token}` } });
+  return (await response.json()) as any;
+}
+
+it("masks a password value in raw, base64, URL-encoded and JSON-escaped form", async () => {
+  const secret = 'S3cret!@/x y"quoted"';
+  const launch = await fetch(`${app.url}/api/jobs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ form: "secret-echo", values: { api_key: secret, note: "visible" } }),
+  });
+  expect(launch.status).toBe(201);
+  const { id } = (await launch.json()) as { id: number };
+  let job;
+  for (const deadline = Date.now() + 90_000; ; ) {
+    job = (await get(`/api/jobs/${id}`)).job;
+    if (!["queued", "running"].includes(job.status)) break;
+    if (Date.now() > deadline) throw new Error("job did not finish");
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const output = ((await get(`/api/jobs/${id}/output?after=0&limit=5000`)).chunks as { text: string }[]).map((c) => c.text).join("");
+  expect(job.status, output).toBe("success");
+  expect(job.values).toEqual({ api_key: "********", note: "visible" });
+
+  expect(output).toContain("note=visible");
+  expect(output).toContain("raw=********");
+  expect(output).toContain("b64=********");
+  expect(output).toContain("url=********");
+  const encodings = [
+    secret,
+    Buffer.from(secret).toString("base64"),
+    Buffer.from(secret).toString("base64").replace(/=+$/, ""),
+    "S3cret%21%40/x%20y",
+    JSON.stringify(secret).slice(1, -1),
+  ];
+  for (const leaked of encodings) expect(output).not.toContain(leaked);
+
+  // keepExtravars keeps the visible file: it must not hold the password.
+  const kept = path.join(app.dataDir, "rte/work/extravars", `extravars_${id}.json`);
+  expect(JSON.parse(fs.readFileSync(kept, "utf8"))).toEqual({ note: "visible" });
+  expect(fs.existsSync(path.join(app.dataDir, "rte/work/extravars", `.extravars_${id}_hidden.json`))).toBe(false);
+  expect(fs.existsSync(path.join(app.dataDir, "rte/work/jobs", String(id)))).toBe(false);
+});
