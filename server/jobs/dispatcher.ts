@@ -182,15 +182,26 @@ export class Dispatcher {
     }
   }
 
+  /**
+   * Heartbeats are per instance: one runner may have several, and a dead instance's jobs must
+   * end even while its siblings keep the runner itself alive.
+   */
   private async reapSilentRunners(): Promise<void> {
+    const db = getDb();
     const cutoff = new Date(Date.now() - this.options.heartbeatTimeoutSeconds * 1000);
-    const jobs = await getDb().job.findMany({
-      where: { status: "running", runner: { lastHeartbeatAt: { lt: cutoff } } },
-      select: { id: true, runner: { select: { name: true, lastHeartbeatAt: true } } },
+    const silent = await db.runnerInstance.findMany({
+      where: { lastSeenAt: { lt: cutoff } },
+      select: { runnerId: true, instanceId: true, lastSeenAt: true, runner: { select: { name: true } } },
     });
-    for (const job of jobs) {
-      const reason = `runner ${job.runner?.name ?? "?"} sent no heartbeat since ${job.runner?.lastHeartbeatAt?.toISOString() ?? "ever"}`;
-      if (await finishJob(job.id, "abandoned", null, reason)) publishStatus(job.id);
+    for (const instance of silent) {
+      const jobs = await db.job.findMany({
+        where: { status: "running", runnerId: instance.runnerId, instanceId: instance.instanceId },
+        select: { id: true },
+      });
+      for (const job of jobs) {
+        const reason = `runner ${instance.runner.name} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
+        if (await finishJob(job.id, "abandoned", null, reason)) publishStatus(job.id);
+      }
     }
   }
 }

@@ -329,7 +329,7 @@ function spoolOnDisk(spoolDir: string, jobId: number): { seqs: number[]; acked: 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "playform-resilience-"));
   app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS_DIR } });
-  await app.waitForOutput(/imported 1 form\(s\)/);
+  await app.waitForOutput(/imported \d+ form\(s\)/);
   apiToken = await adminToken(app);
   // An approved runner whose token only this test knows (the app stores its SHA-256 only).
   runnerToken = `pfr_${randomBytes(32).toString("base64url")}`;

@@ -12,6 +12,8 @@ import path from "node:path";
 
 export interface RunningPlayform {
   url: string;
+  /** The app process (its local RTE is a child of it). */
+  pid: number;
   databaseUrl: string;
   adminPassword: string;
   dataDir: string;
@@ -66,6 +68,7 @@ export async function startPlayform(opts: { env?: Record<string, string> } = {})
 
   return {
     url,
+    pid: child.pid!,
     databaseUrl,
     adminPassword,
     dataDir,

@@ -1,0 +1,60 @@
+/**
+ * A runner that stops answering (frozen, cut off without a TCP reset) is noticed by its
+ * missing heartbeats: its running jobs end `abandoned`, saying why, and what the runner says
+ * afterwards about those jobs changes nothing.
+ */
+import { execFileSync } from "node:child_process";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+
+let app: RunningPlayform;
+let token: string;
+let frozen: number | null = null;
+
+beforeAll(async () => {
+  // Heartbeats come every 15 s; 20 s without one means the instance is gone.
+  app = await startPlayform({ env: { RTE_HEARTBEAT_TIMEOUT_SECONDS: "20" } });
+  token = await adminToken(app);
+});
+afterAll(async () => {
+  if (frozen) process.kill(frozen, "SIGCONT");
+  await app?.stop();
+});
+
+async function job(id: number) {
+  const response = await fetch(`${app.url}/api/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } });
+  return ((await response.json()) as { job: { status: string; statusReason: string | null } }).job;
+}
+
+it("abandons the jobs of a silent runner instance, and a late end does not change that", async () => {
+  const launch = await fetch(`${app.url}/api/jobs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ form: "hello-world", values: { message: "heartbeat" } }),
+  });
+  const { id } = (await launch.json()) as { id: number };
+  for (const deadline = Date.now() + 30_000; (await job(id)).status !== "running"; ) {
+    if (Date.now() > deadline) throw new Error("job did not start");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // Freeze the local RTE (a child of the app): its socket stays open but says nothing.
+  const rtePid = Number(execFileSync("pgrep", ["-P", String(app.pid), "-f", "dist/rte.js"], { encoding: "utf8" }).trim().split("\n")[0]);
+  expect(rtePid).toBeGreaterThan(0);
+  process.kill(rtePid, "SIGSTOP");
+  frozen = rtePid;
+
+  let current = await job(id);
+  for (const deadline = Date.now() + 60_000; current.status === "running"; current = await job(id)) {
+    if (Date.now() > deadline) throw new Error("job was not abandoned");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  expect(current.status).toBe("abandoned");
+  expect(current.statusReason).toMatch(/runner local \(local-0\) sent no heartbeat since/);
+
+  // The RTE wakes up and reports the job's real end: stored, but the job stays abandoned.
+  process.kill(rtePid, "SIGCONT");
+  frozen = null;
+  await app.waitForOutput(/job \d+: finished/, 30_000);
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  expect((await job(id)).status).toBe("abandoned");
+});
