@@ -35,7 +35,13 @@ function stringRecord(value: unknown): Record<string, string> {
 
 interface RequestOptions {
   method?: "GET" | "POST";
+  /** Sent as JSON. */
   body?: unknown;
+  /**
+   * Sent as it is with a text/plain type instead of `body`: a pasted log or a chosen file
+   * (a Blob is streamed by the browser, never read into a string first).
+   */
+  text?: string | Blob;
   signal?: AbortSignal;
   /**
    * On 401 the session is gone: send the browser to the login page so it comes back here.
@@ -45,16 +51,19 @@ interface RequestOptions {
 }
 
 export async function apiFetch<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = "GET", body, signal, redirectOnUnauthorized = true } = options;
+  const { method = "GET", body, text, signal, redirectOnUnauthorized = true } = options;
+  const headers: Record<string, string> = { accept: "application/json" };
+  let requestBody: BodyInit | undefined;
+  if (text !== undefined) {
+    headers["content-type"] = "text/plain; charset=utf-8";
+    requestBody = text;
+  } else if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    requestBody = JSON.stringify(body);
+  }
   let response: Response;
   try {
-    response = await fetch(path, {
-      method,
-      signal,
-      credentials: "same-origin",
-      headers: body === undefined ? { accept: "application/json" } : { accept: "application/json", "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    response = await fetch(path, { method, signal, credentials: "same-origin", headers, body: requestBody });
   } catch (cause) {
     if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
     throw new ApiError(0, "network", "Cannot reach the Playform server. Check your connection and retry.");

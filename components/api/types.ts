@@ -1,9 +1,13 @@
 /**
  * The browser's view of the REST + socket.io contract in docs/api.md.
- * Kept in one module so every hook and component agrees on the shapes; the recap shape is
- * shared with the server (type-only import, nothing of the server ends up in the bundle).
+ * Kept in one module so every hook and component agrees on the shapes; the recap, comparison
+ * and trend shapes are shared with the server (type-only imports, nothing of the server ends
+ * up in the bundle).
  */
-export type { Recap, RecapHostRow, RecapTaskTiming, HostCounter } from "@/server/recap/types";
+import type { RecapComparison, RunTrend } from "@/server/recap/compare";
+
+export type { Recap, RecapHostRow, RecapStatus, RecapTaskTiming, HostCounter } from "@/server/recap/types";
+export type { HostComparison, RecapComparison, RunDuration, HostFailureRate, TaskTimingComparison } from "@/server/recap/compare";
 // A plain constant in a module without imports: safe to bundle for the browser.
 export { HOST_COUNTERS } from "@/server/recap/types";
 
@@ -120,4 +124,63 @@ export interface ApiErrorBody {
     message: string;
     fields?: Record<string, string>;
   };
+}
+
+/** GET /api/jobs/ID/compare/OTHER (or /previous): first is the older run when comparing with the previous one. */
+export interface JobComparison {
+  first: ComparedJob;
+  second: ComparedJob;
+  comparison: RecapComparison;
+}
+
+export interface ComparedJob {
+  id: number;
+  status: JobStatus;
+  finishedAt: string | null;
+}
+
+/** GET /api/forms/NAME/trend?last=N: the last N finished runs, oldest first. */
+export type FormTrend = RunTrend & { form: string };
+
+export const RUNNER_STATUSES = ["pending", "approved", "rejected", "revoked"] as const;
+export type RunnerStatus = (typeof RUNNER_STATUSES)[number];
+
+/** One process (replica) of a runner, as the app last heard from it. */
+export interface RunnerInstance {
+  instanceId: string;
+  connected: boolean;
+  runningJobs: number;
+  capacity: number;
+  version: string | null;
+  lastSeenAt: string;
+}
+
+export interface Runner {
+  id: string;
+  name: string;
+  status: RunnerStatus;
+  /** Jobs of forms that name no runner go to the default runner. */
+  isDefault: boolean;
+  mode: string;
+  address: string | null;
+  version: string | null;
+  capacity: number;
+  /** What a pending runner says its certificate is: compare before approving. */
+  certFingerprint: string | null;
+  lastHeartbeatAt: string | null;
+  createdAt: string;
+  decidedAt: string | null;
+  runningJobs: number;
+  queuedJobs: number;
+  instances: RunnerInstance[];
+}
+
+export const RUNNER_ACTIONS = ["approve", "reject", "revoke", "rotate", "default"] as const;
+export type RunnerAction = (typeof RUNNER_ACTIONS)[number];
+
+/** POST /api/runners/ID/ACTION; `token` only for rotate, and only this once. */
+export interface RunnerActionResult {
+  status: RunnerStatus;
+  token?: string;
+  isDefault?: boolean;
 }

@@ -5,8 +5,11 @@
 export const queryKeys = {
   forms: () => ["forms"] as const,
   form: (name: string) => ["forms", name] as const,
+  formTrend: (name: string, last: number) => ["forms", name, "trend", last] as const,
   jobLists: () => ["jobs", "list"] as const,
   jobList: (filter: { form?: string; limit: number }) => ["jobs", "list", filter] as const,
   job: (id: number) => ["jobs", "detail", id] as const,
   jobRecap: (id: number) => ["jobs", "detail", id, "recap"] as const,
+  jobComparedWithPrevious: (id: number) => ["jobs", "detail", id, "compare", "previous"] as const,
+  runners: () => ["runners"] as const,
 };

@@ -16,6 +16,7 @@ interface NavItem {
 const ITEMS: NavItem[] = [
   { href: "/", label: "Forms", matches: (p) => p === "/" || p.startsWith("/forms") },
   { href: "/jobs", label: "Jobs", matches: (p) => p.startsWith("/jobs") },
+  { href: "/recap", label: "Analyse log", matches: (p) => p.startsWith("/recap") },
 ];
 
 const ADMIN_ITEMS: NavItem[] = [{ href: "/runners", label: "Runners", matches: (p) => p.startsWith("/runners") }];

@@ -14,6 +14,10 @@ export function Panel({
   actions?: ReactNode;
   children: ReactNode;
   className?: string;
+  /**
+   * Replaces the body's default padding (p-4) rather than adding to it: "p-0" next to "p-4"
+   * would leave it to the stylesheet's order which one wins (p-4 did, insetting tables).
+   */
   bodyClassName?: string;
   "data-testid"?: string;
 }) {
@@ -25,7 +29,7 @@ export function Panel({
           {actions}
         </header>
       )}
-      <div className={cx("p-4", bodyClassName)}>{children}</div>
+      <div className={bodyClassName ?? "p-4"}>{children}</div>
     </section>
   );
 }

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { ApiError } from "@/components/api/client";
+import { FormTrendPanel } from "@/components/forms/form-trend";
 import { LaunchForm } from "@/components/forms/launch-form";
 import { RecentJobs } from "@/components/jobs/recent-jobs";
 import { useForm } from "@/components/hooks/use-form";
@@ -36,9 +37,12 @@ export function FormClient({ name }: { name: string }) {
     <>
       <PageHeader eyebrow={breadcrumb} title={detail.title} description={detail.description} />
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
-        <Panel title="Launch" className="lg:col-span-2" bodyClassName="p-5">
-          <LaunchForm form={detail} />
-        </Panel>
+        <div className="space-y-6 lg:col-span-2">
+          <Panel title="Launch" bodyClassName="p-5">
+            <LaunchForm form={detail} />
+          </Panel>
+          <FormTrendPanel form={detail.name} />
+        </div>
         <div className="space-y-6">
           <Panel title="Details" bodyClassName="p-0">
             <dl className="divide-y divide-zinc-100 text-sm">

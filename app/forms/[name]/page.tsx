@@ -1,7 +1,9 @@
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { requireUser } from "@/components/auth/require-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { decodeSegment } from "@/components/ui/decode";
+import { findForm } from "@/server/data/forms";
 import { FormClient } from "./form-client";
 
 type Params = Promise<{ name: string }>;
@@ -15,6 +17,8 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function FormPage({ params }: { params: Params }) {
   const name = decodeSegment((await params).name);
   const user = await requireUser(`/forms/${encodeURIComponent(name)}`);
+  // After the login check: a signed-out visitor learns nothing about which forms exist.
+  if (!(await findForm(name))) notFound();
   return (
     <AppShell user={user}>
       <FormClient name={name} />

@@ -5,6 +5,7 @@ import { ApiError } from "@/components/api/client";
 import { isFinalStatus } from "@/components/api/types";
 import { useJob } from "@/components/hooks/use-job";
 import { useJobOutput } from "@/components/hooks/use-job-output";
+import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
 import { JobRecap } from "@/components/jobs/job-recap";
 import { JobValues } from "@/components/jobs/job-values";
@@ -51,6 +52,7 @@ export function JobClient({ jobId }: { jobId: number }) {
         </div>
       </div>
       {final && <JobRecap jobId={jobId} />}
+      {final && <JobComparisonPanel jobId={jobId} />}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requireUser } from "@/components/auth/require-user";
 import { AppShell } from "@/components/ui/app-shell";
+import { getJobView } from "@/server/data/jobs";
 import { JobClient } from "./job-client";
 
 type Params = Promise<{ id: string }>;
@@ -15,6 +16,8 @@ export default async function JobPage({ params }: { params: Params }) {
   const user = await requireUser(`/jobs/${encodeURIComponent(id)}`);
   const jobId = Number(id);
   if (!/^[1-9][0-9]*$/.test(id) || !Number.isSafeInteger(jobId)) notFound();
+  // After the login check: a signed-out visitor learns nothing about which jobs exist.
+  if (!(await getJobView(jobId))) notFound();
   return (
     <AppShell user={user}>
       <JobClient jobId={jobId} />

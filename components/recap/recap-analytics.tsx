@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import type { Recap } from "@/components/api/types";
-import { formatSeconds } from "@/components/ui/format";
-import { cx } from "@/components/ui/cx";
+import { formatElapsed, formatTaskSeconds } from "@/components/ui/format";
+import { RecapList } from "./recap-list";
 
 const RECAP_STATUS: Record<string, { label: string; className: string }> = {
   successful: { label: "Successful", className: "text-green-700" },
@@ -19,42 +19,6 @@ function Stat({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function ListPanel({
-  title,
-  items,
-  empty,
-  tone,
-  testId,
-}: {
-  title: string;
-  items: string[];
-  empty: string;
-  tone: "neutral" | "changed" | "bad" | "ignored";
-  testId: string;
-}) {
-  const marker = { neutral: "bg-zinc-400", changed: "bg-amber-500", bad: "bg-red-500", ignored: "bg-fuchsia-500" }[tone];
-  return (
-    <div className="min-w-0" data-testid={testId}>
-      <h3 className="mb-1.5 flex items-center gap-2 text-xs font-semibold text-zinc-700">
-        {title}
-        <span className="rounded-full bg-zinc-100 px-1.5 text-[11px] font-medium text-zinc-600 tabular-nums">{items.length}</span>
-      </h3>
-      {items.length === 0 ? (
-        <p className="text-xs text-zinc-400">{empty}</p>
-      ) : (
-        <ul className="space-y-1">
-          {items.map((item, index) => (
-            <li key={`${index}-${item}`} className="flex items-start gap-2 text-xs text-zinc-800">
-              <span aria-hidden="true" className={cx("mt-1.5 size-1.5 shrink-0 rounded-full", marker)} />
-              <span className="break-words">{item}</span>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
-}
-
 /**
  * Everything the recap knows beyond the per-host counters. Each part is optional: a recap
  * from a run without the profile_tasks callback has no task timings, for instance.
@@ -68,7 +32,7 @@ export function RecapAnalytics({ recap }: { recap: Recap }) {
   return (
     <div className="space-y-4" data-testid="recap-analytics">
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-        <Stat label="Elapsed">{recap.elapsed_sec == null ? "—" : formatSeconds(recap.elapsed_sec)}</Stat>
+        <Stat label="Elapsed">{recap.elapsed_sec == null ? "—" : formatElapsed(recap.elapsed_sec)}</Stat>
         <Stat label="Result">{status ? <span className={status.className}>{status.label}</span> : "—"}</Stat>
         <Stat label="Plays">{recap.plays?.length ?? "—"}</Stat>
         <Stat label="Hosts">{hosts.length}</Stat>
@@ -86,7 +50,7 @@ export function RecapAnalytics({ recap }: { recap: Recap }) {
                     <span className="truncate text-zinc-800" title={task.task}>
                       {task.task}
                     </span>
-                    <span className="shrink-0 font-mono text-zinc-600 tabular-nums">{formatSeconds(task.seconds)}</span>
+                    <span className="shrink-0 font-mono text-zinc-600 tabular-nums">{formatTaskSeconds(task.seconds)}</span>
                   </div>
                   <div className="mt-0.5 h-1 rounded-full bg-zinc-100">
                     <div
@@ -99,11 +63,11 @@ export function RecapAnalytics({ recap }: { recap: Recap }) {
             </ol>
           )}
         </div>
-        <ListPanel title="Changed tasks" items={recap.changed_tasks ?? []} empty="Nothing changed." tone="changed" testId="recap-changed-tasks" />
+        <RecapList title="Changed tasks" items={recap.changed_tasks ?? []} empty="Nothing changed." tone="changed" testId="recap-changed-tasks" />
         <div className="space-y-4">
-          <ListPanel title="Failed tasks" items={recap.failed_tasks ?? []} empty="No failures." tone="bad" testId="recap-failed-tasks" />
-          <ListPanel title="Unreachable hosts" items={recap.unreachable_hosts ?? []} empty="All hosts reachable." tone="bad" testId="recap-unreachable-hosts" />
-          <ListPanel title="Ignored failures" items={recap.ignored_failures ?? []} empty="None." tone="ignored" testId="recap-ignored-failures" />
+          <RecapList title="Failed tasks" items={recap.failed_tasks ?? []} empty="No failures." tone="bad" testId="recap-failed-tasks" />
+          <RecapList title="Unreachable hosts" items={recap.unreachable_hosts ?? []} empty="All hosts reachable." tone="bad" testId="recap-unreachable-hosts" />
+          <RecapList title="Ignored failures" items={recap.ignored_failures ?? []} empty="None." tone="ignored" testId="recap-ignored-failures" />
         </div>
       </div>
     </div>

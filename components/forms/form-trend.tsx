@@ -1,0 +1,143 @@
+"use client";
+
+import Link from "next/link";
+import type { FormTrend, RecapStatus, RunDuration } from "@/components/api/types";
+import { useFormTrend } from "@/components/hooks/use-form-trend";
+import { RecapList } from "@/components/recap/recap-list";
+import { cx } from "@/components/ui/cx";
+import { formatDateTime, formatElapsed } from "@/components/ui/format";
+import { Panel } from "@/components/ui/panel";
+
+const LAST_RUNS = 10;
+
+/** Literal class names so Tailwind's scanner sees them. */
+const BAR_CLASS: Record<RecapStatus, string> = {
+  successful: "bg-green-500 group-hover:bg-green-600",
+  failed: "bg-red-500 group-hover:bg-red-600",
+  incomplete: "bg-amber-400 group-hover:bg-amber-500",
+  plan: "bg-zinc-400 group-hover:bg-zinc-500",
+};
+
+const STATUS_LABEL: Record<RecapStatus, string> = {
+  successful: "successful",
+  failed: "failed",
+  incomplete: "incomplete (stopped before its recap)",
+  plan: "plan only",
+};
+
+function DurationBars({ durations }: { durations: RunDuration[] }) {
+  const longest = Math.max(...durations.map((d) => d.elapsed_sec ?? 0), 0);
+  const last = durations[durations.length - 1];
+  return (
+    <div className="min-w-0" data-testid="trend-durations">
+      <h3 className="mb-1.5 flex items-baseline justify-between gap-3 text-xs font-semibold text-zinc-700">
+        Duration per run
+        {last?.elapsed_sec != null && (
+          <span className="font-normal text-zinc-500">
+            latest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsed(last.elapsed_sec)}</span>
+            {longest > 0 && (
+              <>
+                {" "}· longest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsed(longest)}</span>
+              </>
+            )}
+          </span>
+        )}
+      </h3>
+      <ol className="flex h-24 items-end gap-1.5 border-b border-zinc-200" aria-label="Duration of each run, oldest first">
+        {durations.map((run) => {
+          const label = `#${run.id} · ${STATUS_LABEL[run.status]} · ${
+            run.elapsed_sec === null ? "no timing" : formatElapsed(run.elapsed_sec)
+          }${run.finished_at ? ` · ${formatDateTime(run.finished_at)}` : ""}`;
+          const height = run.elapsed_sec === null || longest === 0 ? null : Math.max(4, (run.elapsed_sec / longest) * 100);
+          return (
+            <li key={run.id} className="flex h-full max-w-12 min-w-0 flex-1" data-run={run.id} data-status={run.status}>
+              <Link href={`/jobs/${run.id}`} className="group flex h-full w-full items-end" title={label} aria-label={label}>
+                {height === null ? (
+                  <span className="h-1.5 w-full rounded-t border border-b-0 border-dashed border-zinc-300" />
+                ) : (
+                  <span className={cx("w-full rounded-t transition-colors", BAR_CLASS[run.status])} style={{ height: `${height}%` }} />
+                )}
+              </Link>
+            </li>
+          );
+        })}
+      </ol>
+      <ol className="mt-1 flex gap-1.5" aria-hidden="true">
+        {durations.map((run) => (
+          <li key={run.id} className="max-w-12 min-w-0 flex-1 truncate text-center font-mono text-[10px] text-zinc-400">
+            #{run.id}
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+function HostFailureRates({ hosts }: { hosts: FormTrend["hosts"] }) {
+  return (
+    <div className="min-w-0" data-testid="trend-hosts">
+      <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Failure rate per host</h3>
+      {hosts.length === 0 ? (
+        <p className="text-xs text-zinc-400">No completed run yet.</p>
+      ) : (
+        <ul className="space-y-1.5">
+          {hosts.map((h) => (
+            <li key={h.host} className="text-xs" data-host={h.host} data-failure-rate={h.failure_rate}>
+              <div className="flex items-baseline justify-between gap-3">
+                <span className="truncate font-mono text-zinc-800">{h.host}</span>
+                <span className={cx("shrink-0 tabular-nums", h.failed_runs > 0 ? "font-semibold text-red-600" : "text-zinc-500")}>
+                  {Math.round(h.failure_rate * 100)}% <span className="font-normal text-zinc-400">({h.failed_runs}/{h.runs} runs)</span>
+                </span>
+              </div>
+              <div className="mt-0.5 h-1 rounded-full bg-zinc-100">
+                {h.failed_runs > 0 && <div className="h-1 rounded-full bg-red-500" style={{ width: `${Math.max(2, h.failure_rate * 100)}%` }} />}
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** The last runs of a form at a glance: how long they took, what never settles, which hosts fail. */
+export function FormTrendPanel({ form }: { form: string }) {
+  const trend = useFormTrend(form, LAST_RUNS);
+  return (
+    <Panel
+      title="Last runs"
+      data-testid="form-trend"
+      actions={trend.data && trend.data.durations.length > 0 && <span className="text-xs text-zinc-500">last {trend.data.durations.length} finished</span>}
+    >
+      {trend.isPending ? (
+        <p className="text-sm text-zinc-500">Loading…</p>
+      ) : trend.isError ? (
+        <p className="text-sm text-red-700">Could not load the last runs.</p>
+      ) : trend.data.durations.length === 0 ? (
+        <p className="text-sm text-zinc-500">No finished run yet: launch the form and its runs show up here.</p>
+      ) : (
+        <div className="space-y-5">
+          <DurationBars durations={trend.data.durations} />
+          <div className="grid grid-cols-1 gap-5 border-t border-zinc-100 pt-4 md:grid-cols-2">
+            {trend.data.completed_runs < 2 ? (
+              <div className="min-w-0" data-testid="trend-never-idempotent">
+                <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Never idempotent</h3>
+                <p className="text-xs text-zinc-400">Needs two runs that reached their PLAY RECAP.</p>
+              </div>
+            ) : (
+              <RecapList
+                title="Never idempotent"
+                hint={`Changed in every one of the ${trend.data.completed_runs} completed runs.`}
+                items={trend.data.never_idempotent}
+                empty={`No task changed in all ${trend.data.completed_runs} completed runs.`}
+                tone="changed"
+                testId="trend-never-idempotent"
+              />
+            )}
+            <HostFailureRates hosts={trend.data.hosts} />
+          </div>
+        </div>
+      )}
+    </Panel>
+  );
+}
