@@ -92,15 +92,37 @@ export class Dispatcher {
         continue;
       }
       const link = this.hub.availableLinks(job.runnerId!)[0];
-      if (!link) continue;
+      if (!link) {
+        await this.explainWait(job.id, job.runnerId!, job.statusReason);
+        continue;
+      }
       const taken = await db.job.updateMany({
         where: { id: job.id, status: "queued", dispatchedAt: null },
-        data: { dispatchedAt: new Date(), instanceId: link.instanceId },
+        data: { dispatchedAt: new Date(), instanceId: link.instanceId, statusReason: null },
       });
       if (taken.count === 0) continue;
       link.running.add(job.id);
       void this.send(link, job).catch((error: unknown) => console.error(`[dispatcher] job ${job.id}:`, error));
     }
+  }
+
+  /**
+   * A queued job says why it waits. Read from the database, not this node's links: another
+   * node may hold the runner's connections.
+   */
+  private async explainWait(jobId: number, runnerId: string, current: string | null): Promise<void> {
+    const db = getDb();
+    const runner = await db.runner.findUnique({ where: { id: runnerId }, include: { instances: { where: { connected: true } } } });
+    if (!runner) return;
+    const reason =
+      runner.instances.length === 0
+        ? `waiting for runner ${runner.name}: no instance is connected`
+        : runner.instances.every((i) => i.runningJobs >= i.capacity)
+          ? `waiting for runner ${runner.name}: all ${runner.instances.length} instance(s) are busy`
+          : `waiting for runner ${runner.name}`;
+    if (reason === current) return;
+    await db.job.updateMany({ where: { id: jobId, status: "queued" }, data: { statusReason: reason } });
+    publishStatus(jobId);
   }
 
   private async send(link: RunnerLink, job: DispatchableJob): Promise<void> {

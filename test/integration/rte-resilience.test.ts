@@ -487,6 +487,8 @@ describe("RTE resilience", () => {
     await sleep(4_000);
     const job = await getJob(id);
     expect(job.status).toBe("queued");
+    // Visibly queued: the job says what it waits for.
+    expect(job.statusReason).toBe(`waiting for runner ${RUNNER_NAME}: no instance is connected`);
     expect(rte.output()).not.toMatch(/connected to http|claimed/);
     expect(app.output()).not.toMatch(/instance res-d connected/);
     expect(isRunning(rte)).toBe(true);
