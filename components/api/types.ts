@@ -4,6 +4,8 @@
  * and trend shapes are shared with the server (type-only imports, nothing of the server ends
  * up in the bundle).
  */
+import type { JobView } from "@/server/data/jobs";
+import type { RunnerView } from "@/server/data/runners";
 import type { RecapComparison, RunTrend } from "@/server/recap/compare";
 
 export type { Recap, RecapHostRow, RecapStatus, RecapTaskTiming, HostCounter } from "@/server/recap/types";
@@ -67,22 +69,8 @@ export function isFinalStatus(status: JobStatus): boolean {
 
 export type FormValue = string | number | boolean;
 
-export interface Job {
-  id: number;
-  form: string;
-  status: JobStatus;
-  statusReason: string | null;
-  exitCode: number | null;
-  runner: string | null;
-  user: string;
-  values: Record<string, unknown>;
-  /** Set once an abort was asked for and the runner has not confirmed it yet. */
-  abortRequested?: boolean;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  lastSeq: number;
-}
+/** The job as the API returns it: the server's view type, so the two cannot drift apart. */
+export type Job = JobView;
 
 /** "rte" marks the runner's own log lines (files fetched, limits hit, ...). */
 export type OutputStream = "stdout" | "stderr" | "rte" | (string & {});
@@ -142,38 +130,12 @@ export interface ComparedJob {
 /** GET /api/forms/NAME/trend?last=N: the last N finished runs, oldest first. */
 export type FormTrend = RunTrend & { form: string };
 
-export const RUNNER_STATUSES = ["pending", "approved", "rejected", "revoked"] as const;
-export type RunnerStatus = (typeof RUNNER_STATUSES)[number];
+export type RunnerStatus = RunnerView["status"];
 
+/** The runner as GET /api/runners returns it (the server's view type). */
+export type Runner = RunnerView;
 /** One process (replica) of a runner, as the app last heard from it. */
-export interface RunnerInstance {
-  instanceId: string;
-  connected: boolean;
-  runningJobs: number;
-  capacity: number;
-  version: string | null;
-  lastSeenAt: string;
-}
-
-export interface Runner {
-  id: string;
-  name: string;
-  status: RunnerStatus;
-  /** Jobs of forms that name no runner go to the default runner. */
-  isDefault: boolean;
-  mode: string;
-  address: string | null;
-  version: string | null;
-  capacity: number;
-  /** What a pending runner says its certificate is: compare before approving. */
-  certFingerprint: string | null;
-  lastHeartbeatAt: string | null;
-  createdAt: string;
-  decidedAt: string | null;
-  runningJobs: number;
-  queuedJobs: number;
-  instances: RunnerInstance[];
-}
+export type RunnerInstance = RunnerView["instances"][number];
 
 export const RUNNER_ACTIONS = ["approve", "reject", "revoke", "rotate", "default"] as const;
 export type RunnerAction = (typeof RUNNER_ACTIONS)[number];

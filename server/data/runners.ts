@@ -198,10 +198,12 @@ export async function setDefaultRunner(id: string): Promise<void> {
   ]);
 }
 
+export type RunnerStatus = "pending" | "approved" | "rejected" | "revoked";
+
 export interface RunnerView {
   id: string;
   name: string;
-  status: string;
+  status: RunnerStatus;
   isDefault: boolean;
   mode: string;
   address: string | null;

@@ -5,49 +5,33 @@
  */
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
-let token: string;
+let api: ApiClient;
 let frozen: number | null = null;
 
 beforeAll(async () => {
   // Heartbeats come every 15 s; 20 s without one means the instance is gone.
   app = await startPlayform({ env: { RTE_HEARTBEAT_TIMEOUT_SECONDS: "20" } });
-  token = await adminToken(app);
+  api = apiClient(app, await adminToken(app));
 });
 afterAll(async () => {
   if (frozen) process.kill(frozen, "SIGCONT");
   await app?.stop();
 });
 
-async function job(id: number) {
-  const response = await fetch(`${app.url}/api/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } });
-  return ((await response.json()) as { job: { status: string; statusReason: string | null } }).job;
-}
-
 it("abandons the jobs of a silent runner instance, and a late end does not change that", async () => {
-  const launch = await fetch(`${app.url}/api/jobs`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ form: "hello-world", values: { message: "heartbeat" } }),
-  });
-  const { id } = (await launch.json()) as { id: number };
-  for (const deadline = Date.now() + 30_000; (await job(id)).status !== "running"; ) {
-    if (Date.now() > deadline) throw new Error("job did not start");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const id = await api.launch("hello-world", { message: "heartbeat" });
+  await api.waitForStatus(id, "running");
   // Freeze the local RTE (a child of the app): its socket stays open but says nothing.
   const rtePid = Number(execFileSync("pgrep", ["-P", String(app.pid), "-f", "dist/rte.js"], { encoding: "utf8" }).trim().split("\n")[0]);
   expect(rtePid).toBeGreaterThan(0);
   process.kill(rtePid, "SIGSTOP");
   frozen = rtePid;
 
-  let current = await job(id);
-  for (const deadline = Date.now() + 60_000; current.status === "running"; current = await job(id)) {
-    if (Date.now() > deadline) throw new Error("job was not abandoned");
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  const current = await api.waitForEnd(id, 60_000);
   expect(current.status).toBe("abandoned");
   expect(current.statusReason).toMatch(/runner local \(local-0\) sent no heartbeat since/);
 
@@ -56,5 +40,5 @@ it("abandons the jobs of a silent runner instance, and a late end does not chang
   frozen = null;
   await app.waitForOutput(/job \d+: finished/, 30_000);
   await new Promise((resolve) => setTimeout(resolve, 2_000));
-  expect((await job(id)).status).toBe("abandoned");
+  expect((await api.get(`/api/jobs/${id}`)).job.status).toBe("abandoned");
 });

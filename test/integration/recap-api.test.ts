@@ -5,42 +5,24 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/recap");
 
 let app: RunningPlayform;
-let token: string;
+let api: ApiClient;
 const jobIds: number[] = [];
 
-async function call(method: string, url: string, init: { body?: BodyInit; type?: string; auth?: boolean } = {}) {
-  const response = await fetch(`${app.url}${url}`, {
-    method,
-    headers: {
-      ...(init.auth === false ? {} : { authorization: `Bearer ${token}` }),
-      ...(init.type ? { "content-type": init.type } : {}),
-    },
-    body: init.body,
-  });
-  return { status: response.status, headers: response.headers, json: (await response.json()) as any };
-}
-
 async function runHello(message: string): Promise<number> {
-  const launch = await call("POST", "/api/jobs", { body: JSON.stringify({ form: "hello-world", values: { message } }), type: "application/json" });
-  expect(launch.status).toBe(201);
-  const id = launch.json.id as number;
-  for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
-    const { json } = await call("GET", `/api/jobs/${id}`);
-    if (json.job.status === "success") return id;
-    if (["failed", "aborted", "abandoned"].includes(json.job.status)) throw new Error(`job ${id} ${json.job.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`job ${id} did not finish`);
+  const job = await api.waitForEnd(await api.launch("hello-world", { message }));
+  expect(job.status).toBe("success");
+  return job.id as number;
 }
 
 beforeAll(async () => {
   app = await startPlayform();
-  token = await adminToken(app);
+  api = apiClient(app, await adminToken(app));
   jobIds.push(await runHello("first run"), await runHello("second run"));
 });
 afterAll(async () => {
@@ -49,11 +31,11 @@ afterAll(async () => {
 
 describe("the recap of a job", () => {
   it("comes from the callback plugin's events and agrees with the text", async () => {
-    const fromDefault = await call("GET", `/api/jobs/${jobIds[1]}/recap`);
+    const fromDefault = await api.call("GET", `/api/jobs/${jobIds[1]}/recap`);
     expect(fromDefault.status).toBe(200);
     expect(fromDefault.headers.get("x-recap-source")).toBe("events");
     const events = fromDefault.json;
-    const text = (await call("GET", `/api/jobs/${jobIds[1]}/recap?source=text`)).json;
+    const text = (await api.call("GET", `/api/jobs/${jobIds[1]}/recap?source=text`)).json;
 
     expect(events.hosts).toEqual([{ host: "localhost", ok: 4, changed: 1, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 }]);
     for (const field of ["plays", "hosts", "changed_tasks", "ignored_failures", "failed_tasks", "unreachable_hosts", "status"]) {
@@ -65,13 +47,13 @@ describe("the recap of a job", () => {
   });
 
   it("rejects an unknown source", async () => {
-    expect((await call("GET", `/api/jobs/${jobIds[0]}/recap?source=magic`)).status).toBe(400);
+    expect((await api.call("GET", `/api/jobs/${jobIds[0]}/recap?source=magic`)).status).toBe(400);
   });
 });
 
 describe("comparing runs", () => {
   it("answers what changed again on the second run", async () => {
-    const { status, json } = await call("GET", `/api/jobs/${jobIds[1]}/compare/previous`);
+    const { status, json } = await api.call("GET", `/api/jobs/${jobIds[1]}/compare/previous`);
     expect(status).toBe(200);
     expect(json.first.id).toBe(jobIds[0]);
     expect(json.second.id).toBe(jobIds[1]);
@@ -83,22 +65,22 @@ describe("comparing runs", () => {
   });
 
   it("compares two given jobs and says when there is no previous run", async () => {
-    const direct = await call("GET", `/api/jobs/${jobIds[0]}/compare/${jobIds[1]}`);
+    const direct = await api.call("GET", `/api/jobs/${jobIds[0]}/compare/${jobIds[1]}`);
     expect(direct.status).toBe(200);
     expect(direct.json.first.id).toBe(jobIds[0]);
-    expect((await call("GET", `/api/jobs/${jobIds[0]}/compare/previous`)).status).toBe(404);
-    expect((await call("GET", `/api/jobs/${jobIds[0]}/compare/${jobIds[0]}`)).status).toBe(400);
-    expect((await call("GET", `/api/jobs/${jobIds[0]}/compare/99999`)).status).toBe(404);
+    expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/previous`)).status).toBe(404);
+    expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/${jobIds[0]}`)).status).toBe(400);
+    expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/99999`)).status).toBe(404);
   });
 
   it("shows the trend across the last runs of a form", async () => {
-    const { status, json } = await call("GET", "/api/forms/hello-world/trend?last=5");
+    const { status, json } = await api.call("GET", "/api/forms/hello-world/trend?last=5");
     expect(status).toBe(200);
     expect(json.completed_runs).toBe(2);
     expect(json.never_idempotent).toEqual(["Write the message to a marker file"]);
     expect(json.durations.map((d: { id: string }) => Number(d.id))).toEqual(jobIds);
     expect(json.hosts).toEqual([{ host: "localhost", runs: 2, failed_runs: 0, failure_rate: 0 }]);
-    expect((await call("GET", "/api/forms/nope/trend")).status).toBe(404);
+    expect((await api.call("GET", "/api/forms/nope/trend")).status).toBe(404);
   });
 });
 
@@ -108,7 +90,7 @@ describe("POST /api/recap analyses an uploaded log", () => {
   it.each(cases)("%s as a text body", async (name) => {
     const log = fs.readFileSync(path.join(FIXTURES, name, "log.txt"));
     const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, name, "expected.json"), "utf8"));
-    const { status, json } = await call("POST", "/api/recap", { body: log, type: "text/plain" });
+    const { status, json } = await api.call("POST", "/api/recap", { body: log, type: "text/plain" });
     expect(status).toBe(200);
     expect(json).toEqual(expected);
   });
@@ -116,21 +98,21 @@ describe("POST /api/recap analyses an uploaded log", () => {
   it("takes a multipart upload", async () => {
     const form = new FormData();
     form.set("log", new Blob([fs.readFileSync(path.join(FIXTURES, "failed_host/log.txt"))]), "ansible.log");
-    const { status, json } = await call("POST", "/api/recap", { body: form });
+    const { status, json } = await api.call("POST", "/api/recap", { body: form });
     expect(status).toBe(200);
     expect(json.status).toBe("failed");
     expect(json.failed_tasks).toEqual(["Check free space"]);
   });
 
   it("refuses an empty body, a multipart body without a file, and no credentials", async () => {
-    const empty = await call("POST", "/api/recap", { body: "", type: "text/plain" });
+    const empty = await api.call("POST", "/api/recap", { body: "", type: "text/plain" });
     expect(empty.status).toBe(400);
     expect(empty.json.error.message).toMatch(/empty/);
     const form = new FormData();
     form.set("other", "x");
-    const noFile = await call("POST", "/api/recap", { body: form });
+    const noFile = await api.call("POST", "/api/recap", { body: form });
     expect(noFile.status).toBe(400);
     expect(noFile.json.error.message).toMatch(/log/);
-    expect((await call("POST", "/api/recap", { body: "x", type: "text/plain", auth: false })).status).toBe(401);
+    expect((await api.call("POST", "/api/recap", { body: "x", type: "text/plain", auth: false })).status).toBe(401);
   });
 });

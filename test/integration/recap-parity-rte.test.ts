@@ -5,46 +5,29 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
-let token: string;
+let api: ApiClient;
 
 beforeAll(async () => {
   app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/playbooks") } });
-  token = await adminToken(app);
+  api = apiClient(app, await adminToken(app));
 });
 afterAll(async () => {
   await app?.stop();
 });
 
-async function get(url: string) {
-  const response = await fetch(`${app.url}${url}`, { headers: { authorization: `Bearer ${token}` } });
-  expect(response.status, url).toBe(200);
-  return (await response.json()) as any;
-}
-
 it("gives the same recap from the stored events as from the stored text", async () => {
-  const launch = await fetch(`${app.url}/api/jobs`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ form: "recap-parity", values: {} }),
-  });
-  expect(launch.status).toBe(201);
-  const { id } = (await launch.json()) as { id: number };
-  let job;
-  for (const deadline = Date.now() + 150_000; ; ) {
-    job = (await get(`/api/jobs/${id}`)).job;
-    if (!["queued", "running"].includes(job.status)) break;
-    if (Date.now() > deadline) throw new Error(`job ${id} did not finish:\n${app.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
+  const id = await api.launch("recap-parity");
+  const job = await api.waitForEnd(id, 150_000);
   // The fixture has failing and unreachable hosts on purpose.
   expect(job.status).toBe("failed");
   expect(job.exitCode).toBe(4);
 
-  const events = await get(`/api/jobs/${id}/recap?source=events`);
-  const text = await get(`/api/jobs/${id}/recap?source=text`);
+  const events = await api.get(`/api/jobs/${id}/recap?source=events`);
+  const text = await api.get(`/api/jobs/${id}/recap?source=text`);
   for (const field of ["plays", "hosts", "changed_tasks", "ignored_failures", "failed_tasks", "unreachable_hosts", "status"]) {
     expect(events[field], field).toEqual(text[field]);
   }

@@ -5,41 +5,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
-let token: string;
+let api: ApiClient;
 
 beforeAll(async () => {
   app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms") } });
-  token = await adminToken(app);
+  api = apiClient(app, await adminToken(app));
 });
 afterAll(async () => {
   await app?.stop();
 });
 
-async function get(url: string) {
-  const response = await fetch(`${app.url}${url}`, { headers: { authorization: `Bearer ${token}` } });
-  return (await response.json()) as any;
-}
-
 it("masks a password value in raw, base64, URL-encoded and JSON-escaped form", async () => {
   const secret = 'S3cret!@/x y"quoted"';
-  const launch = await fetch(`${app.url}/api/jobs`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ form: "secret-echo", values: { api_key: secret, note: "visible" } }),
-  });
-  expect(launch.status).toBe(201);
-  const { id } = (await launch.json()) as { id: number };
-  let job;
-  for (const deadline = Date.now() + 90_000; ; ) {
-    job = (await get(`/api/jobs/${id}`)).job;
-    if (!["queued", "running"].includes(job.status)) break;
-    if (Date.now() > deadline) throw new Error("job did not finish");
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  const output = ((await get(`/api/jobs/${id}/output?after=0&limit=5000`)).chunks as { text: string }[]).map((c) => c.text).join("");
+  const id = await api.launch("secret-echo", { api_key: secret, note: "visible" });
+  const job = await api.waitForEnd(id);
+  const output = await api.output(id);
   expect(job.status, output).toBe("success");
   expect(job.values).toEqual({ api_key: "********", note: "visible" });
 
