@@ -1,4 +1,5 @@
 import { getDb } from "./db";
+import { Prisma } from "./generated/sqlite/client";
 import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
 
 export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned";
@@ -164,6 +165,8 @@ export async function storeJobItems(jobId: number, items: JobItem[]): Promise<Jo
   if (fresh.length > 0) {
     const maxSeq = Math.max(...fresh.map((i) => i.seq));
     await db.job.updateMany({ where: { id: jobId, lastSeq: { lt: maxSeq } }, data: { lastSeq: maxSeq } });
+    // New items make a cached recap stale (see jobs/recap-cache.ts).
+    await db.job.updateMany({ where: { id: jobId, NOT: { recapSource: null } }, data: { recap: Prisma.DbNull, recapSource: null } });
   }
   for (const item of fresh) {
     if (item.kind === "start") {

@@ -1,12 +1,12 @@
 /**
  * Run-to-run views of jobs: two runs compared (the idempotence question) and the trend over
- * the last runs of a form. The recaps come from jobRecap (events, else text).
+ * the last runs of a form. The recaps come from cachedJobRecap (events, else text).
  */
 import { AppError } from "../api/errors";
 import { getDb } from "../data/db";
 import { FINAL_STATUSES } from "../data/jobs";
 import { compareRecaps, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
-import { jobRecap } from "./recap";
+import { cachedJobRecap } from "./recap-cache";
 import { requireJob } from "./access";
 
 export interface JobComparison {
@@ -29,7 +29,7 @@ export async function previousRunOf(jobId: number): Promise<number | null> {
 export async function compareJobs(firstId: number, secondId: number): Promise<JobComparison> {
   if (firstId === secondId) throw new AppError("bad_request", "compare two different jobs");
   const [first, second] = await Promise.all([requireJob(firstId), requireJob(secondId)]);
-  const [a, b] = await Promise.all([jobRecap(firstId), jobRecap(secondId)]);
+  const [a, b] = await Promise.all([cachedJobRecap(firstId), cachedJobRecap(secondId)]);
   return {
     first: { id: first.id, status: first.status, finishedAt: first.finishedAt },
     second: { id: second.id, status: second.status, finishedAt: second.finishedAt },
@@ -46,7 +46,7 @@ export async function formTrend(formName: string, last: number): Promise<RunTren
   });
   const runs = [];
   for (const job of jobs.reverse()) {
-    runs.push({ id: String(job.id), finishedAt: job.finishedAt?.toISOString(), recap: (await jobRecap(job.id)).recap });
+    runs.push({ id: String(job.id), finishedAt: job.finishedAt?.toISOString(), recap: (await cachedJobRecap(job.id)).recap });
   }
   return { form: formName, ...trendAcrossRuns(runs) };
 }

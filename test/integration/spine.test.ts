@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
-import { adminToken, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
+import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
 
 describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
@@ -47,6 +47,10 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
         { host: "localhost", ok: 4, changed: 1, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 },
       ]);
       expect(recap.status).toBe("successful");
+      // A finished job's recap is kept after the first request, and served from there.
+      const [cached] = await dbQuery<{ recapSource: string | null }>(app, 'SELECT "recapSource" FROM "Job" WHERE id = $1', [id]);
+      expect(cached?.recapSource).toBe("events");
+      expect(await api.get(`/api/jobs/${id}/recap`)).toEqual(recap);
     });
 
     it("passes template markers in values through verbatim, never templated", async () => {

@@ -96,13 +96,15 @@ export async function adminToken(app: RunningPlayform): Promise<string> {
   return ((await response.json()) as { token: string }).token;
 }
 
-/** The sequence numbers stored for a job, read straight from the database. */
-export async function storedSeqs(app: RunningPlayform, jobId: number): Promise<number[]> {
+/**
+ * Rows of a read-only query straight against the app's database (SQLite or PostgreSQL).
+ * Write `$1`, `$2`… for parameters; they are rewritten to `?` for SQLite.
+ */
+export async function dbQuery<T>(app: RunningPlayform, sql: string, params: unknown[] = []): Promise<T[]> {
   if (app.databaseUrl.startsWith("file:")) {
     const db = new Database(app.databaseUrl.slice("file:".length), { readonly: true });
     try {
-      const rows = db.prepare('SELECT seq FROM "JobChunk" WHERE "jobId" = ? ORDER BY seq').all(jobId) as { seq: number }[];
-      return rows.map((r) => r.seq);
+      return db.prepare(sql.replace(/\$\d+/g, "?")).all(...params) as T[];
     } finally {
       db.close();
     }
@@ -110,9 +112,14 @@ export async function storedSeqs(app: RunningPlayform, jobId: number): Promise<n
   const client = new pg.Client({ connectionString: app.databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ seq: number }>('SELECT seq FROM "JobChunk" WHERE "jobId" = $1 ORDER BY seq', [jobId]);
-    return rows.map((r) => r.seq);
+    return (await client.query(sql, params)).rows as T[];
   } finally {
     await client.end();
   }
+}
+
+/** The sequence numbers stored for a job, read straight from the database. */
+export async function storedSeqs(app: RunningPlayform, jobId: number): Promise<number[]> {
+  const rows = await dbQuery<{ seq: number }>(app, 'SELECT seq FROM "JobChunk" WHERE "jobId" = $1 ORDER BY seq', [jobId]);
+  return rows.map((r) => r.seq);
 }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Job" ADD COLUMN     "recap" JSONB,
+ADD COLUMN     "recapSource" TEXT;

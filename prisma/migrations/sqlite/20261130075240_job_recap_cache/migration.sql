@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Job" ADD COLUMN "recap" JSONB;
+ALTER TABLE "Job" ADD COLUMN "recapSource" TEXT;
