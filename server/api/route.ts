@@ -46,6 +46,13 @@ export async function parseJsonBody<S extends z.ZodType>(request: Request, schem
   return parsed.data;
 }
 
+/** A JSON body that may be left out entirely (no body parses as `{}`). */
+export async function optionalJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  const length = request.headers.get("content-length");
+  if (length === "0" || (!length && !request.headers.get("content-type"))) return schema.parse({});
+  return parseJsonBody(request, schema);
+}
+
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const parsed = schema.safeParse(params);

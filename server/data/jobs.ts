@@ -16,6 +16,8 @@ export interface JobView {
   user: string;
   values: Record<string, unknown>;
   abortRequested: boolean;
+  /** Who approved or rejected the job (forms that require approval). */
+  decidedBy: string | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -32,6 +34,7 @@ type JobRow = {
   exitCode: number | null;
   values: unknown;
   abortRequested: boolean;
+  decidedBy: string | null;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -51,6 +54,7 @@ function toView(row: JobRow): JobView {
     user: row.user.username,
     values: (row.values ?? {}) as Record<string, unknown>,
     abortRequested: row.abortRequested,
+    decidedBy: row.decidedBy,
     createdAt: row.createdAt.toISOString(),
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: row.finishedAt?.toISOString() ?? null,
@@ -66,6 +70,7 @@ export async function createJob(input: {
   values: Record<string, unknown>;
   extravars: Record<string, unknown>;
   manifest: ManifestEntry[];
+  needsApproval: boolean;
 }): Promise<number> {
   const job = await getDb().job.create({
     data: {
@@ -73,7 +78,9 @@ export async function createJob(input: {
       formName: input.formName,
       userId: input.userId,
       runnerId: input.runnerId,
-      status: "queued",
+      status: input.needsApproval ? "approval" : "queued",
+      statusReason: input.needsApproval ? "waiting for an admin to approve it" : null,
+      queuedAt: input.needsApproval ? null : new Date(),
       values: input.values as object,
       extravars: input.extravars as object,
       manifest: input.manifest as object[],
@@ -208,6 +215,22 @@ export async function finishJob(
   const result = await getDb().job.updateMany({
     where: { id: jobId, status: { notIn: [...FINAL_STATUSES] } },
     data: { status, exitCode, statusReason: reason, finishedAt: at },
+  });
+  return result.count > 0;
+}
+
+/**
+ * An admin's decision on a job waiting for approval. Approved: it joins the queue. Rejected:
+ * it ends aborted, with who and why. Only a job still waiting is changed.
+ */
+export async function decideApproval(jobId: number, approve: boolean, by: string, comment: string | null): Promise<boolean> {
+  const note = comment ? `: ${comment}` : "";
+  const now = new Date();
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: "approval" },
+    data: approve
+      ? { status: "queued", statusReason: `approved by ${by}${note}`, decidedBy: by, decidedAt: now, queuedAt: now }
+      : { status: "aborted", statusReason: `rejected by ${by}${note}`, decidedBy: by, decidedAt: now, finishedAt: now },
   });
   return result.count > 0;
 }

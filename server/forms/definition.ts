@@ -70,6 +70,8 @@ export const formDefinitionSchema = z
     keepExtravars: z.boolean().default(false),
     /** Let values reach the playbook as templates. Off: `{{`, `{%`, `{#` are sent as unsafe strings. */
     allowJinjaInExtravars: z.boolean().default(false),
+    /** Jobs wait in status `approval` until an admin approves them; until then they reach no runner. */
+    requiresApproval: z.boolean().default(false),
   })
   .superRefine((form, ctx) => {
     const seen = new Set<string>();

@@ -195,7 +195,7 @@ export class Dispatcher {
   private async expireQueue(): Promise<void> {
     const cutoff = new Date(Date.now() - this.options.queueMinutes * 60_000);
     const expired = await getDb().job.findMany({
-      where: { status: "queued", dispatchedAt: null, createdAt: { lt: cutoff } },
+      where: { status: "queued", dispatchedAt: null, queuedAt: { lt: cutoff } },
       select: { id: true },
     });
     for (const { id } of expired) {

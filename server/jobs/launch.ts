@@ -37,6 +37,7 @@ export async function launchJob(user: PublicUser, formName: string, input: Recor
     values: redactValues(form.definition, checked.values),
     extravars: buildExtravars(form.definition, checked.values),
     manifest: buildManifest(form.sourceDir),
+    needsApproval: form.definition.requiresApproval,
   });
   playformRuntime().kickDispatcher();
   return jobId;

@@ -1,0 +1,60 @@
+"use client";
+
+import { useState } from "react";
+import { errorMessage } from "@/components/api/client";
+import type { Job, User } from "@/components/api/types";
+import { useJobDecision } from "@/components/hooks/use-job-decision";
+import { Button } from "@/components/ui/button";
+import { Panel } from "@/components/ui/panel";
+
+/**
+ * A job of a form that requires approval waits here: it has reached no runner yet. Admins
+ * approve (it joins the queue) or reject it (it ends aborted), with an optional comment that
+ * stays on the job as its status reason.
+ */
+export function ApprovalPanel({ job, user }: { job: Job; user: User }) {
+  const decision = useJobDecision(job.id);
+  const [comment, setComment] = useState("");
+  const isAdmin = user.role === "admin";
+
+  return (
+    <Panel title="Waiting for approval" data-testid="approval-panel">
+      <p className="text-sm text-zinc-700">
+        This form needs an admin&apos;s approval before the job runs. Until then it reaches no runner.
+      </p>
+      {isAdmin ? (
+        <div className="mt-3 flex flex-wrap items-end gap-2">
+          <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs text-zinc-600">
+            Comment (optional, kept on the job)
+            <input
+              className="rounded-md border border-zinc-300 px-2.5 py-1.5 text-sm text-zinc-900 focus:border-indigo-500 focus:outline-none"
+              value={comment}
+              maxLength={500}
+              onChange={(event) => setComment(event.target.value)}
+              data-testid="approval-comment"
+            />
+          </label>
+          <Button
+            variant="primary"
+            disabled={decision.isPending}
+            onClick={() => decision.mutate({ decision: "approve", comment })}
+            data-testid="approve-job"
+          >
+            Approve and run
+          </Button>
+          <Button
+            variant="danger"
+            disabled={decision.isPending}
+            onClick={() => decision.mutate({ decision: "reject", comment })}
+            data-testid="reject-job"
+          >
+            Reject
+          </Button>
+        </div>
+      ) : (
+        <p className="mt-2 text-sm text-zinc-500">An admin will approve or reject it; this page updates by itself.</p>
+      )}
+      {decision.isError && <p className="mt-2 text-sm text-red-700">{errorMessage(decision.error)}</p>}
+    </Panel>
+  );
+}

@@ -1,0 +1,4 @@
+-- AlterTable
+ALTER TABLE "Job" ADD COLUMN "decidedAt" DATETIME;
+ALTER TABLE "Job" ADD COLUMN "decidedBy" TEXT;
+ALTER TABLE "Job" ADD COLUMN "queuedAt" DATETIME;
