@@ -34,7 +34,16 @@ export async function requireAdmin(request: Request): Promise<PublicUser> {
   return user;
 }
 
-export async function parseJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+/**
+ * The JSON body, checked by the schema. By default a mismatch is a 400 (a malformed request);
+ * with `fields: true` it is a 422 whose `fields` name each offending field, for bodies that
+ * are filled in by a person through a form.
+ */
+export async function parseJsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  options: { fields?: boolean } = {},
+): Promise<z.infer<S>> {
   let raw: unknown;
   try {
     raw = await request.json();
@@ -42,8 +51,11 @@ export async function parseJsonBody<S extends z.ZodType>(request: Request, schem
     throw new AppError("bad_request", "request body must be JSON");
   }
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new AppError("bad_request", zodMessage(parsed.error));
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  if (!options.fields) throw new AppError("bad_request", zodMessage(parsed.error));
+  const fields: Record<string, string> = {};
+  for (const issue of parsed.error.issues) fields[issue.path.join(".") || "body"] ??= issue.message;
+  throw new AppError("validation_failed", zodMessage(parsed.error), fields);
 }
 
 /** A JSON body that may be left out entirely (no body parses as `{}`). */

@@ -27,3 +27,31 @@ export async function createUser(username: string, password: string, role: UserR
 export async function setPassword(username: string, password: string): Promise<void> {
   await getDb().user.update({ where: { username }, data: { passwordHash: await hashPassword(password) } });
 }
+
+export interface UserView extends PublicUser {
+  createdAt: string;
+  jobs: number;
+}
+
+export async function listUsers(): Promise<UserView[]> {
+  const users = await getDb().user.findMany({ orderBy: { username: "asc" }, include: { _count: { select: { jobs: true } } } });
+  return users.map((u) => ({ id: u.id, username: u.username, role: u.role, createdAt: u.createdAt.toISOString(), jobs: u._count.jobs }));
+}
+
+export async function countAdmins(): Promise<number> {
+  return getDb().user.count({ where: { role: "admin" } });
+}
+
+export async function setRole(username: string, role: UserRole): Promise<void> {
+  await getDb().user.update({ where: { username }, data: { role } });
+}
+
+/** Ends every session and API token of a user (after a password change, a role change, a deletion). */
+export async function revokeUserTokens(userId: string): Promise<void> {
+  await getDb().authToken.deleteMany({ where: { userId } });
+}
+
+/** Deletes a user who has launched no job (jobs keep their launcher for the record). */
+export async function deleteUser(username: string): Promise<void> {
+  await getDb().user.delete({ where: { username } });
+}

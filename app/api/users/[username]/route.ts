@@ -1,0 +1,19 @@
+import { NextResponse } from "next/server";
+import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
+import { changeUser, removeUser, userChangeSchema } from "@/server/auth/users";
+
+type Context = { params: Promise<{ username: string }> };
+
+/** PATCH /api/users/NAME `{"role"?, "password"?}` (admins): sessions of that user end. */
+export const PATCH = route(async (request: Request, { params }: Context) => {
+  const admin = await requireAdmin(request);
+  await changeUser(admin, (await params).username, await parseJsonBody(request, userChangeSchema, { fields: true }));
+  return new NextResponse(null, { status: 204 });
+});
+
+/** DELETE /api/users/NAME (admins): only accounts that launched no job. */
+export const DELETE = route(async (request: Request, { params }: Context) => {
+  const admin = await requireAdmin(request);
+  await removeUser(admin, (await params).username);
+  return new NextResponse(null, { status: 204 });
+});

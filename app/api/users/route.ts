@@ -1,0 +1,16 @@
+import { NextResponse } from "next/server";
+import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
+import { addUser, newUserSchema } from "@/server/auth/users";
+import { listUsers } from "@/server/data/users";
+
+export const GET = route(async (request: Request) => {
+  await requireAdmin(request);
+  return NextResponse.json({ users: await listUsers() });
+});
+
+/** POST /api/users `{"username", "password", "role"?}` (admins) → 201 `{"user"}`. */
+export const POST = route(async (request: Request) => {
+  await requireAdmin(request);
+  const user = await addUser(await parseJsonBody(request, newUserSchema, { fields: true }));
+  return NextResponse.json({ user }, { status: 201 });
+});

@@ -1,0 +1,80 @@
+/**
+ * Managing accounts: admins create users, set roles, reset passwords and delete unused
+ * accounts; everyone can change their own password. Rules that protect the installation
+ * (the last admin stays an admin, a user with job history is not deleted) live here.
+ */
+import { z } from "zod";
+import { AppError } from "../api/errors";
+import {
+  countAdmins,
+  createUser,
+  deleteUser,
+  findUserByUsername,
+  revokeUserTokens,
+  setPassword,
+  setRole,
+  type PublicUser,
+} from "../data/users";
+import { verifyPassword } from "../security/password";
+
+const USERNAME = /^[a-z0-9][a-z0-9._-]{1,62}$/;
+export const passwordSchema = z.string().min(10, "must be at least 10 characters").max(200, "must be at most 200 characters");
+
+export const newUserSchema = z.object({
+  username: z.string().regex(USERNAME, "must be 2-63 lowercase letters, digits, . _ -"),
+  password: passwordSchema,
+  role: z.enum(["admin", "user"]).default("user"),
+});
+
+export const userChangeSchema = z
+  .object({ role: z.enum(["admin", "user"]).optional(), password: passwordSchema.optional() })
+  .refine((change) => change.role !== undefined || change.password !== undefined, "send role and/or password");
+
+export const ownPasswordSchema = z.object({ currentPassword: z.string().min(1, "is required"), newPassword: passwordSchema });
+
+async function requireAccount(username: string) {
+  const user = await findUserByUsername(username);
+  if (!user) throw new AppError("not_found", `no user named "${username}"`);
+  return user;
+}
+
+export async function addUser(input: z.infer<typeof newUserSchema>): Promise<PublicUser> {
+  if (await findUserByUsername(input.username)) {
+    throw new AppError("conflict", `a user named "${input.username}" already exists`);
+  }
+  return createUser(input.username, input.password, input.role);
+}
+
+export async function changeUser(actor: PublicUser, username: string, change: z.infer<typeof userChangeSchema>): Promise<void> {
+  const user = await requireAccount(username);
+  if (change.role === "user" && user.role === "admin" && (await countAdmins()) <= 1) {
+    throw new AppError("conflict", `"${username}" is the last admin; make someone else an admin first`);
+  }
+  if (change.role) await setRole(username, change.role);
+  if (change.password) await setPassword(username, change.password);
+  // New credentials or rights take effect at once: no session keeps the old ones.
+  if (user.id !== actor.id || change.role) await revokeUserTokens(user.id);
+}
+
+export async function removeUser(actor: PublicUser, username: string): Promise<void> {
+  const user = await requireAccount(username);
+  if (user.id === actor.id) throw new AppError("conflict", "you cannot delete your own account");
+  if (user.role === "admin" && (await countAdmins()) <= 1) throw new AppError("conflict", `"${username}" is the last admin`);
+  try {
+    await deleteUser(username);
+  } catch (error) {
+    // Jobs reference their launcher: history is not rewritten.
+    if (typeof error === "object" && error !== null && "code" in error && error.code === "P2003") {
+      throw new AppError("conflict", `"${username}" has launched jobs; change their role or password instead of deleting`);
+    }
+    throw error;
+  }
+}
+
+export async function changeOwnPassword(actor: PublicUser, current: string, next: string): Promise<void> {
+  const user = await requireAccount(actor.username);
+  if (!(await verifyPassword(current, user.passwordHash))) {
+    throw new AppError("validation_failed", "currentPassword: is wrong", { currentPassword: "is wrong" });
+  }
+  await setPassword(actor.username, next);
+}

@@ -1,0 +1,96 @@
+/**
+ * Accounts: admins create users and set roles and passwords; users launch jobs but cannot
+ * manage runners or users; the last admin is protected; changes end old sessions.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+
+let app: RunningPlayform;
+let admin: ApiClient;
+
+async function tokenFor(username: string, password: string): Promise<{ status: number; token?: string }> {
+  const response = await fetch(`${app.url}/api/auth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` },
+  });
+  return { status: response.status, token: response.status === 201 ? ((await response.json()) as { token: string }).token : undefined };
+}
+
+beforeAll(async () => {
+  app = await startPlayform();
+  admin = apiClient(app, await adminToken(app));
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("users", () => {
+  it("an admin creates a user who can launch jobs but not manage runners or users", async () => {
+    const created = await admin.call("POST", "/api/users", { json: { username: "alice", password: "alice-password-1" } });
+    expect(created.status).toBe(201);
+    expect(created.json.user).toMatchObject({ username: "alice", role: "user" });
+
+    const alice = apiClient(app, (await tokenFor("alice", "alice-password-1")).token!);
+    const job = await alice.waitForEnd(await alice.launch("hello-world", { message: "from alice" }));
+    expect(job.status).toBe("success");
+    expect(job.user).toBe("alice");
+    expect((await alice.call("GET", "/api/runners")).status).toBe(403);
+    expect((await alice.call("GET", "/api/users")).status).toBe(403);
+    expect((await alice.call("POST", "/api/users", { json: { username: "mallory", password: "mallory-password" } })).status).toBe(403);
+
+    const list = await admin.get("/api/users");
+    expect(list.users.map((u: { username: string; jobs: number }) => [u.username, u.jobs])).toEqual([
+      ["admin", 0],
+      ["alice", 1],
+    ]);
+    // A user with job history is kept for the record.
+    expect((await admin.call("DELETE", "/api/users/alice")).status).toBe(409);
+  });
+
+  it("explains bad input field by field and refuses duplicates", async () => {
+    const bad = await admin.call("POST", "/api/users", { json: { username: "Bob!", password: "short" } });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.json.error.fields).sort()).toEqual(["password", "username"]);
+    const duplicate = await admin.call("POST", "/api/users", { json: { username: "alice", password: "another-password" } });
+    expect(duplicate.status).toBe(409);
+    expect((await admin.call("PATCH", "/api/users/nobody", { json: { role: "admin" } })).status).toBe(404);
+    expect((await admin.call("PATCH", "/api/users/alice", { json: {} })).status).toBe(422);
+  });
+
+  it("a password reset or role change ends the user's sessions", async () => {
+    await admin.call("POST", "/api/users", { json: { username: "bob", password: "bob-password-1" } });
+    const bob = apiClient(app, (await tokenFor("bob", "bob-password-1")).token!);
+    expect((await bob.call("GET", "/api/auth/me")).status).toBe(200);
+    expect((await admin.call("PATCH", "/api/users/bob", { json: { password: "bob-password-2" } })).status).toBe(204);
+    expect((await bob.call("GET", "/api/auth/me")).status).toBe(401);
+    expect((await tokenFor("bob", "bob-password-1")).status).toBe(401);
+    expect((await tokenFor("bob", "bob-password-2")).status).toBe(201);
+
+    expect((await admin.call("PATCH", "/api/users/bob", { json: { role: "admin" } })).status).toBe(204);
+    const promoted = apiClient(app, (await tokenFor("bob", "bob-password-2")).token!);
+    expect((await promoted.call("GET", "/api/runners")).status).toBe(200);
+    expect((await admin.call("DELETE", "/api/users/bob")).status).toBe(204);
+    expect((await tokenFor("bob", "bob-password-2")).status).toBe(401);
+  });
+
+  it("protects the last admin and the acting admin", async () => {
+    const demote = await admin.call("PATCH", "/api/users/admin", { json: { role: "user" } });
+    expect(demote.status).toBe(409);
+    expect(demote.json.error.message).toMatch(/last admin/);
+    expect((await admin.call("DELETE", "/api/users/admin")).status).toBe(409);
+  });
+
+  it("everyone changes their own password with the current one", async () => {
+    await admin.call("POST", "/api/users", { json: { username: "carol", password: "carol-password-1" } });
+    const carol = apiClient(app, (await tokenFor("carol", "carol-password-1")).token!);
+    const wrong = await carol.call("POST", "/api/auth/password", { json: { currentPassword: "nope", newPassword: "carol-password-2" } });
+    expect(wrong.status).toBe(422);
+    expect(wrong.json.error.fields).toEqual({ currentPassword: "is wrong" });
+    const weak = await carol.call("POST", "/api/auth/password", { json: { currentPassword: "carol-password-1", newPassword: "x" } });
+    expect(weak.status).toBe(422);
+    expect(weak.json.error.fields.newPassword).toMatch(/at least 10/);
+    expect((await carol.call("POST", "/api/auth/password", { json: { currentPassword: "carol-password-1", newPassword: "carol-password-2" } })).status).toBe(204);
+    expect((await tokenFor("carol", "carol-password-2")).status).toBe(201);
+  });
+});
