@@ -6,6 +6,7 @@
  */
 import type { JobView } from "@/server/data/jobs";
 import type { RunnerView } from "@/server/data/runners";
+import type { UserView } from "@/server/data/users";
 import type { RecapComparison, RunTrend } from "@/server/recap/compare";
 
 export type { Recap, RecapHostRow, RecapStatus, RecapTaskTiming, HostCounter } from "@/server/recap/types";
@@ -131,6 +132,9 @@ export interface ComparedJob {
 export type FormTrend = RunTrend & { form: string };
 
 export type RunnerStatus = RunnerView["status"];
+
+/** An account as GET /api/users returns it (the server's view type). */
+export type UserAccount = UserView;
 
 /** The runner as GET /api/runners returns it (the server's view type). */
 export type Runner = RunnerView;

@@ -10,6 +10,8 @@ export const queryKeys = {
   jobList: (filter: { form?: string; limit: number }) => ["jobs", "list", filter] as const,
   job: (id: number) => ["jobs", "detail", id] as const,
   jobRecap: (id: number) => ["jobs", "detail", id, "recap"] as const,
+  jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,
   jobComparedWithPrevious: (id: number) => ["jobs", "detail", id, "compare", "previous"] as const,
   runners: () => ["runners"] as const,
+  users: () => ["users"] as const,
 };

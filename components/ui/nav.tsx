@@ -19,7 +19,10 @@ const ITEMS: NavItem[] = [
   { href: "/recap", label: "Analyse log", matches: (p) => p.startsWith("/recap") },
 ];
 
-const ADMIN_ITEMS: NavItem[] = [{ href: "/runners", label: "Runners", matches: (p) => p.startsWith("/runners") }];
+const ADMIN_ITEMS: NavItem[] = [
+  { href: "/runners", label: "Runners", matches: (p) => p.startsWith("/runners") },
+  { href: "/users", label: "Users", matches: (p) => p.startsWith("/users") },
+];
 
 export function Nav({ user }: { user: User }) {
   const pathname = usePathname();
@@ -64,7 +67,12 @@ export function Nav({ user }: { user: User }) {
           })}
         </nav>
         <div className="ml-auto flex items-center gap-2 sm:gap-3">
-          <span className="flex items-center gap-2 text-sm text-zinc-700" data-testid="current-user" title={user.username}>
+          <Link
+            href="/account"
+            className="flex items-center gap-2 rounded-md px-1 text-sm text-zinc-700 hover:bg-zinc-100"
+            data-testid="current-user"
+            title={`${user.username}: your account`}
+          >
             <span aria-hidden="true" className="grid size-6 place-items-center rounded-full bg-zinc-200 text-[11px] font-semibold text-zinc-700 uppercase">
               {user.username.slice(0, 1)}
             </span>
@@ -72,7 +80,7 @@ export function Nav({ user }: { user: User }) {
             {user.role === "admin" && (
               <span className="hidden rounded bg-zinc-100 sm:inline px-1.5 py-0.5 text-[10px] font-semibold tracking-wide text-zinc-600 uppercase">admin</span>
             )}
-          </span>
+          </Link>
           <button
             type="button"
             onClick={onLogout}
