@@ -13,5 +13,6 @@ export const queryKeys = {
   jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,
   jobComparedWithPrevious: (id: number) => ["jobs", "detail", id, "compare", "previous"] as const,
   runners: () => ["runners"] as const,
+  credentials: () => ["credentials"] as const,
   users: () => ["users"] as const,
 };

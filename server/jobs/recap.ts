@@ -2,11 +2,11 @@
  * A job's recap: from the callback plugin's structured events when the job has them (exact,
  * and available live), else from the stored text output (runs of older RTEs, imported logs).
  */
-import { jobEvents, jobStdout } from "../data/jobs";
-import { parsePlayformEvent, type PlayformEvent } from "../recap/events";
+import { jobStdout } from "../data/jobs";
 import { recapFromEvents } from "../recap/from-events";
 import { RecapTextParser } from "../recap/parse-text";
 import type { Recap } from "../recap/types";
+import { loadJobEvents } from "./events";
 
 export type RecapSource = "events" | "text";
 
@@ -18,11 +18,7 @@ export async function jobRecap(jobId: number, prefer?: RecapSource): Promise<{ r
 export async function jobRecap(jobId: number, prefer: "events"): Promise<{ recap: Recap; source: RecapSource } | null>;
 export async function jobRecap(jobId: number, prefer?: RecapSource): Promise<{ recap: Recap; source: RecapSource } | null> {
   if (prefer !== "text") {
-    const events: PlayformEvent[] = [];
-    for (const raw of await jobEvents(jobId)) {
-      const parsed = parsePlayformEvent(raw);
-      if (parsed.kind === "event") events.push(parsed.event);
-    }
+    const events = await loadJobEvents(jobId);
     if (events.length > 0) return { recap: recapFromEvents(events), source: "events" };
     if (prefer === "events") return null;
   }

@@ -8,6 +8,7 @@ import { useJobOutput } from "@/components/hooks/use-job-output";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
 import { JobRecap } from "@/components/jobs/job-recap";
+import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobValues } from "@/components/jobs/job-values";
 import { OutputPane } from "@/components/jobs/output-pane";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
@@ -52,6 +53,7 @@ export function JobClient({ jobId }: { jobId: number }) {
         </div>
       </div>
       {final && <JobRecap jobId={jobId} />}
+      {final && <JobTimeline jobId={jobId} />}
       {final && <JobComparisonPanel jobId={jobId} />}
     </div>
   );
