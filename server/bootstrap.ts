@@ -1,10 +1,14 @@
 /**
- * First-start set-up, idempotent on every start: the admin account and the forms folder.
+ * First-start set-up, idempotent on every start: the admin account, the forms folder and the
+ * example vault-demo form's credential.
  */
 import { randomBytes } from "node:crypto";
 import { countUsers, createUser, findUserByUsername, setPassword } from "./data/users";
-import { upsertForm } from "./data/forms";
+import { listForms, upsertForm } from "./data/forms";
 import { loadFormsFrom } from "./forms/import";
+import { AppError } from "./api/errors";
+import { createCredentialSchema } from "./credentials/kinds";
+import { createCredential, credentialExists } from "./credentials/store";
 import type { AppConfig } from "./config";
 
 export async function ensureAdmin(config: AppConfig, log: (line: string) => void): Promise<void> {
@@ -29,4 +33,34 @@ export async function importForms(config: AppConfig, log: (line: string) => void
   for (const error of errors) log(`form not imported: ${error}`);
   for (const form of forms) await upsertForm(form.definition, form.sourceDir);
   log(`imported ${forms.length} form(s) from ${config.PLAYFORM_FORMS_DIR}`);
+}
+
+export const DEMO_VAULT_CREDENTIAL = "demo-vault";
+
+/**
+ * The vault credential of the example form vault-demo (server/forms/examples/vault-demo), whose
+ * password `playform-demo` is published with the example: it protects nothing but the demo
+ * string. Created only when a stored form names it and it does not exist yet, so an instance
+ * that never imported the examples gets no credential it did not ask for, and a replaced or
+ * re-described demo credential is left as the admin made it.
+ */
+export async function ensureDemoVaultCredential(log: (line: string) => void): Promise<void> {
+  if (await credentialExists(DEMO_VAULT_CREDENTIAL)) return;
+  const forms = await listForms();
+  if (!forms.some((form) => form.definition.credentials.includes(DEMO_VAULT_CREDENTIAL))) return;
+  try {
+    await createCredential(
+      createCredentialSchema.parse({
+        name: DEMO_VAULT_CREDENTIAL,
+        kind: "vault",
+        password: "playform-demo",
+        description: "Demo only: the published password of the vault-demo example form. Never use it for a real vault.",
+      }),
+    );
+  } catch (error) {
+    // Another app node starting at the same time created it first.
+    if (error instanceof AppError && error.code === "conflict") return;
+    throw error;
+  }
+  log(`created the credential "${DEMO_VAULT_CREDENTIAL}" for the vault-demo example form (demo password, see its description)`);
 }

@@ -23,6 +23,16 @@ const appEnvSchema = z.object({
   PLAYFORM_NODE_ID: z.string().default(`${hostname()}-${process.pid}`),
   RTE_QUEUE_MINUTES: z.coerce.number().positive().default(30),
   RTE_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(120),
+  /**
+   * Encrypts stored credentials (server/security/credential-crypto.ts). Unset: generated once
+   * into encryption.key next to the SQLite database. Trimmed, because a Secret mounted with a
+   * trailing newline would otherwise derive another key on some nodes than on others.
+   */
+  ENCRYPTION_SECRET: z
+    .string()
+    .transform((s) => s.trim())
+    .pipe(z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"))
+    .optional(),
 });
 
 export type AppConfig = z.infer<typeof appEnvSchema>;

@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { Server as SocketServer } from "socket.io";
-import { ensureAdmin, importForms } from "./bootstrap";
+import { ensureAdmin, ensureDemoVaultCredential, importForms } from "./bootstrap";
 import { loadAppConfig } from "./config";
 import { closeDb } from "./data/db";
 import { applyMigrations, migrationStatus } from "./data/migrate";
@@ -21,6 +21,7 @@ import { providerFromUrl } from "./data/database-url";
 import { Dispatcher } from "./jobs/dispatcher";
 import { LocalRte } from "./local-rte";
 import { findExecutable } from "./system";
+import { initEncryptionSecret } from "./security/encryption-secret";
 import { playformRuntime } from "./runtime";
 
 function log(line: string): void {
@@ -39,8 +40,12 @@ async function main(): Promise<void> {
   const dev = config.NODE_ENV === "development";
   const { applied } = await applyMigrations(config.DATABASE_URL);
   if (applied.length > 0) log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
+  // Credentials are encrypted at rest with a key from ENCRYPTION_SECRET (generated into
+  // encryption.key next to the SQLite database when unset): known before anything reads one.
+  initEncryptionSecret(config, log);
   await ensureAdmin(config, log);
   await importForms(config, log);
+  await ensureDemoVaultCredential(log);
   if (!(await findExecutable("ansible-playbook"))) {
     log("WARNING: ansible-playbook is not installed: jobs will fail until it is.");
     log("         Install it with: sudo apt-get install -y ansible   (Debian/Ubuntu)");

@@ -6,6 +6,7 @@
  */
 import type { JobView } from "@/server/data/jobs";
 import type { RunnerView } from "@/server/data/runners";
+import type { CredentialView } from "@/server/credentials/store";
 import type { UserView } from "@/server/data/users";
 import type { RecapComparison, RunTrend } from "@/server/recap/compare";
 
@@ -62,7 +63,7 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 /** Statuses after which nothing about the job changes any more. */
 export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned"];
 /** Statuses in which the job can still be aborted. */
-export const ABORTABLE_STATUSES: readonly JobStatus[] = ["queued", "running"];
+export const ABORTABLE_STATUSES: readonly JobStatus[] = ["approval", "queued", "running"];
 
 export function isFinalStatus(status: JobStatus): boolean {
   return FINAL_STATUSES.includes(status);
@@ -150,3 +151,7 @@ export interface RunnerActionResult {
   token?: string;
   isDefault?: boolean;
 }
+
+/** A stored credential as GET /api/credentials lists it: never its secret (the server's view type). */
+export type Credential = CredentialView;
+export type CredentialKind = CredentialView["kind"];

@@ -21,6 +21,7 @@ const ITEMS: NavItem[] = [
 
 const ADMIN_ITEMS: NavItem[] = [
   { href: "/runners", label: "Runners", matches: (p) => p.startsWith("/runners") },
+  { href: "/credentials", label: "Credentials", matches: (p) => p.startsWith("/credentials") },
   { href: "/users", label: "Users", matches: (p) => p.startsWith("/users") },
 ];
 

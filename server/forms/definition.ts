@@ -4,6 +4,7 @@
  * the path of the offending key, never half-imported.
  */
 import { z } from "zod";
+import { credentialNameSchema } from "../credentials/kinds";
 
 const FORM_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -72,8 +73,19 @@ export const formDefinitionSchema = z
     allowJinjaInExtravars: z.boolean().default(false),
     /** Jobs wait in status `approval` until an admin approves them; until then they reach no runner. */
     requiresApproval: z.boolean().default(false),
+    /**
+     * Stored credentials the job gets (server/credentials): at most one ssh and one vault, any
+     * number of secret ones. Checked when a job is launched, since credentials live in the
+     * database and a form is imported from files.
+     */
+    credentials: z.array(credentialNameSchema).default([]),
   })
   .superRefine((form, ctx) => {
+    form.credentials.forEach((name, index) => {
+      if (form.credentials.indexOf(name) !== index) {
+        ctx.addIssue({ code: "custom", path: ["credentials", index], message: `credential "${name}" is named twice` });
+      }
+    });
     const seen = new Set<string>();
     form.fields.forEach((field, index) => {
       if (seen.has(field.name)) {

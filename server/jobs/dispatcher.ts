@@ -14,9 +14,10 @@ import { getDb } from "../data/db";
 import { finishJob, getJobForDispatch } from "../data/jobs";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import { playformRuntime } from "../runtime";
-import { CONTRACT_VERSION, RteEvents, claimAnswerSchema, jobOptionsSchema, type JobDispatch } from "../protocol/rte-messages";
+import { CONTRACT_VERSION, RteEvents, claimAnswerSchema, jobOptionsSchema, type JobDispatch, type JobSecrets } from "../protocol/rte-messages";
 import { formDefinitionSchema } from "../forms/definition";
-import { secretValues, splitSecretExtravars } from "../forms/values";
+import { splitSecretExtravars } from "../forms/values";
+import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
 import { manifestSchema } from "./manifest-schema";
 
@@ -134,9 +135,22 @@ export class Dispatcher {
     };
     const form = formDefinitionSchema.parse(job.form.definition);
     const { visible: extravars, hidden } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
-    // Password values travel sealed and land in the hidden extravars file, which is always
-    // deleted after the run (keepExtravars keeps only the visible one).
-    const secrets = { hiddenExtravars: hidden, vaultPassword: null, maskValues: secretValues(form, hidden) };
+    // Password values and the form's credentials travel sealed; on the runner they land in the
+    // hidden extravars file (always deleted after the run: keepExtravars keeps only the visible
+    // one), on stdin (vault password) and in a 0600 key file inside the job folder (ssh).
+    // Resolved now, not at launch: a credential replaced while the job waited is used as it is now.
+    let secrets: JobSecrets;
+    try {
+      secrets = await resolveJobSecrets(form.credentials, hidden);
+    } catch (error) {
+      if (!(error instanceof CredentialResolveError)) {
+        await putBack("its credentials could not be read");
+        throw error;
+      }
+      link.running.delete(job.id);
+      if (await finishJob(job.id, "failed", null, error.message)) publishStatus(job.id);
+      return;
+    }
     const message: JobDispatch = {
       v: CONTRACT_VERSION,
       jobId: job.id,

@@ -4,6 +4,7 @@
  * nothing.
  */
 import { AppError } from "../api/errors";
+import { checkFormCredentials } from "../credentials/resolve";
 import { findForm } from "../data/forms";
 import { createJob } from "../data/jobs";
 import { resolveRunnerFor } from "../data/runners";
@@ -22,6 +23,8 @@ export async function launchJob(user: PublicUser, formName: string, input: Recor
       .join("; ");
     throw new AppError("validation_failed", summary, checked.errors);
   }
+  const credentialProblem = await checkFormCredentials(form.definition.credentials);
+  if (credentialProblem) throw new AppError("validation_failed", credentialProblem);
   const runner = await resolveRunnerFor(form.definition.runner);
   if (!runner) {
     throw new AppError(

@@ -69,7 +69,14 @@ export type ClaimAnswer = z.infer<typeof claimAnswerSchema>;
 export const jobSecretsSchema = z.object({
   /** Extravars that must never be in the visible extravars file (ansible login etc.). */
   hiddenExtravars: z.record(z.string(), z.unknown()).default({}),
+  /** Sent to ansible-playbook on stdin, read by the RTE's vault password script. */
   vaultPassword: z.string().nullable().default(null),
+  /**
+   * The ansible login of an ssh credential. The RTE writes the key to a 0600 file in the job
+   * folder (only the RTE knows that path) and adds `ansible_user` and
+   * `ansible_ssh_private_key_file` to the hidden extravars file; the file goes with the folder.
+   */
+  sshKey: z.object({ username: z.string().min(1), privateKey: z.string().min(1) }).nullable().default(null),
   /** Every secret value of the job, masked in output before it is spooled. */
   maskValues: z.array(z.string()).default([]),
 });

@@ -9,7 +9,7 @@ import path from "node:path";
 import { execa } from "execa";
 import type { FinalStatus, JobDispatch, JobSecrets } from "../protocol/rte-messages";
 import { createMasker } from "../security/mask";
-import { ansibleEventEnv } from "./ansible/plugin-path";
+import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
@@ -69,10 +69,13 @@ export class JobRun {
   private paths() {
     const { workDir } = this.deps.env;
     const id = this.job.jobId;
+    const jobDir = path.join(workDir, "jobs", String(id));
     return {
-      jobDir: path.join(workDir, "jobs", String(id)),
+      jobDir,
       extravars: path.join(workDir, "extravars", `extravars_${id}.json`),
       hidden: path.join(workDir, "extravars", `.extravars_${id}_hidden.json`),
+      // Inside the job folder, so it goes with the folder whatever else fails in cleanup.
+      sshKey: path.join(jobDir, `.playform_ssh_key_${id}`),
     };
   }
 
@@ -100,7 +103,16 @@ export class JobRun {
       batcher.log(`job files ready: ${fetched} fetched from the app, ${cached} from the cache`);
       fs.mkdirSync(path.dirname(paths.extravars), { recursive: true, mode: 0o700 });
       fs.writeFileSync(paths.extravars, JSON.stringify(this.job.extravars), { mode: 0o600 });
-      fs.writeFileSync(paths.hidden, JSON.stringify(this.secrets.hiddenExtravars), { mode: 0o600 });
+      const hidden = { ...this.secrets.hiddenExtravars };
+      const { sshKey } = this.secrets;
+      if (sshKey) {
+        // 0600 or ssh refuses the key ("UNPROTECTED PRIVATE KEY FILE"); "wx" so a form file of
+        // the same name is never overwritten or handed to ssh instead.
+        fs.writeFileSync(paths.sshKey, sshKey.privateKey, { mode: 0o600, flag: "wx" });
+        hidden.ansible_user = sshKey.username;
+        hidden.ansible_ssh_private_key_file = paths.sshKey;
+      }
+      fs.writeFileSync(paths.hidden, JSON.stringify(hidden), { mode: 0o600 });
 
       const args = playbookArgs({
         playbook: this.job.playbook,
@@ -108,7 +120,7 @@ export class JobRun {
         extravarsFile: paths.extravars,
         hiddenExtravarsFile: paths.hidden,
         options: this.job.options,
-        withVault: this.secrets.vaultPassword !== null,
+        vaultPasswordScript: this.secrets.vaultPassword !== null ? vaultPasswordScript() : null,
       });
       batcher.start();
       const child = execa(this.deps.env.ANSIBLE_PLAYBOOK, args, {
@@ -125,6 +137,8 @@ export class JobRun {
         forceKillAfterDelay: false,
       });
       this.pid = child.pid;
+      // Read once by the vault password script at start-up; the pipe then stays at EOF, so a
+      // playbook that prompts (vars_prompt, pause) gets no input, as without a vault password.
       if (this.secrets.vaultPassword !== null) child.stdin?.end(this.secrets.vaultPassword + "\n");
       if (this.cancelled) this.cancel();
       child.stdout?.setEncoding("utf8").on("data", (text: string) => batcher.write("stdout", text));
@@ -167,6 +181,9 @@ export class JobRun {
         this.deps.log(`job ${this.job.jobId}: could not remove ${target}: ${String(error)}`);
       }
     };
+    // Removed on its own before the folder: if removing the folder fails halfway, the key is
+    // not among what is left behind.
+    remove(paths.sshKey);
     remove(paths.hidden);
     if (!this.job.options.keepExtravars) remove(paths.extravars);
     remove(paths.jobDir);

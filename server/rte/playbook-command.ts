@@ -10,7 +10,8 @@ export interface CommandInput {
   extravarsFile: string;
   hiddenExtravarsFile: string;
   options: JobOptions;
-  withVault: boolean;
+  /** The vault password script (ansible/vault-password-stdin.sh) when the job has a vault password. */
+  vaultPasswordScript: string | null;
 }
 
 export function playbookArgs(input: CommandInput): string[] {
@@ -24,8 +25,9 @@ export function playbookArgs(input: CommandInput): string[] {
   if (options.check) args.push("--check");
   if (options.diff) args.push("--diff");
   if (options.verbosity > 0) args.push(`-${"v".repeat(options.verbosity)}`);
-  // The vault password arrives on stdin: never in a file on disk, never in argv (ps shows argv).
-  if (input.withVault) args.push("--vault-password-file", "/dev/stdin");
+  // The vault password arrives on stdin, read by the script: never in a file on disk, never in
+  // argv (ps shows argv). Not /dev/stdin: see the script for why that fails under Node.
+  if (input.vaultPasswordScript) args.push("--vault-password-file", input.vaultPasswordScript);
   args.push(input.playbook);
   return args;
 }

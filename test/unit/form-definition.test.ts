@@ -25,6 +25,8 @@ describe("formDefinitionSchema: valid definitions", () => {
       verbosity: 0,
       keepExtravars: false,
       allowJinjaInExtravars: false,
+      requiresApproval: false,
+      credentials: [],
     });
   });
 

@@ -1,5 +1,7 @@
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { jobOptionsSchema } from "../../server/protocol/rte-messages";
+import { vaultPasswordScript } from "../../server/rte/ansible/plugin-path";
 import { RTE_OWN_VARIABLES } from "../../server/rte/env";
 import { playbookArgs, playbookEnv, type CommandInput } from "../../server/rte/playbook-command";
 
@@ -9,8 +11,9 @@ const base: CommandInput = {
   extravarsFile: "/work/extravars/extravars_12.json",
   hiddenExtravarsFile: "/work/extravars/.extravars_12_hidden.json",
   options: jobOptionsSchema.parse({}),
-  withVault: false,
+  vaultPasswordScript: null,
 };
+const SCRIPT = "/app/server/rte/ansible/vault-password-stdin.sh";
 
 describe("playbookArgs", () => {
   it("passes both extravars files with -e @file and the playbook last", () => {
@@ -37,7 +40,7 @@ describe("playbookArgs", () => {
           diff: true,
           verbosity: 3,
         }),
-        withVault: true,
+        vaultPasswordScript: SCRIPT,
       }),
     ).toEqual([
       "-i",
@@ -58,7 +61,7 @@ describe("playbookArgs", () => {
       "--diff",
       "-vvv",
       "--vault-password-file",
-      "/dev/stdin",
+      SCRIPT,
       "plays/deploy.yml",
     ]);
   });
@@ -69,9 +72,15 @@ describe("playbookArgs", () => {
     expect(playbookArgs({ ...base, options: jobOptionsSchema.parse({ verbosity: 0 }) }).some((a) => /^-v+$/.test(a))).toBe(false);
   });
 
-  it("never puts the vault password itself in argv", () => {
-    const args = playbookArgs({ ...base, withVault: true });
-    expect(args.slice(-3)).toEqual(["--vault-password-file", "/dev/stdin", "site.yml"]);
+  it("never puts the vault password itself in argv: the script reads it from stdin", () => {
+    const args = playbookArgs({ ...base, vaultPasswordScript: SCRIPT });
+    expect(args.slice(-3)).toEqual(["--vault-password-file", SCRIPT, "site.yml"]);
+  });
+
+  it("ships an executable vault password script (a plain file would be read as the password)", () => {
+    const script = vaultPasswordScript();
+    expect(script.endsWith("server/rte/ansible/vault-password-stdin.sh")).toBe(true);
+    expect(fs.statSync(script).mode & 0o111).not.toBe(0);
   });
 });
 

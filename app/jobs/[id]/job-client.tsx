@@ -2,9 +2,10 @@
 
 import Link from "next/link";
 import { ApiError } from "@/components/api/client";
-import { isFinalStatus } from "@/components/api/types";
+import { isFinalStatus, type User } from "@/components/api/types";
 import { useJob } from "@/components/hooks/use-job";
 import { useJobOutput } from "@/components/hooks/use-job-output";
+import { ApprovalPanel } from "@/components/jobs/approval-panel";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
 import { JobRecap } from "@/components/jobs/job-recap";
@@ -13,7 +14,7 @@ import { JobValues } from "@/components/jobs/job-values";
 import { OutputPane } from "@/components/jobs/output-pane";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
-export function JobClient({ jobId }: { jobId: number }) {
+export function JobClient({ jobId, user }: { jobId: number; user: User }) {
   const job = useJob(jobId);
   const final = job.data ? isFinalStatus(job.data.status) : false;
   // Started beside the job query, not after it: output shows as soon as it is there.
@@ -36,6 +37,7 @@ export function JobClient({ jobId }: { jobId: number }) {
   return (
     <div className="space-y-6">
       <JobHeader job={job.data} />
+      {job.data.status === "approval" && <ApprovalPanel job={job.data} user={user} />}
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-4">
         <div className="min-w-0 lg:col-span-3">
           <OutputPane

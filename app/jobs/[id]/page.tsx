@@ -20,7 +20,7 @@ export default async function JobPage({ params }: { params: Params }) {
   if (!(await getJobView(jobId))) notFound();
   return (
     <AppShell user={user}>
-      <JobClient jobId={jobId} />
+      <JobClient jobId={jobId} user={user} />
     </AppShell>
   );
 }

@@ -1,10 +1,11 @@
 /**
- * Where the Playform ansible callback plugins live, and the env that enables them.
+ * Where the Playform ansible callback plugins and the vault password script live, and the env
+ * that enables the plugins.
  *
  * Works from source (tsx: this file is server/rte/ansible/plugin-path.ts) and from a bundle
  * (dist/rte.js: the plugin directory is found by walking up to the project root).
  */
-import { existsSync } from "node:fs";
+import { accessSync, constants, existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -28,15 +29,22 @@ function moduleDir(): string | null {
   return null;
 }
 
-function searchUp(start: string): string | null {
+/** The first `<ancestor>/<subdir>` holding `file`, walking up from start. */
+function searchUp(start: string, subdir: string, file: string): string | null {
   let dir = path.resolve(start);
   for (;;) {
-    const candidate = path.join(dir, CALLBACK_PLUGIN_SUBDIR);
-    if (existsSync(path.join(candidate, PLUGIN_FILE))) return candidate;
+    const candidate = path.join(dir, subdir);
+    if (existsSync(path.join(candidate, file))) return candidate;
     const parent = path.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
+}
+
+function searchStarts(): string[] {
+  return [moduleDir(), process.argv[1] ? path.dirname(path.resolve(process.argv[1])) : null, process.cwd()].filter(
+    (start): start is string => start !== null,
+  );
 }
 
 /**
@@ -47,10 +55,9 @@ export function callbackPluginDir(): string {
   const override = process.env.PLAYFORM_CALLBACK_DIR;
   if (override) return path.resolve(override);
   if (cached !== null) return cached;
-  const starts = [moduleDir(), process.argv[1] ? path.dirname(path.resolve(process.argv[1])) : null, process.cwd()];
+  const starts = searchStarts();
   for (const start of starts) {
-    if (!start) continue;
-    const found = searchUp(start);
+    const found = searchUp(start, CALLBACK_PLUGIN_SUBDIR, PLUGIN_FILE);
     if (found) {
       cached = found;
       return found;
@@ -58,8 +65,33 @@ export function callbackPluginDir(): string {
   }
   throw new Error(
     `Playform callback plugins not found: no ${CALLBACK_PLUGIN_SUBDIR}/${PLUGIN_FILE} above ` +
-      `${starts.filter(Boolean).join(", ")}; set PLAYFORM_CALLBACK_DIR`,
+      `${starts.join(", ")}; set PLAYFORM_CALLBACK_DIR`,
   );
+}
+
+/** The vault password script (see the script for why it exists), relative to the project root. */
+const VAULT_SCRIPT_SUBDIR = path.join("server", "rte", "ansible");
+const VAULT_SCRIPT_FILE = "vault-password-stdin.sh";
+
+/**
+ * Absolute path of vault-password-stdin.sh. Throws when it is missing or not executable:
+ * ansible reads a non-executable --vault-password-file as the password itself, and the job
+ * would fail with a misleading "Decryption failed".
+ */
+export function vaultPasswordScript(): string {
+  const starts = searchStarts();
+  for (const start of starts) {
+    const dir = searchUp(start, VAULT_SCRIPT_SUBDIR, VAULT_SCRIPT_FILE);
+    if (!dir) continue;
+    const script = path.join(dir, VAULT_SCRIPT_FILE);
+    try {
+      accessSync(script, constants.X_OK);
+    } catch {
+      throw new Error(`${script} is not executable (chmod 755 it): ansible would read the script itself as the vault password`);
+    }
+    return script;
+  }
+  throw new Error(`the vault password script is missing: no ${VAULT_SCRIPT_SUBDIR}/${VAULT_SCRIPT_FILE} above ${starts.join(", ")}`);
 }
 
 /**

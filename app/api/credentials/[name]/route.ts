@@ -1,0 +1,21 @@
+import { NextResponse } from "next/server";
+import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
+import { replaceCredentialSchema } from "@/server/credentials/kinds";
+import { deleteCredential, replaceCredential } from "@/server/credentials/store";
+
+type Context = { params: Promise<{ name: string }> };
+
+/** PUT /api/credentials/NAME `{"kind", "description"?, ...payload}` (admins): a new secret, same kind. */
+export const PUT = route(async (request: Request, { params }: Context) => {
+  await requireAdmin(request);
+  const { name } = await params;
+  const credential = await replaceCredential(name, await parseJsonBody(request, replaceCredentialSchema, { fields: true }));
+  return NextResponse.json({ credential });
+});
+
+/** DELETE /api/credentials/NAME (admins): 409 while a form still names it. */
+export const DELETE = route(async (request: Request, { params }: Context) => {
+  await requireAdmin(request);
+  await deleteCredential((await params).name);
+  return new NextResponse(null, { status: 204 });
+});

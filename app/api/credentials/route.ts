@@ -1,0 +1,17 @@
+import { NextResponse } from "next/server";
+import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
+import { createCredentialSchema } from "@/server/credentials/kinds";
+import { createCredential, listCredentialViews } from "@/server/credentials/store";
+
+/** GET /api/credentials (admins): names, kinds, descriptions, dates, forms using them; never a secret. */
+export const GET = route(async (request: Request) => {
+  await requireAdmin(request);
+  return NextResponse.json({ credentials: await listCredentialViews() });
+});
+
+/** POST /api/credentials `{"name", "kind", "description"?, ...payload}` (admins) → 201 `{"credential"}`. */
+export const POST = route(async (request: Request) => {
+  await requireAdmin(request);
+  const credential = await createCredential(await parseJsonBody(request, createCredentialSchema, { fields: true }));
+  return NextResponse.json({ credential }, { status: 201 });
+});

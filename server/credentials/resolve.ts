@@ -1,0 +1,60 @@
+/**
+ * The credentials a form names, opened for a job: checked at launch (checkFormCredentials,
+ * so a bad form is refused before anything is stored) and again at dispatch
+ * (resolveJobSecrets), because a credential may be deleted or replaced while a job waits.
+ * Both go through loadFormCredentials, so they cannot disagree.
+ */
+import type { JobSecrets } from "../protocol/rte-messages";
+import { findCredentialRows } from "../data/credentials";
+import { decryptCredential } from "../security/credential-crypto";
+import { credentialKey } from "../security/encryption-secret";
+import { buildJobSecrets, credentialConflict, type NamedCredential } from "./bundle";
+import { parseStoredPayload } from "./kinds";
+
+export class CredentialResolveError extends Error {}
+
+async function loadFormCredentials(names: readonly string[]): Promise<{ ok: true; credentials: NamedCredential[] } | { ok: false; message: string }> {
+  const unique = [...new Set(names)];
+  const rows = await findCredentialRows(unique);
+  const missing = unique.filter((name) => !rows.some((row) => row.name === name));
+  if (missing.length > 0) {
+    const list = missing.map((name) => `"${name}"`).join(", ");
+    const what = missing.length === 1 ? `credential ${list} does not exist` : `credentials ${list} do not exist`;
+    return { ok: false, message: `the form's ${what}: an admin creates credentials on the Credentials page` };
+  }
+  const credentials: NamedCredential[] = [];
+  for (const name of unique) {
+    const row = rows.find((r) => r.name === name)!;
+    try {
+      credentials.push({ name, ...parseStoredPayload(row.kind, decryptCredential(credentialKey(), row.id, row.encrypted)) });
+    } catch (error) {
+      // Details (which check failed) go to the log; the job's reason names the credential.
+      console.error(`[credentials] cannot open credential "${name}":`, error);
+      return { ok: false, message: `credential "${name}" cannot be opened (see the server log): was ENCRYPTION_SECRET changed?` };
+    }
+  }
+  const conflict = credentialConflict(credentials);
+  return conflict ? { ok: false, message: conflict } : { ok: true, credentials };
+}
+
+/**
+ * Why a job of a form naming these credentials cannot run, or null when it can. The launch
+ * answers 422 with this message.
+ */
+export async function checkFormCredentials(names: readonly string[]): Promise<string | null> {
+  if (names.length === 0) return null;
+  const loaded = await loadFormCredentials(names);
+  return loaded.ok ? null : loaded.message;
+}
+
+/**
+ * The bundle sealed for the job's runner: the form's password values (`passwordExtravars`,
+ * hidden and masked) plus everything the named credentials hold. Throws CredentialResolveError
+ * with a message fit for the job's status reason.
+ */
+export async function resolveJobSecrets(names: readonly string[], passwordExtravars: Record<string, unknown>): Promise<JobSecrets> {
+  if (names.length === 0) return buildJobSecrets([], passwordExtravars);
+  const loaded = await loadFormCredentials(names);
+  if (!loaded.ok) throw new CredentialResolveError(loaded.message);
+  return buildJobSecrets(loaded.credentials, passwordExtravars);
+}
