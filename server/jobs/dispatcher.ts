@@ -168,6 +168,7 @@ export class Dispatcher {
         keepExtravars: form.keepExtravars,
       }),
       sealed: sealForJob(link.token, job.id, JSON.stringify(secrets)),
+      sourceDir: job.form.sourceDir,
     };
     let raw: unknown;
     try {

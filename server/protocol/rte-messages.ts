@@ -52,6 +52,8 @@ export const jobDispatchSchema = z.object({
   options: jobOptionsSchema,
   /** AES-256-GCM sealed credentials bundle (see security/seal.ts), base64. */
   sealed: z.string(),
+  /** The form's folder as the app sees it: read directly by RTEs with RTE_FILES=local. */
+  sourceDir: z.string().optional(),
 });
 export type JobDispatch = z.infer<typeof jobDispatchSchema>;
 

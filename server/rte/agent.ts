@@ -18,7 +18,7 @@ import {
 } from "../protocol/rte-messages";
 import { openForJob } from "../security/seal";
 import type { RteEnv } from "./env";
-import { FileCache } from "./file-cache";
+import { FileCache, readSharedFiles } from "./file-cache";
 import { JobRun } from "./job-run";
 import { Spool } from "./spool";
 
@@ -163,7 +163,8 @@ export class RteAgent {
       {
         env: this.env,
         cache: this.cache,
-        fetchFiles: (hashes) => this.fetchFiles(job.jobId, hashes),
+        fetchFiles: (hashes) =>
+          this.env.RTE_FILES === "local" ? readSharedFiles(job.sourceDir, job.manifest, hashes) : this.fetchFiles(job.jobId, hashes),
         emit: (items) => {
           for (const item of items) if (item.kind === "end") this.counters[item.status]++;
           this.spool.append(job.jobId, items);

@@ -24,7 +24,8 @@ const rteEnvSchema = z.object({
   /** The address the app shows for this runner (informational in outbound mode). */
   RTE_ADDRESS: z.string().optional(),
   RTE_MODE: z.enum(["outbound"]).default("outbound"),
-  RTE_FILES: z.enum(["transfer"]).default("transfer"),
+  /** transfer: files come from the app by content hash; local: read from a volume shared with the app. */
+  RTE_FILES: z.enum(["transfer", "local"]).default("transfer"),
   RTE_INSTANCE_ID: z.string().min(1).default(hostname()),
   RTE_MAX_JOBS: positiveInt(4),
   RTE_SPOOL_PATH: z.string().default("data/rte/spool"),

@@ -1,5 +1,5 @@
 /**
- * Job files by content hash (RTE_FILES=transfer). The RTE keeps every file it has seen under
+ * Job files by content hash. The RTE keeps every file it has seen under
  * its sha256, asks the app only for the hashes it lacks, verifies what arrives, and lays the
  * files out in the job's folder.
  */
@@ -43,4 +43,24 @@ export class FileCache {
   private file(hash: string): string {
     return path.join(this.dir, hash);
   }
+}
+
+/**
+ * RTE_FILES=local: the files come from a volume shared with the app, at the path the app
+ * sees (mount it at the same path on both sides). They go through the same hash check as
+ * transferred files, so a file edited after the launch is refused, not silently run.
+ */
+export async function readSharedFiles(sourceDir: string | undefined, manifest: ManifestEntry[], hashes: string[]): Promise<Map<string, Buffer>> {
+  if (!sourceDir) throw new Error("RTE_FILES=local, but the app sent no folder for this job's files");
+  const files = new Map<string, Buffer>();
+  for (const hash of hashes) {
+    const entry = manifest.find((m) => m.sha256 === hash);
+    if (!entry) throw new Error(`file ${hash} is not part of this job`);
+    try {
+      files.set(hash, await fs.promises.readFile(path.join(sourceDir, entry.path)));
+    } catch (error) {
+      throw new Error(`cannot read ${entry.path} from the shared folder ${sourceDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  }
+  return files;
 }

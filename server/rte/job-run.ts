@@ -100,7 +100,8 @@ export class JobRun {
         return;
       }
       const { fetched, cached } = await this.deps.cache.materialize(this.job.manifest, paths.jobDir, this.deps.fetchFiles);
-      batcher.log(`job files ready: ${fetched} fetched from the app, ${cached} from the cache`);
+      const source = this.deps.env.RTE_FILES === "local" ? "read from the shared folder" : "fetched from the app";
+      batcher.log(`job files ready: ${fetched} ${source}, ${cached} from the cache`);
       fs.mkdirSync(path.dirname(paths.extravars), { recursive: true, mode: 0o700 });
       fs.writeFileSync(paths.extravars, JSON.stringify(this.job.extravars), { mode: 0o600 });
       const hidden = { ...this.secrets.hiddenExtravars };
