@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   payload_too_large: 413,
   validation_failed: 422,
+  too_many_requests: 429,
   internal: 500,
   unavailable: 503,
 } as const;
@@ -24,6 +25,8 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly fields?: Record<string, string>,
+    /** Extra response headers (Retry-After for 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }

@@ -15,7 +15,9 @@ export function route<C>(handler: Handler<C>): Handler<C> {
     try {
       return await handler(request, context);
     } catch (error) {
-      if (error instanceof AppError) return NextResponse.json(errorBody(error.code, error.message, error.fields), { status: error.status });
+      if (error instanceof AppError) {
+        return NextResponse.json(errorBody(error.code, error.message, error.fields), { status: error.status, headers: error.headers });
+      }
       console.error(`[api] ${request.method} ${new URL(request.url).pathname} failed:`, error);
       return NextResponse.json(errorBody("internal", "internal error; see the server log"), { status: 500 });
     }

@@ -2,12 +2,44 @@ import { AppError } from "../api/errors";
 import { findUserByUsername, type PublicUser } from "../data/users";
 import { verifyPassword } from "../security/password";
 
+/**
+ * Failed logins per username, kept per app node (on globalThis: Next compiles each route into
+ * its own bundle, and the login form and the token endpoint must count together). Past the
+ * limit, further attempts for that name are refused until the window has passed, so a
+ * password cannot be guessed at request speed.
+ */
+const MAX_FAILURES = 10;
+const WINDOW_MS = 10 * 60 * 1000;
+const KEY = Symbol.for("playform.loginFailures");
+
+function failures(): Map<string, number[]> {
+  const holder = globalThis as typeof globalThis & { [KEY]?: Map<string, number[]> };
+  return (holder[KEY] ??= new Map());
+}
+
+function recentFailures(username: string, now: number): number[] {
+  const recent = (failures().get(username) ?? []).filter((at) => now - at < WINDOW_MS);
+  if (recent.length > 0) failures().set(username, recent);
+  else failures().delete(username);
+  return recent;
+}
+
 /** Checks a username and password; the same error for an unknown user and a wrong password. */
 export async function checkCredentials(username: string, password: string): Promise<PublicUser> {
+  const now = Date.now();
+  const recent = recentFailures(username, now);
+  if (recent.length >= MAX_FAILURES) {
+    const retryAfter = Math.ceil((recent[0]! + WINDOW_MS - now) / 1000);
+    throw new AppError("too_many_requests", `too many failed logins for "${username}": try again in ${retryAfter} s`, undefined, {
+      "retry-after": String(retryAfter),
+    });
+  }
   const user = await findUserByUsername(username);
   if (!user || !(await verifyPassword(password, user.passwordHash))) {
+    failures().set(username, [...recent, now]);
     throw new AppError("unauthorized", "wrong username or password");
   }
+  failures().delete(username);
   return { id: user.id, username: user.username, role: user.role };
 }
 

@@ -93,4 +93,19 @@ describe("users", () => {
     expect((await carol.call("POST", "/api/auth/password", { json: { currentPassword: "carol-password-1", newPassword: "carol-password-2" } })).status).toBe(204);
     expect((await tokenFor("carol", "carol-password-2")).status).toBe(201);
   });
+
+  it("refuses logins for a name after 10 failures in 10 minutes, even with the right password", async () => {
+    await admin.call("POST", "/api/users", { json: { username: "erin", password: "erin-password-1" } });
+    for (let attempt = 0; attempt < 10; attempt++) expect((await tokenFor("erin", `guess-${attempt}`)).status).toBe(401);
+    const locked = await fetch(`${app.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ username: "erin", password: "erin-password-1" }),
+    });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(500);
+    expect(((await locked.json()) as { error: { message: string } }).error.message).toMatch(/too many failed logins for "erin"/);
+    // Other names are not affected.
+    expect((await tokenFor("admin", app.adminPassword)).status).toBe(201);
+  });
 });
