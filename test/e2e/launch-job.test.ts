@@ -125,6 +125,14 @@ describe("launching a form", () => {
     );
     await screenshot(page, "job-page-running");
 
+    // Reload mid-run: what has arrived is there again at once, and the page keeps following.
+    await page.reload();
+    await page.waitForFunction(
+      (expected) => (document.querySelector('[data-testid="job-output"]')?.textContent ?? "").includes(expected),
+      text,
+      { timeout: 30_000, polling: 100 },
+    );
+
     const finalStatus = await page.waitForFunction(
       () => {
         const status = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
@@ -141,6 +149,8 @@ describe("launching a form", () => {
 
     expect(await output.textContent()).toContain(text);
     expect(await output.textContent()).toContain("PLAY RECAP");
+    // Nothing shown twice across the reload.
+    expect(((await output.textContent()) ?? "").split("TASK [Print the message]").length - 1).toBe(1);
 
     const changed = page.locator('[data-testid="recap-table"] tr[data-host="localhost"] td[data-counter="changed"]');
     await changed.waitFor({ timeout: 30_000 });
