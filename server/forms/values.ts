@@ -14,6 +14,9 @@ function isBlank(raw: unknown): boolean {
 }
 
 function checkField(field: FormField, raw: unknown): Checked {
+  // A required field left out entirely (an API call relying on defaults) takes its default;
+  // sent but blank (a person cleared it in the form), it is an answer, and "required" applies.
+  if (raw === undefined && field.required && field.default !== undefined) raw = field.default;
   if (isBlank(raw)) {
     if (field.type === "checkbox") return { ok: true, value: field.default ?? false };
     if (field.required) return { ok: false, message: "is required" };

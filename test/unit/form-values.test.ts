@@ -207,3 +207,16 @@ describe("redactValues and secretValues", () => {
     expect(secretValues(definition, { user: "alice", pw: "hunter2", pw2: null })).toEqual(["hunter2"]);
   });
 });
+
+describe("a required field with a default", () => {
+  const field = { type: "select", options: ["short", "full"], default: "short", required: true };
+
+  it("takes the default when the value is left out entirely (an API call)", () => {
+    expect(check(field, undefined)).toEqual({ value: "short" });
+  });
+
+  it("is required when sent blank (a person cleared it)", () => {
+    expect(check(field, "")).toEqual({ error: "is required" });
+    expect(check({ type: "text", default: "hello", required: true }, "  ")).toEqual({ error: "is required" });
+  });
+});
