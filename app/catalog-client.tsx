@@ -2,13 +2,16 @@
 
 import { useDeferredValue, useState } from "react";
 import { FormCard } from "@/components/forms/form-card";
+import { ImportFormsButton, ImportReport } from "@/components/forms/import-forms";
+import { useImportForms } from "@/components/hooks/use-import-forms";
 import { useForms } from "@/components/hooks/use-forms";
 import { inputClass } from "@/components/forms/field-styles";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
-export function CatalogClient() {
+export function CatalogClient({ isAdmin }: { isAdmin: boolean }) {
   const forms = useForms();
+  const importForms = useImportForms();
   const [search, setSearch] = useState("");
   const query = useDeferredValue(search.trim().toLowerCase());
 
@@ -26,16 +29,20 @@ export function CatalogClient() {
         title="Forms"
         description="Pick a form, fill it in and launch the playbook behind it."
         actions={
-          <input
-            type="search"
-            aria-label="Filter forms"
-            placeholder="Filter forms…"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            className={inputClass(false, "w-64")}
-          />
+          <div className="flex items-center gap-2">
+            {isAdmin && <ImportFormsButton state={importForms} />}
+            <input
+              type="search"
+              aria-label="Filter forms"
+              placeholder="Filter forms…"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              className={inputClass(false, "w-64")}
+            />
+          </div>
         }
       />
+      <ImportReport state={importForms} />
       {forms.isPending ? (
         <LoadingState label="Loading forms…" />
       ) : forms.isError ? (

@@ -9,7 +9,7 @@ export default async function CatalogPage() {
   const user = await requireUser("/");
   return (
     <AppShell user={user}>
-      <CatalogClient />
+      <CatalogClient isAdmin={user.role === "admin"} />
     </AppShell>
   );
 }

@@ -28,11 +28,16 @@ export async function ensureAdmin(config: AppConfig, log: (line: string) => void
   if ((await countUsers()) === 0) throw new Error("admin account was not created");
 }
 
-export async function importForms(config: AppConfig, log: (line: string) => void): Promise<void> {
+/**
+ * (Re-)imports every form of the forms folder: at start, and when an admin asks for it after
+ * editing the folder. A bad form is reported and skipped; the good ones are imported.
+ */
+export async function importForms(config: AppConfig, log: (line: string) => void): Promise<{ imported: string[]; errors: string[] }> {
   const { forms, errors } = loadFormsFrom(config.PLAYFORM_FORMS_DIR);
   for (const error of errors) log(`form not imported: ${error}`);
   for (const form of forms) await upsertForm(form.definition, form.sourceDir);
   log(`imported ${forms.length} form(s) from ${config.PLAYFORM_FORMS_DIR}`);
+  return { imported: forms.map((f) => f.definition.name).sort(), errors };
 }
 
 export const DEMO_VAULT_CREDENTIAL = "demo-vault";
