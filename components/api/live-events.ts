@@ -21,6 +21,7 @@ const jobSchema = z.looseObject({
   runner: z.string().nullable(),
   user: z.string(),
   values: z.record(z.string(), z.unknown()),
+  runOptions: z.record(z.string(), z.unknown()),
   abortRequested: z.boolean(),
   decidedBy: z.string().nullable(),
   createdAt: z.string(),

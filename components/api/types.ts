@@ -53,8 +53,25 @@ export interface FormSummary {
   fields: FormField[];
 }
 
+export type RunOptionName = "check" | "diff" | "limit" | "tags" | "verbosity";
+
+/** The form's own run settings: the defaults of the options a user may change at launch. */
+export interface RunDefaults {
+  check: boolean;
+  diff: boolean;
+  limit: string;
+  tags: string[];
+  verbosity: number;
+}
+
+/** Run options sent with a launch: only those the form lists in `launchOptions`. */
+export type RunOptions = Partial<Omit<RunDefaults, "limit"> & { limit: string }>;
+
 export interface FormDetail extends FormSummary {
   playbook: string;
+  launchOptions: RunOptionName[];
+  runDefaults: RunDefaults;
+  requiresApproval: boolean;
 }
 
 export const JOB_STATUSES = ["approval", "queued", "running", "success", "failed", "aborted", "abandoned"] as const;

@@ -29,7 +29,12 @@ export function draftToValues(fields: FormField[], draft: DraftValues): Record<s
       values[field.name] = raw === true;
       continue;
     }
-    if (typeof raw !== "string" || raw.trim() === "") continue;
+    if (typeof raw !== "string" || raw.trim() === "") {
+      // A required field the person cleared is sent blank, so the server says it is required
+      // (left out, the server would fill in the form's default instead).
+      if (field.required) values[field.name] = "";
+      continue;
+    }
     if (field.type === "number") {
       const parsed = Number(raw.trim());
       values[field.name] = Number.isFinite(parsed) ? parsed : raw;

@@ -7,6 +7,7 @@ import type { FormDetail } from "@/components/api/types";
 import { useLaunchJob } from "@/components/hooks/use-launch-job";
 import { Button } from "@/components/ui/button";
 import { FormField } from "./form-field";
+import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
 import { draftToValues, initialDraft, type DraftValues } from "./form-values";
 
 /**
@@ -19,6 +20,7 @@ export function LaunchForm({ form }: { form: FormDetail }) {
   const router = useRouter();
   const launch = useLaunchJob();
   const [draft, setDraft] = useState<DraftValues>(() => initialDraft(form.fields));
+  const [runDraft, setRunDraft] = useState<RunOptionsDraft>(() => initialRunOptions(form.runDefaults));
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
@@ -34,12 +36,12 @@ export function LaunchForm({ form }: { form: FormDetail }) {
     event.preventDefault();
     setFormError(null);
     launch.mutate(
-      { form: form.name, values: draftToValues(form.fields, draft) },
+      { form: form.name, values: draftToValues(form.fields, draft), options: draftToRunOptions(form.launchOptions, runDraft) },
       {
         onSuccess: ({ id }) => router.push(`/jobs/${id}`),
         onError: (error) => {
           if (error instanceof ApiError && error.status === 422) {
-            const known = new Set(form.fields.map((f) => f.name));
+            const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`)]);
             const errors = Object.fromEntries(Object.entries(error.fields).filter(([name]) => known.has(name)));
             const unknown = Object.entries(error.fields).filter(([name]) => !known.has(name));
             setFieldErrors(errors);
@@ -86,6 +88,16 @@ export function LaunchForm({ form }: { form: FormDetail }) {
           ))}
         </div>
       )}
+      <RunOptionsFields
+        allowed={form.launchOptions}
+        draft={runDraft}
+        errors={fieldErrors}
+        disabled={submitting}
+        onChange={(next) => {
+          setRunDraft(next);
+          setFieldErrors((current) => Object.fromEntries(Object.entries(current).filter(([key]) => !key.startsWith("options."))));
+        }}
+      />
       <div className="mt-6 flex items-center gap-3 border-t border-zinc-200 pt-4">
         <Button type="submit" variant="primary" disabled={submitting}>
           {submitting ? "Launching…" : "Launch"}
@@ -95,6 +107,7 @@ export function LaunchForm({ form }: { form: FormDetail }) {
           disabled={submitting}
           onClick={() => {
             setDraft(initialDraft(form.fields));
+            setRunDraft(initialRunOptions(form.runDefaults));
             setFieldErrors({});
             setFormError(null);
           }}

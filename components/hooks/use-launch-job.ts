@@ -1,11 +1,12 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiFetch } from "@/components/api/client";
-import type { FormValue } from "@/components/api/types";
+import type { FormValue, RunOptions } from "@/components/api/types";
 import { queryKeys } from "./query-keys";
 
 export interface LaunchRequest {
   form: string;
   values: Record<string, FormValue>;
+  options?: RunOptions;
 }
 
 export function useLaunchJob() {

@@ -8,11 +8,22 @@ function show(value: unknown): ReactNode {
   return JSON.stringify(value);
 }
 
-/** The values the job was launched with (the server masks password fields). */
-export function JobValues({ values }: { values: Record<string, unknown> }) {
+const OPTION_LABELS: Record<string, string> = { check: "check mode", diff: "diff", limit: "limit", tags: "tags", verbosity: "verbosity" };
+
+/**
+ * The values the job was launched with (the server masks password fields), and the run
+ * options chosen at launch, if any (check mode first: a dry run must be obvious).
+ */
+export function JobValues({ values, runOptions = {} }: { values: Record<string, unknown>; runOptions?: Record<string, unknown> }) {
   const entries = Object.entries(values);
+  const options = Object.entries(runOptions).filter(([, value]) => !(Array.isArray(value) && value.length === 0));
   return (
     <Panel title="Launch values" bodyClassName="p-0">
+      {runOptions.check === true && (
+        <p className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-xs font-medium text-amber-900" data-testid="check-mode">
+          Check mode: a dry run, nothing was changed on the hosts.
+        </p>
+      )}
       {entries.length === 0 ? (
         <p className="px-4 py-3 text-sm text-zinc-500">Launched without values.</p>
       ) : (
@@ -23,6 +34,16 @@ export function JobValues({ values }: { values: Record<string, unknown> }) {
                 {name}
               </dt>
               <dd className="font-mono text-xs break-words whitespace-pre-wrap text-zinc-900">{show(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {options.length > 0 && (
+        <dl className="divide-y divide-zinc-100 border-t border-zinc-200 text-sm" data-testid="job-run-options">
+          {options.map(([name, value]) => (
+            <div key={name} className="grid grid-cols-[minmax(0,2fr)_minmax(0,3fr)] gap-4 px-4 py-2">
+              <dt className="truncate text-xs text-zinc-500">{OPTION_LABELS[name] ?? name}</dt>
+              <dd className="font-mono text-xs break-words text-zinc-900">{show(Array.isArray(value) ? value.join(", ") : value)}</dd>
             </div>
           ))}
         </dl>

@@ -1,5 +1,6 @@
 import { getDb } from "./db";
 import { Prisma } from "./generated/sqlite/client";
+import type { RunOptions } from "../forms/run-options";
 import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
 
 export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned";
@@ -15,6 +16,8 @@ export interface JobView {
   runner: string | null;
   user: string;
   values: Record<string, unknown>;
+  /** Run options chosen at launch ({} when the form's own settings applied). */
+  runOptions: RunOptions;
   abortRequested: boolean;
   /** Who approved or rejected the job (forms that require approval). */
   decidedBy: string | null;
@@ -33,6 +36,7 @@ type JobRow = {
   statusReason: string | null;
   exitCode: number | null;
   values: unknown;
+  runOptions: unknown;
   abortRequested: boolean;
   decidedBy: string | null;
   createdAt: Date;
@@ -53,6 +57,7 @@ function toView(row: JobRow): JobView {
     runner: row.runner?.name ?? null,
     user: row.user.username,
     values: (row.values ?? {}) as Record<string, unknown>,
+    runOptions: (row.runOptions ?? {}) as RunOptions,
     abortRequested: row.abortRequested,
     decidedBy: row.decidedBy,
     createdAt: row.createdAt.toISOString(),
@@ -71,6 +76,7 @@ export async function createJob(input: {
   extravars: Record<string, unknown>;
   manifest: ManifestEntry[];
   needsApproval: boolean;
+  runOptions: RunOptions;
 }): Promise<number> {
   const job = await getDb().job.create({
     data: {
@@ -84,6 +90,7 @@ export async function createJob(input: {
       values: input.values as object,
       extravars: input.extravars as object,
       manifest: input.manifest as object[],
+      runOptions: input.runOptions as object,
     },
     select: { id: true },
   });

@@ -7,6 +7,9 @@ import { z } from "zod";
 import { credentialNameSchema } from "../credentials/kinds";
 
 const FORM_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+export const RUN_OPTION_NAMES = ["check", "diff", "limit", "tags", "verbosity"] as const;
+export type RunOptionName = (typeof RUN_OPTION_NAMES)[number];
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 const relativePath = z
@@ -71,6 +74,8 @@ export const formDefinitionSchema = z
     keepExtravars: z.boolean().default(false),
     /** Let values reach the playbook as templates. Off: `{{`, `{%`, `{#` are sent as unsafe strings. */
     allowJinjaInExtravars: z.boolean().default(false),
+    /** Run options a user may choose at launch (the form's own values are the defaults). */
+    launchOptions: z.array(z.enum(RUN_OPTION_NAMES)).default([]),
     /** Jobs wait in status `approval` until an admin approves them; until then they reach no runner. */
     requiresApproval: z.boolean().default(false),
     /**

@@ -8,5 +8,15 @@ export function publicForm(definition: FormDefinition) {
     description: definition.description,
     playbook: definition.playbook,
     fields: definition.fields.map((field) => ({ ...field, label: field.label ?? field.name })),
+    /** What a user may choose at launch, with the form's own settings as defaults. */
+    launchOptions: definition.launchOptions,
+    runDefaults: {
+      check: definition.check,
+      diff: definition.diff,
+      limit: definition.limit ?? "",
+      tags: definition.tags,
+      verbosity: definition.verbosity,
+    },
+    requiresApproval: definition.requiresApproval,
   };
 }

@@ -16,6 +16,7 @@ import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import { playformRuntime } from "../runtime";
 import { CONTRACT_VERSION, RteEvents, claimAnswerSchema, jobOptionsSchema, type JobDispatch, type JobSecrets } from "../protocol/rte-messages";
 import { formDefinitionSchema } from "../forms/definition";
+import { runOptionsSchema } from "../forms/run-options";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
@@ -151,6 +152,8 @@ export class Dispatcher {
       if (await finishJob(job.id, "failed", null, error.message)) publishStatus(job.id);
       return;
     }
+    // Chosen at launch, among the options the form allowed then (checked by launchJob).
+    const chosen = runOptionsSchema.parse(job.runOptions ?? {});
     const message: JobDispatch = {
       v: CONTRACT_VERSION,
       jobId: job.id,
@@ -159,12 +162,12 @@ export class Dispatcher {
       manifest: manifestSchema.parse(job.manifest),
       extravars,
       options: jobOptionsSchema.parse({
-        tags: form.tags,
+        tags: chosen.tags ?? form.tags,
         skipTags: form.skipTags,
-        limit: form.limit ?? null,
-        check: form.check,
-        diff: form.diff,
-        verbosity: form.verbosity,
+        limit: chosen.limit ?? form.limit ?? null,
+        check: chosen.check ?? form.check,
+        diff: chosen.diff ?? form.diff,
+        verbosity: chosen.verbosity ?? form.verbosity,
         keepExtravars: form.keepExtravars,
       }),
       sealed: sealForJob(link.token, job.id, JSON.stringify(secrets)),

@@ -10,18 +10,27 @@ import { createJob } from "../data/jobs";
 import { resolveRunnerFor } from "../data/runners";
 import type { PublicUser } from "../data/users";
 import { buildManifest } from "../forms/manifest";
+import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, validateValues } from "../forms/values";
 import { playformRuntime } from "../runtime";
 
-export async function launchJob(user: PublicUser, formName: string, input: Record<string, unknown>): Promise<number> {
+export async function launchJob(
+  user: PublicUser,
+  formName: string,
+  input: Record<string, unknown>,
+  optionsInput?: unknown,
+): Promise<number> {
   const form = await findForm(formName);
   if (!form) throw new AppError("not_found", `no form named "${formName}"`);
   const checked = validateValues(form.definition, input);
-  if (!checked.ok) {
-    const summary = Object.entries(checked.errors)
+  const options = validateRunOptions(form.definition, optionsInput);
+  // Every problem at once, values and run options together, so a form shows them all.
+  const errors = { ...(checked.ok ? {} : checked.errors), ...(options.ok ? {} : options.errors) };
+  if (!checked.ok || !options.ok) {
+    const summary = Object.entries(errors)
       .map(([field, message]) => `${field}: ${message}`)
       .join("; ");
-    throw new AppError("validation_failed", summary, checked.errors);
+    throw new AppError("validation_failed", summary, errors);
   }
   const credentialProblem = await checkFormCredentials(form.definition.credentials);
   if (credentialProblem) throw new AppError("validation_failed", credentialProblem);
@@ -41,6 +50,7 @@ export async function launchJob(user: PublicUser, formName: string, input: Recor
     extravars: buildExtravars(form.definition, checked.values),
     manifest: buildManifest(form.sourceDir),
     needsApproval: form.definition.requiresApproval,
+    runOptions: options.options,
   });
   playformRuntime().kickDispatcher();
   return jobId;

@@ -7,12 +7,14 @@ import { launchJob } from "@/server/jobs/launch";
 const launchSchema = z.object({
   form: z.string().min(1, "is required"),
   values: z.record(z.string(), z.unknown()).default({}),
+  /** Run options the form lets users choose at launch; checked against the form in launchJob. */
+  options: z.unknown().optional(),
 });
 
 export const POST = route(async (request: Request) => {
   const user = await requireUser(request);
   const body = await parseJsonBody(request, launchSchema);
-  const id = await launchJob(user, body.form, body.values);
+  const id = await launchJob(user, body.form, body.values, body.options);
   return NextResponse.json({ id }, { status: 201 });
 });
 

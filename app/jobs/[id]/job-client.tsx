@@ -51,7 +51,7 @@ export function JobClient({ jobId, user }: { jobId: number; user: User }) {
           />
         </div>
         <div className="min-w-0">
-          <JobValues values={job.data.values} />
+          <JobValues values={job.data.values} runOptions={job.data.runOptions} />
         </div>
       </div>
       {final && <JobRecap jobId={jobId} />}
