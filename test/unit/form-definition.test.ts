@@ -25,6 +25,7 @@ describe("formDefinitionSchema: valid definitions", () => {
       verbosity: 0,
       keepExtravars: false,
       allowJinjaInExtravars: false,
+      launchOptions: [],
       requiresApproval: false,
       credentials: [],
     });
