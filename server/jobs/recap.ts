@@ -10,20 +10,27 @@ import { loadJobEvents } from "./events";
 
 export type RecapSource = "events" | "text";
 
-/**
- * `prefer` forces one source (for checking that both agree); "events" with no events stored
- * gives null.
- */
-export async function jobRecap(jobId: number, prefer?: RecapSource): Promise<{ recap: Recap; source: RecapSource }>;
-export async function jobRecap(jobId: number, prefer: "events"): Promise<{ recap: Recap; source: RecapSource } | null>;
-export async function jobRecap(jobId: number, prefer?: RecapSource): Promise<{ recap: Recap; source: RecapSource } | null> {
-  if (prefer !== "text") {
-    const events = await loadJobEvents(jobId);
-    if (events.length > 0) return { recap: recapFromEvents(events), source: "events" };
-    if (prefer === "events") return null;
-  }
+/** The recap from the job's structured events, or null when it has none. */
+async function eventsRecap(jobId: number): Promise<Recap | null> {
+  const events = await loadJobEvents(jobId);
+  return events.length > 0 ? recapFromEvents(events) : null;
+}
+
+async function textRecap(jobId: number): Promise<Recap> {
   const parser = new RecapTextParser();
   // Chunk by chunk: the parser streams, so a long log is never joined into one string.
   for (const text of await jobStdout(jobId)) parser.push(text);
-  return { recap: parser.finish(), source: "text" };
+  return parser.finish();
+}
+
+/** The job's recap: from its events when it has them, else from its text. */
+export async function jobRecap(jobId: number): Promise<{ recap: Recap; source: RecapSource }> {
+  const fromEvents = await eventsRecap(jobId);
+  return fromEvents ? { recap: fromEvents, source: "events" } : { recap: await textRecap(jobId), source: "text" };
+}
+
+/** The recap from one given source (to check that both agree); null when the job has no events. */
+export async function jobRecapFrom(jobId: number, source: RecapSource): Promise<{ recap: Recap; source: RecapSource } | null> {
+  const recap = source === "events" ? await eventsRecap(jobId) : await textRecap(jobId);
+  return recap ? { recap, source } : null;
 }

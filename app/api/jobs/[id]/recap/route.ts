@@ -3,7 +3,7 @@ import { z } from "zod";
 import { AppError } from "@/server/api/errors";
 import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
 import { requireJob } from "@/server/jobs/access";
-import { jobRecap } from "@/server/jobs/recap";
+import { jobRecapFrom } from "@/server/jobs/recap";
 import { cachedJobRecap } from "@/server/jobs/recap-cache";
 
 const querySchema = z.object({ source: z.enum(["events", "text"]).optional() });
@@ -17,7 +17,7 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   await requireUser(request);
   const job = await requireJob(parseJobId((await params).id));
   const { source } = parseQuery(request, querySchema);
-  const result = source ? await jobRecap(job.id, source) : await cachedJobRecap(job.id);
+  const result = source ? await jobRecapFrom(job.id, source) : await cachedJobRecap(job.id);
   if (!result) throw new AppError("not_found", `job ${job.id} has no structured events (run by an RTE without the callback plugin?)`);
   return NextResponse.json(result.recap, { headers: { "x-recap-source": result.source } });
 });
