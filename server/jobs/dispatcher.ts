@@ -88,6 +88,8 @@ export class Dispatcher {
       take: 50,
       include: { form: true },
     });
+    // Why a runner's jobs wait, worked out once per runner per pass.
+    const waitReasons = new Map<string, string | null>();
     for (const job of queued) {
       if (job.abortRequested) {
         if (await finishJob(job.id, "aborted", null, "aborted while queued")) publishStatus(job.id);
@@ -95,7 +97,12 @@ export class Dispatcher {
       }
       const link = this.hub.availableLinks(job.runnerId!)[0];
       if (!link) {
-        await this.explainWait(job.id, job.runnerId!, job.statusReason);
+        let reason = waitReasons.get(job.runnerId!);
+        if (reason === undefined) waitReasons.set(job.runnerId!, (reason = await this.waitReason(job.runnerId!)));
+        if (reason && reason !== job.statusReason) {
+          await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { statusReason: reason } });
+          publishStatus(job.id);
+        }
         continue;
       }
       const taken = await db.job.updateMany({
@@ -109,22 +116,17 @@ export class Dispatcher {
   }
 
   /**
-   * A queued job says why it waits. Read from the database, not this node's links: another
+   * Why a runner's queued jobs wait. Read from the database, not this node's links: another
    * node may hold the runner's connections.
    */
-  private async explainWait(jobId: number, runnerId: string, current: string | null): Promise<void> {
-    const db = getDb();
-    const runner = await db.runner.findUnique({ where: { id: runnerId }, include: { instances: { where: { connected: true } } } });
-    if (!runner) return;
-    const reason =
-      runner.instances.length === 0
-        ? `waiting for runner ${runner.name}: no instance is connected`
-        : runner.instances.every((i) => i.runningJobs >= i.capacity)
-          ? `waiting for runner ${runner.name}: all ${runner.instances.length} instance(s) are busy`
-          : `waiting for runner ${runner.name}`;
-    if (reason === current) return;
-    await db.job.updateMany({ where: { id: jobId, status: "queued" }, data: { statusReason: reason } });
-    publishStatus(jobId);
+  private async waitReason(runnerId: string): Promise<string | null> {
+    const runner = await getDb().runner.findUnique({ where: { id: runnerId }, include: { instances: { where: { connected: true } } } });
+    if (!runner) return null;
+    if (runner.instances.length === 0) return `waiting for runner ${runner.name}: no instance is connected`;
+    if (runner.instances.every((i) => i.runningJobs >= i.capacity)) {
+      return `waiting for runner ${runner.name}: all ${runner.instances.length} instance(s) are busy`;
+    }
+    return `waiting for runner ${runner.name}`;
   }
 
   private async send(link: RunnerLink, job: DispatchableJob): Promise<void> {
