@@ -14,6 +14,8 @@ echo "== build"
 npm run --silent build
 echo "== typecheck"
 npx tsc --noEmit
+echo "== lint (eslint, import layers, formatting)"
+npm run --silent lint
 
 reports=$(mktemp -d)
 status=0
