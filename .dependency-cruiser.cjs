@@ -51,11 +51,16 @@ module.exports = {
       comment: "server/data stores and reads; it calls no domain service, hub or HTTP code at run time (it may name their types).",
       severity: "error",
       from: { path: "^server/data/" },
-      to: { path: "^(app|components|server)/", pathNot: "^server/(data|protocol|security|recap|errors\\.ts)", dependencyTypesNot: ["type-only"] },
+      to: {
+        path: "^(app|components|server)/",
+        pathNot: "^server/(data|protocol|security|recap|errors\\.ts)",
+        dependencyTypesNot: ["type-only"],
+      },
     },
     {
       name: "http-only-at-the-edge",
-      comment: "server/api maps domain errors to HTTP; only route handlers (app/) and the custom server use it. Domain modules throw domain errors.",
+      comment:
+        "server/api maps domain errors to HTTP; only route handlers (app/) and the custom server use it. Domain modules throw domain errors.",
       severity: "error",
       from: { path: "^server/", pathNot: "^server/(api/|index\\.ts)" },
       to: { path: "^server/api/" },
@@ -94,7 +99,11 @@ module.exports = {
     exclude: { path: "^(\\.next|dist|data)/|^server/data/generated/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"], extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"] },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default"],
+      extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".json"],
+    },
     skipAnalysisNotInRules: true,
   },
 };

@@ -3,7 +3,15 @@
 const nextConfig = {
   // Native and driver packages stay outside Next's bundles: they are loaded from node_modules
   // at run time, exactly as the custom server loads them.
-  serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "pg", "@prisma/adapter-pg", "@prisma/client", "execa", "socket.io"],
+  serverExternalPackages: [
+    "better-sqlite3",
+    "@prisma/adapter-better-sqlite3",
+    "pg",
+    "@prisma/adapter-pg",
+    "@prisma/client",
+    "execa",
+    "socket.io",
+  ],
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,

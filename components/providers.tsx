@@ -11,8 +11,7 @@ function makeQueryClient(): QueryClient {
         staleTime: 5_000,
         // A 4xx will not heal by asking again (not found, forbidden, logged out);
         // network blips and 5xx get two more tries.
-        retry: (failureCount, error) =>
-          !(error instanceof ApiError && error.status >= 400 && error.status < 500) && failureCount < 2,
+        retry: (failureCount, error) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && failureCount < 2,
         refetchOnWindowFocus: true,
       },
     },

@@ -161,7 +161,10 @@ function sqliteFactory(): SqlMigrationAwareDriverAdapterFactory {
       try {
         return await executeRaw(query);
       } catch (error) {
-        if (query.args.length === 0 && /more than one statement/i.test(String((error as Error)?.message ?? error) + JSON.stringify(error))) {
+        if (
+          query.args.length === 0 &&
+          /more than one statement/i.test(String((error as Error)?.message ?? error) + JSON.stringify(error))
+        ) {
           await adapter.executeScript(query.sql);
           return 0;
         }
@@ -255,7 +258,16 @@ async function postgresServer(): Promise<{ url: string; stop: () => void }> {
   };
   try {
     run("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"]);
-    run("pg_ctl", ["-D", data, "-l", path.join(dir, "log"), "-w", "-o", `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`, "start"]);
+    run("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      path.join(dir, "log"),
+      "-w",
+      "-o",
+      `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off`,
+      "start",
+    ]);
   } catch (error) {
     const e = error as { stderr?: Buffer; message: string };
     stop();
@@ -268,12 +280,17 @@ function findPgBin(): string {
   const candidates = [process.env.PG_BIN, ...(process.env.PATH ?? "").split(":")];
   const debian = "/usr/lib/postgresql";
   if (fs.existsSync(debian)) {
-    const versions = fs.readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = fs
+      .readdirSync(debian)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
   }
   const found = candidates.find((d) => d && fs.existsSync(path.join(d, "initdb")) && fs.existsSync(path.join(d, "pg_ctl")));
   if (!found) {
-    throw new Error("initdb/pg_ctl not found: install the PostgreSQL server (apt-get install -y postgresql), or set PLAYFORM_PG_URL to a superuser URL");
+    throw new Error(
+      "initdb/pg_ctl not found: install the PostgreSQL server (apt-get install -y postgresql), or set PLAYFORM_PG_URL to a superuser URL",
+    );
   }
   return found;
 }
@@ -320,7 +337,11 @@ const lockfile = (provider: string) =>
 
 async function main(): Promise<number> {
   const rawName = process.argv.slice(2).join(" ");
-  const name = rawName.trim().toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  const name = rawName
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
   if (!name) {
     console.error("usage: npm run db:migration -- <name>   (e.g. add_job_labels)");
     return 2;

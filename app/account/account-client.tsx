@@ -53,8 +53,14 @@ export function AccountClient({ user }: { user: User }) {
             <Button type="submit" variant="primary" disabled={change.isPending} data-testid="change-password">
               {change.isPending ? "Saving…" : "Change password"}
             </Button>
-            {change.isSuccess && <span className="text-sm text-green-700" data-testid="password-changed">Password changed.</span>}
-            {change.isError && Object.keys(fields).length === 0 && <span className="text-sm text-red-700">{errorMessage(change.error)}</span>}
+            {change.isSuccess && (
+              <span className="text-sm text-green-700" data-testid="password-changed">
+                Password changed.
+              </span>
+            )}
+            {change.isError && Object.keys(fields).length === 0 && (
+              <span className="text-sm text-red-700">{errorMessage(change.error)}</span>
+            )}
           </div>
         </form>
       </Panel>

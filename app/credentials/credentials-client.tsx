@@ -20,8 +20,8 @@ export function CredentialsClient() {
         description={
           <>
             An ssh login, a vault password or secret variables, for the forms that list them under{" "}
-            <code className="font-mono text-[13px]">credentials</code>. Stored encrypted, sent sealed to the job&apos;s runner only,
-            masked in the output, never shown again here.
+            <code className="font-mono text-[13px]">credentials</code>. Stored encrypted, sent sealed to the job&apos;s runner only, masked
+            in the output, never shown again here.
           </>
         }
       />
@@ -41,7 +41,10 @@ export function CredentialsClient() {
         ) : credentials.isError ? (
           <ErrorState error={credentials.error} onRetry={() => void credentials.refetch()} />
         ) : credentials.data.length === 0 ? (
-          <div className="rounded-lg border border-dashed border-zinc-300 bg-white px-6 py-8 text-sm text-zinc-600" data-testid="credentials-empty">
+          <div
+            className="rounded-lg border border-dashed border-zinc-300 bg-white px-6 py-8 text-sm text-zinc-600"
+            data-testid="credentials-empty"
+          >
             No credential yet. Add one above, then name it in a form&apos;s <code className="font-mono">credentials:</code> list.
           </div>
         ) : (

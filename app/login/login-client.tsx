@@ -59,7 +59,12 @@ export function LoginClient({ next }: { next: string }) {
             <p className="mt-0.5 text-sm text-zinc-500">Run Ansible playbooks from a form.</p>
           </div>
           {message && (
-            <div id="login-error" role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800" data-testid="login-error">
+            <div
+              id="login-error"
+              role="alert"
+              className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"
+              data-testid="login-error"
+            >
               {message}
             </div>
           )}

@@ -6,11 +6,7 @@ import { LoginClient } from "./login-client";
 
 export const metadata: Metadata = { title: "Sign in" };
 
-export default async function LoginPage({
-  searchParams,
-}: {
-  searchParams: Promise<Record<string, string | string[] | undefined>>;
-}) {
+export default async function LoginPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const next = safeReturnPath((await searchParams).next);
   // Already signed in: the login form has nothing to offer.
   if (await getCurrentUser()) redirect(next);

@@ -59,13 +59,13 @@ export function RecapClient() {
                 disabled={file !== null}
                 rows={12}
                 spellCheck={false}
-                placeholder={"PLAY [web servers] ****************************\n\nTASK [Install nginx] **************************\nchanged: [web1]\n…\nPLAY RECAP ************************************"}
+                placeholder={
+                  "PLAY [web servers] ****************************\n\nTASK [Install nginx] **************************\nchanged: [web1]\n…\nPLAY RECAP ************************************"
+                }
                 className={inputClass(false, "min-h-48 resize-y font-mono text-xs! leading-5")}
                 data-testid="log-text"
               />
-              {file !== null && (
-                <p className="mt-1.5 text-xs text-zinc-500">The chosen file is analysed, not the text above.</p>
-              )}
+              {file !== null && <p className="mt-1.5 text-xs text-zinc-500">The chosen file is analysed, not the text above.</p>}
             </div>
             {analyse.isError && (
               <div
@@ -91,7 +91,10 @@ export function RecapClient() {
                 Choose a file…
               </label>
               {file !== null && (
-                <span className="flex min-w-0 items-center gap-1.5 rounded-md bg-white px-2 py-1 text-xs text-zinc-700 ring-1 ring-zinc-200" data-testid="chosen-file">
+                <span
+                  className="flex min-w-0 items-center gap-1.5 rounded-md bg-white px-2 py-1 text-xs text-zinc-700 ring-1 ring-zinc-200"
+                  data-testid="chosen-file"
+                >
                   <span className="truncate font-mono" title={file.name}>
                     {file.name}
                   </span>
@@ -132,10 +135,7 @@ export function RecapClient() {
             <p className="text-xs text-zinc-500">
               Recap of <span className="text-zinc-800">{analysed}</span>
             </p>
-            <RecapReport
-              recap={analyse.data}
-              noRecap="No play and no PLAY RECAP in this text: is it the output of ansible-playbook?"
-            />
+            <RecapReport recap={analyse.data} noRecap="No play and no PLAY RECAP in this text: is it the output of ansible-playbook?" />
           </section>
         )}
       </div>

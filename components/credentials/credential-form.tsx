@@ -118,12 +118,20 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
                   className={cx(
                     "flex cursor-pointer items-center gap-2 rounded-md px-3 py-1.5 text-sm ring-1 ring-inset",
                     "has-focus-visible:outline-2 has-focus-visible:outline-offset-2 has-focus-visible:outline-indigo-600",
-                    kind === k.kind ? "bg-indigo-50 text-indigo-800 ring-indigo-300" : "bg-white text-zinc-700 ring-zinc-300 hover:bg-zinc-50",
+                    kind === k.kind
+                      ? "bg-indigo-50 text-indigo-800 ring-indigo-300"
+                      : "bg-white text-zinc-700 ring-zinc-300 hover:bg-zinc-50",
                   )}
                   title={k.help}
                   data-testid={`credential-kind-${k.kind}`}
                 >
-                  <input type="radio" name={`${prefix}-kind`} className="sr-only" checked={kind === k.kind} onChange={() => setKind(k.kind)} />
+                  <input
+                    type="radio"
+                    name={`${prefix}-kind`}
+                    className="sr-only"
+                    checked={kind === k.kind}
+                    onChange={() => setKind(k.kind)}
+                  />
                   {k.label}
                 </label>
               ))}

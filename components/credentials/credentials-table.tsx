@@ -47,7 +47,15 @@ function CredentialRow({ credential, onReplace }: { credential: Credential; onRe
         <span className="rounded bg-zinc-100 px-1.5 py-0.5 text-xs text-zinc-700">{KIND_LABELS[credential.kind]}</span>
       </td>
       <td className="px-4 py-2 text-xs text-zinc-600">
-        {inUse ? credential.usedBy.map((form) => <div key={form} className="font-mono">{form}</div>) : <span className="text-zinc-400">no form</span>}
+        {inUse ? (
+          credential.usedBy.map((form) => (
+            <div key={form} className="font-mono">
+              {form}
+            </div>
+          ))
+        ) : (
+          <span className="text-zinc-400">no form</span>
+        )}
       </td>
       <td className="px-4 py-2 text-zinc-600" title={`created ${formatDateTime(credential.createdAt)}`}>
         {formatDateTime(credential.updatedAt)}

@@ -37,7 +37,8 @@ function DurationBars({ durations }: { durations: RunDuration[] }) {
             latest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsed(last.elapsed_sec)}</span>
             {longest > 0 && (
               <>
-                {" "}· longest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsed(longest)}</span>
+                {" "}
+                · longest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsed(longest)}</span>
               </>
             )}
           </span>
@@ -86,11 +87,16 @@ function HostFailureRates({ hosts }: { hosts: FormTrend["hosts"] }) {
               <div className="flex items-baseline justify-between gap-3">
                 <span className="truncate font-mono text-zinc-800">{h.host}</span>
                 <span className={cx("shrink-0 tabular-nums", h.failed_runs > 0 ? "font-semibold text-red-600" : "text-zinc-500")}>
-                  {Math.round(h.failure_rate * 100)}% <span className="font-normal text-zinc-400">({h.failed_runs}/{h.runs} runs)</span>
+                  {Math.round(h.failure_rate * 100)}%{" "}
+                  <span className="font-normal text-zinc-400">
+                    ({h.failed_runs}/{h.runs} runs)
+                  </span>
                 </span>
               </div>
               <div className="mt-0.5 h-1 rounded-full bg-zinc-100">
-                {h.failed_runs > 0 && <div className="h-1 rounded-full bg-red-500" style={{ width: `${Math.max(2, h.failure_rate * 100)}%` }} />}
+                {h.failed_runs > 0 && (
+                  <div className="h-1 rounded-full bg-red-500" style={{ width: `${Math.max(2, h.failure_rate * 100)}%` }} />
+                )}
               </div>
             </li>
           ))}
@@ -107,7 +113,10 @@ export function FormTrendPanel({ form }: { form: string }) {
     <Panel
       title="Last runs"
       data-testid="form-trend"
-      actions={trend.data && trend.data.durations.length > 0 && <span className="text-xs text-zinc-500">last {trend.data.durations.length} finished</span>}
+      actions={
+        trend.data &&
+        trend.data.durations.length > 0 && <span className="text-xs text-zinc-500">last {trend.data.durations.length} finished</span>
+      }
     >
       {trend.isPending ? (
         <p className="text-sm text-zinc-500">Loading…</p>

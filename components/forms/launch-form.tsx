@@ -68,7 +68,11 @@ export function LaunchForm({ form }: { form: FormDetail }) {
   return (
     <form method="post" onSubmit={onSubmit} noValidate aria-label={form.title} data-testid="launch-form">
       {formError && (
-        <div role="alert" className="mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800" data-testid="form-error">
+        <div
+          role="alert"
+          className="mb-4 rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800"
+          data-testid="form-error"
+        >
           {formError}
         </div>
       )}

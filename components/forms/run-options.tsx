@@ -20,7 +20,11 @@ export function initialRunOptions(defaults: RunDefaults): RunOptionsDraft {
 export function draftToRunOptions(allowed: RunOptionName[], draft: RunOptionsDraft): RunOptions {
   const options: RunOptions = {};
   for (const name of allowed) {
-    if (name === "tags") options.tags = draft.tags.split(",").map((t) => t.trim()).filter(Boolean);
+    if (name === "tags")
+      options.tags = draft.tags
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean);
     else if (name === "limit") {
       if (draft.limit.trim()) options.limit = draft.limit.trim();
     } else if (name === "verbosity") options.verbosity = draft.verbosity;
@@ -58,13 +62,23 @@ export function RunOptionsFields({
       <h3 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">Run options</h3>
       {allowed.includes("check") && (
         <label className="flex items-center gap-2 text-sm text-zinc-800">
-          <input type="checkbox" checked={draft.check} disabled={disabled} onChange={(e) => onChange({ ...draft, check: e.target.checked })} />
+          <input
+            type="checkbox"
+            checked={draft.check}
+            disabled={disabled}
+            onChange={(e) => onChange({ ...draft, check: e.target.checked })}
+          />
           {LABELS.check}
         </label>
       )}
       {allowed.includes("diff") && (
         <label className="flex items-center gap-2 text-sm text-zinc-800">
-          <input type="checkbox" checked={draft.diff} disabled={disabled} onChange={(e) => onChange({ ...draft, diff: e.target.checked })} />
+          <input
+            type="checkbox"
+            checked={draft.diff}
+            disabled={disabled}
+            onChange={(e) => onChange({ ...draft, diff: e.target.checked })}
+          />
           {LABELS.diff}
         </label>
       )}

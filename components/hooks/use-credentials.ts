@@ -28,7 +28,10 @@ export function useCredentialChange() {
   return useMutation({
     mutationFn: async (change: CredentialChange) => {
       if (change.action === "create") {
-        await apiFetch("/api/credentials", { method: "POST", body: { name: change.name, description: change.description, ...change.secret } });
+        await apiFetch("/api/credentials", {
+          method: "POST",
+          body: { name: change.name, description: change.description, ...change.secret },
+        });
         return;
       }
       const path = `/api/credentials/${encodeURIComponent(change.name)}`;

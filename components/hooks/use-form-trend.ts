@@ -7,7 +7,6 @@ import { queryKeys } from "./query-keys";
 export function useFormTrend(name: string, last = 10) {
   return useQuery({
     queryKey: queryKeys.formTrend(name, last),
-    queryFn: ({ signal }) =>
-      apiFetch<FormTrend>(`/api/forms/${encodeURIComponent(name)}/trend?last=${last}`, { signal }),
+    queryFn: ({ signal }) => apiFetch<FormTrend>(`/api/forms/${encodeURIComponent(name)}/trend?last=${last}`, { signal }),
   });
 }

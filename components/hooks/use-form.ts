@@ -6,7 +6,6 @@ import { queryKeys } from "./query-keys";
 export function useForm(name: string) {
   return useQuery({
     queryKey: queryKeys.form(name),
-    queryFn: async ({ signal }) =>
-      (await apiFetch<{ form: FormDetail }>(`/api/forms/${encodeURIComponent(name)}`, { signal })).form,
+    queryFn: async ({ signal }) => (await apiFetch<{ form: FormDetail }>(`/api/forms/${encodeURIComponent(name)}`, { signal })).form,
   });
 }

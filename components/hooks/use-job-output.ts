@@ -57,10 +57,7 @@ export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
   const catchUp = useCallback(
     async (signal: AbortSignal) => {
       for (;;) {
-        const page = await apiFetch<OutputPage>(
-          `/api/jobs/${jobId}/output?after=${lastSeq.current}&limit=${PAGE_LIMIT}`,
-          { signal },
-        );
+        const page = await apiFetch<OutputPage>(`/api/jobs/${jobId}/output?after=${lastSeq.current}&limit=${PAGE_LIMIT}`, { signal });
         append(page.chunks);
         // A page that is not full is the end of what is stored right now.
         if (page.chunks.length < PAGE_LIMIT) break;

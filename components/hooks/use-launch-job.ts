@@ -12,8 +12,7 @@ export interface LaunchRequest {
 export function useLaunchJob() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: LaunchRequest) =>
-      apiFetch<{ id: number }>("/api/jobs", { method: "POST", body: request }),
+    mutationFn: (request: LaunchRequest) => apiFetch<{ id: number }>("/api/jobs", { method: "POST", body: request }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.jobLists() }),
   });
 }

@@ -151,7 +151,9 @@ export function parseAnsi(input: string, initial: AnsiStyle = PLAIN): { segments
 
 /** Text without any escape sequence or control character (tab and newline kept). */
 export function stripAnsi(input: string): string {
-  return parseAnsi(input).segments.map((s) => s.text).join("");
+  return parseAnsi(input)
+    .segments.map((s) => s.text)
+    .join("");
 }
 
 export function segmentClassName(segment: AnsiStyle): string {

@@ -47,9 +47,13 @@ function SubHeading({ children }: { children: ReactNode }) {
 function ChangedAgain({ tasks }: { tasks: string[] }) {
   if (tasks.length === 0) {
     return (
-      <div className="rounded-md border border-green-200 bg-green-50 px-4 py-3 text-sm text-green-800" data-testid="changed-again" data-count={0}>
-        <span className="font-semibold">Nothing changed again.</span> No task changed in both runs: as far as these two
-        runs tell, the playbook is idempotent.
+      <div
+        className="rounded-md border border-green-200 bg-green-50 px-4 py-3 text-sm text-green-800"
+        data-testid="changed-again"
+        data-count={0}
+      >
+        <span className="font-semibold">Nothing changed again.</span> No task changed in both runs: as far as these two runs tell, the
+        playbook is idempotent.
       </div>
     );
   }
@@ -88,8 +92,12 @@ function HostDeltas({ hosts }: { hosts: HostComparison[] }) {
             <li key={h.host} className="text-xs" data-host={h.host}>
               <span className="font-mono font-semibold text-zinc-800">{h.host}</span>
               <span className="ml-2 inline-flex flex-wrap gap-1 align-middle">
-                {h.a === null && <span className="rounded bg-sky-50 px-1.5 text-sky-700 ring-1 ring-sky-200 ring-inset">new in this run</span>}
-                {h.b === null && <span className="rounded bg-zinc-100 px-1.5 text-zinc-600 ring-1 ring-zinc-200 ring-inset">not in this run</span>}
+                {h.a === null && (
+                  <span className="rounded bg-sky-50 px-1.5 text-sky-700 ring-1 ring-sky-200 ring-inset">new in this run</span>
+                )}
+                {h.b === null && (
+                  <span className="rounded bg-zinc-100 px-1.5 text-zinc-600 ring-1 ring-zinc-200 ring-inset">not in this run</span>
+                )}
                 {HOST_COUNTERS.filter((c) => h.delta[c] !== 0).map((c) => {
                   const worse = COUNTER_DIRECTION[c] === "bad" && h.delta[c] > 0;
                   const better = COUNTER_DIRECTION[c] === "bad" && h.delta[c] < 0;
@@ -99,7 +107,11 @@ function HostDeltas({ hosts }: { hosts: HostComparison[] }) {
                       data-counter={c}
                       className={cx(
                         "rounded px-1.5 font-mono tabular-nums ring-1 ring-inset",
-                        worse ? "bg-red-50 text-red-700 ring-red-200" : better ? "bg-green-50 text-green-700 ring-green-200" : "bg-zinc-50 text-zinc-700 ring-zinc-200",
+                        worse
+                          ? "bg-red-50 text-red-700 ring-red-200"
+                          : better
+                            ? "bg-green-50 text-green-700 ring-green-200"
+                            : "bg-zinc-50 text-zinc-700 ring-zinc-200",
                       )}
                     >
                       {c} {signed(h.delta[c])}
@@ -157,7 +169,9 @@ function Timings({ comparison }: { comparison: JobComparison["comparison"] }) {
 /** Slower in red, faster in green. */
 function Delta({ delta, children }: { delta: number; children: ReactNode }) {
   return (
-    <span className={cx("font-mono font-semibold tabular-nums", delta > 0 ? "text-red-600" : delta < 0 ? "text-green-700" : "text-zinc-500")}>
+    <span
+      className={cx("font-mono font-semibold tabular-nums", delta > 0 ? "text-red-600" : delta < 0 ? "text-green-700" : "text-zinc-500")}
+    >
       ({children})
     </span>
   );

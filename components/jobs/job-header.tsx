@@ -63,7 +63,13 @@ export function JobHeader({ job }: { job: Job }) {
       </div>
       <dl className="grid grid-cols-2 gap-x-6 gap-y-3 border-t border-zinc-100 px-5 py-3 sm:grid-cols-4 lg:grid-cols-7">
         <Meta label="Exit code" mono>
-          {job.exitCode === null ? muted : <span className={exitTone} data-testid="job-exit-code">{job.exitCode}</span>}
+          {job.exitCode === null ? (
+            muted
+          ) : (
+            <span className={exitTone} data-testid="job-exit-code">
+              {job.exitCode}
+            </span>
+          )}
         </Meta>
         <Meta label="Runner" mono>
           {job.runner ?? muted}

@@ -11,15 +11,7 @@ const STYLES: Record<JobStatus, { badge: string; dot: string; label: string }> =
   abandoned: { badge: "bg-zinc-200 text-zinc-700 ring-zinc-300", dot: "bg-zinc-500", label: "abandoned" },
 };
 
-export function JobStatusBadge({
-  status,
-  size = "sm",
-  testId,
-}: {
-  status: JobStatus;
-  size?: "sm" | "md";
-  testId?: string;
-}) {
+export function JobStatusBadge({ status, size = "sm", testId }: { status: JobStatus; size?: "sm" | "md"; testId?: string }) {
   const style = STYLES[status] ?? STYLES.queued;
   return (
     <span

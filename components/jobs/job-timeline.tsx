@@ -63,7 +63,10 @@ function taskTitle(task: TimelineTask): string {
   ];
   if (task.hosts.length === 0) lines.push("no host result");
   if (task.hosts.length > HOSTS_IN_TITLE) {
-    const counts = [...TIMELINE_HOST_STATUSES].reverse().map((s) => [s, task.hosts.filter((h) => h.status === s).length] as const).filter(([, n]) => n > 0);
+    const counts = [...TIMELINE_HOST_STATUSES]
+      .reverse()
+      .map((s) => [s, task.hosts.filter((h) => h.status === s).length] as const)
+      .filter(([, n]) => n > 0);
     lines.push(`${task.hosts.length} hosts: ${counts.map(([s, n]) => `${s} ${n}`).join(", ")}`);
   }
   for (const h of task.hosts.slice(0, HOSTS_IN_TITLE)) lines.push(`${h.host}: ${h.status} at ${formatTaskSeconds(h.at_sec)}`);
@@ -110,7 +113,11 @@ function Gridlines({ span, plays }: { span: number; plays: TimelinePlay[] }) {
           <div key={t} className="absolute inset-y-0 w-px bg-zinc-100" style={{ left: pct(t, span) }} />
         ))}
         {plays.slice(1).map((p) => (
-          <div key={p.number} className="absolute inset-y-0 border-l border-dashed border-indigo-300" style={{ left: pct(p.start_sec, span) }} />
+          <div
+            key={p.number}
+            className="absolute inset-y-0 border-l border-dashed border-indigo-300"
+            style={{ left: pct(p.start_sec, span) }}
+          />
         ))}
       </div>
     </div>
@@ -155,7 +162,9 @@ function TaskRow({ task, span }: { task: TimelineTask; span: number }) {
           style={{ left: pct(task.start_sec, span), width: pct(task.duration_sec, span), minWidth: 2 }}
         />
       </div>
-      <div className="px-3 text-right font-mono text-[11px] leading-[18px] text-zinc-600 tabular-nums">{formatTaskSeconds(task.duration_sec)}</div>
+      <div className="px-3 text-right font-mono text-[11px] leading-[18px] text-zinc-600 tabular-nums">
+        {formatTaskSeconds(task.duration_sec)}
+      </div>
     </li>
   );
 }

@@ -55,7 +55,11 @@ function ConnectionIndicator({ connection, final }: { connection: LiveConnection
         ? ["bg-amber-400", "Reconnecting… (polling)"]
         : ["bg-zinc-500 animate-pulse", "Connecting…"];
   return (
-    <span className="flex items-center gap-1.5 text-xs text-zinc-400" data-testid="live-indicator" data-connection={final ? "finished" : connection}>
+    <span
+      className="flex items-center gap-1.5 text-xs text-zinc-400"
+      data-testid="live-indicator"
+      data-connection={final ? "finished" : connection}
+    >
       <span aria-hidden="true" className={cx("size-1.5 rounded-full", dot)} />
       {label}
     </span>

@@ -63,11 +63,29 @@ export function RecapAnalytics({ recap }: { recap: Recap }) {
             </ol>
           )}
         </div>
-        <RecapList title="Changed tasks" items={recap.changed_tasks ?? []} empty="Nothing changed." tone="changed" testId="recap-changed-tasks" />
+        <RecapList
+          title="Changed tasks"
+          items={recap.changed_tasks ?? []}
+          empty="Nothing changed."
+          tone="changed"
+          testId="recap-changed-tasks"
+        />
         <div className="space-y-4">
           <RecapList title="Failed tasks" items={recap.failed_tasks ?? []} empty="No failures." tone="bad" testId="recap-failed-tasks" />
-          <RecapList title="Unreachable hosts" items={recap.unreachable_hosts ?? []} empty="All hosts reachable." tone="bad" testId="recap-unreachable-hosts" />
-          <RecapList title="Ignored failures" items={recap.ignored_failures ?? []} empty="None." tone="ignored" testId="recap-ignored-failures" />
+          <RecapList
+            title="Unreachable hosts"
+            items={recap.unreachable_hosts ?? []}
+            empty="All hosts reachable."
+            tone="bad"
+            testId="recap-unreachable-hosts"
+          />
+          <RecapList
+            title="Ignored failures"
+            items={recap.ignored_failures ?? []}
+            empty="None."
+            tone="ignored"
+            testId="recap-ignored-failures"
+          />
         </div>
       </div>
     </div>

@@ -51,7 +51,10 @@ export function RecapTable({ hosts }: { hosts: RecapHostRow[] }) {
                 <td
                   key={counter}
                   data-counter={counter}
-                  className={cx("px-3 py-1.5 text-right tabular-nums", row[counter] > 0 ? cx("font-semibold", COUNTER_CLASS[counter]) : "text-zinc-400")}
+                  className={cx(
+                    "px-3 py-1.5 text-right tabular-nums",
+                    row[counter] > 0 ? cx("font-semibold", COUNTER_CLASS[counter]) : "text-zinc-400",
+                  )}
                 >
                   {row[counter]}
                 </td>

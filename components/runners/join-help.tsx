@@ -13,8 +13,8 @@ export function JoinHelp() {
   return (
     <div className="text-sm text-zinc-600" data-testid="join-help">
       <p>
-        To add a runner, start an RTE on the machine that should run the playbooks, with the app&apos;s address, a name
-        for the runner and <em>no</em> <code className="font-mono text-xs">RTE_TOKEN</code>:
+        To add a runner, start an RTE on the machine that should run the playbooks, with the app&apos;s address, a name for the runner and{" "}
+        <em>no</em> <code className="font-mono text-xs">RTE_TOKEN</code>:
       </p>
       <pre className="mt-2 overflow-x-auto rounded-md bg-zinc-900 px-3 py-2 font-mono text-xs text-zinc-100">
         APP_URL={appUrl} RTE_RUNNER_NAME=datacenter-2 npm run rte

@@ -36,7 +36,12 @@ export function JoinRequests({ runners }: { runners: Runner[] }) {
       </header>
       <ul className="divide-y divide-violet-100">
         {runners.map((runner) => (
-          <li key={runner.id} className="flex flex-wrap items-start gap-4 bg-white/70 px-4 py-3" data-runner={runner.name} data-status="pending">
+          <li
+            key={runner.id}
+            className="flex flex-wrap items-start gap-4 bg-white/70 px-4 py-3"
+            data-runner={runner.name}
+            data-status="pending"
+          >
             <div className="min-w-48">
               <p className="font-mono text-sm font-semibold text-zinc-900">{runner.name}</p>
               <p className="mt-0.5 text-xs text-zinc-500" title={formatDateTime(runner.createdAt)}>

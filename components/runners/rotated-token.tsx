@@ -29,8 +29,8 @@ export function RotatedToken({ runner, token, onDismiss }: { runner: string; tok
         New token for runner <span className="font-mono">{runner}</span>
       </h2>
       <p className="mt-1 text-sm text-amber-900">
-        Copy it now: <strong>it will not be shown again.</strong> The old token stopped working, so the runner is disconnected
-        until it uses this one.
+        Copy it now: <strong>it will not be shown again.</strong> The old token stopped working, so the runner is disconnected until it uses
+        this one.
       </p>
       <div className="mt-3 flex gap-2">
         <input
@@ -46,11 +46,13 @@ export function RotatedToken({ runner, token, onDismiss }: { runner: string; tok
           {copied === "yes" ? "Copied" : "Copy"}
         </Button>
       </div>
-      {copied === "select" && <p className="mt-1 text-xs text-amber-900">Copying is not allowed here: the token is selected, press Ctrl+C.</p>}
+      {copied === "select" && (
+        <p className="mt-1 text-xs text-amber-900">Copying is not allowed here: the token is selected, press Ctrl+C.</p>
+      )}
       <div className="mt-3 space-y-1.5 text-xs text-amber-900">
         <p>
-          <strong>On Kubernetes</strong>, updating the Secret is not enough: running pods keep the old value until they
-          restart, so roll them out afterwards (names as in <code className="font-mono">deploy/kubernetes/rte.yaml</code>):
+          <strong>On Kubernetes</strong>, updating the Secret is not enough: running pods keep the old value until they restart, so roll
+          them out afterwards (names as in <code className="font-mono">deploy/kubernetes/rte.yaml</code>):
         </p>
         <pre className="overflow-x-auto rounded-md bg-zinc-900 px-3 py-2 font-mono text-[11px] leading-5 text-zinc-100">
           {[

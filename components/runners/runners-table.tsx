@@ -104,7 +104,9 @@ export function RunnersTable({ runners, onRotated }: { runners: Runner[]; onRota
                     {runner.runningJobs}
                   </span>
                   <span className="text-zinc-400">/{runner.capacity}</span>
-                  <div className={cx("text-xs", runner.queuedJobs > 0 ? "text-amber-700" : "text-zinc-400")}>{runner.queuedJobs} queued</div>
+                  <div className={cx("text-xs", runner.queuedJobs > 0 ? "text-amber-700" : "text-zinc-400")}>
+                    {runner.queuedJobs} queued
+                  </div>
                 </td>
                 <td className={`${TD} whitespace-nowrap`}>
                   <Heartbeat runner={runner} now={now} />

@@ -44,7 +44,10 @@ export function Nav({ user }: { user: User }) {
     <header className="sticky top-0 z-20 border-b border-zinc-200 bg-white/95 backdrop-blur">
       <div className="mx-auto flex h-12 max-w-7xl items-center gap-4 px-4 sm:gap-6 sm:px-6">
         <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-zinc-900" aria-label="Playform home">
-          <span aria-hidden="true" className="grid size-6 place-items-center rounded bg-indigo-600 font-mono text-[11px] font-bold text-white">
+          <span
+            aria-hidden="true"
+            className="grid size-6 place-items-center rounded bg-indigo-600 font-mono text-[11px] font-bold text-white"
+          >
             P
           </span>
           <span className="hidden sm:inline">Playform</span>
@@ -74,12 +77,17 @@ export function Nav({ user }: { user: User }) {
             data-testid="current-user"
             title={`${user.username}: your account`}
           >
-            <span aria-hidden="true" className="grid size-6 place-items-center rounded-full bg-zinc-200 text-[11px] font-semibold text-zinc-700 uppercase">
+            <span
+              aria-hidden="true"
+              className="grid size-6 place-items-center rounded-full bg-zinc-200 text-[11px] font-semibold text-zinc-700 uppercase"
+            >
               {user.username.slice(0, 1)}
             </span>
             <span className="hidden sm:inline">{user.username}</span>
             {user.role === "admin" && (
-              <span className="hidden rounded bg-zinc-100 sm:inline px-1.5 py-0.5 text-[10px] font-semibold tracking-wide text-zinc-600 uppercase">admin</span>
+              <span className="hidden rounded bg-zinc-100 sm:inline px-1.5 py-0.5 text-[10px] font-semibold tracking-wide text-zinc-600 uppercase">
+                admin
+              </span>
             )}
           </Link>
           <button

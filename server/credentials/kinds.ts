@@ -82,7 +82,11 @@ export const sshPayloadSchema = z.object({
 });
 export const vaultPayloadSchema = z.object({
   // The password reaches ansible as one line on stdin; ansible strips the line end.
-  password: z.string({ error: "is required" }).min(1, "is required").max(4096).regex(/^[^\r\n]*$/, "must be a single line"),
+  password: z
+    .string({ error: "is required" })
+    .min(1, "is required")
+    .max(4096)
+    .regex(/^[^\r\n]*$/, "must be a single line"),
 });
 export const secretPayloadSchema = z.object({
   variables: z
@@ -101,9 +105,7 @@ export type SshPayload = z.infer<typeof sshPayloadSchema>;
 export type VaultPayload = z.infer<typeof vaultPayloadSchema>;
 export type SecretPayload = z.infer<typeof secretPayloadSchema>;
 export type CredentialPayload =
-  | { kind: "ssh"; payload: SshPayload }
-  | { kind: "vault"; payload: VaultPayload }
-  | { kind: "secret"; payload: SecretPayload };
+  { kind: "ssh"; payload: SshPayload } | { kind: "vault"; payload: VaultPayload } | { kind: "secret"; payload: SecretPayload };
 
 export const PAYLOAD_SCHEMAS = { ssh: sshPayloadSchema, vault: vaultPayloadSchema, secret: secretPayloadSchema } as const;
 

@@ -13,7 +13,9 @@ import { parseStoredPayload } from "./kinds";
 
 export class CredentialResolveError extends Error {}
 
-async function loadFormCredentials(names: readonly string[]): Promise<{ ok: true; credentials: NamedCredential[] } | { ok: false; message: string }> {
+async function loadFormCredentials(
+  names: readonly string[],
+): Promise<{ ok: true; credentials: NamedCredential[] } | { ok: false; message: string }> {
   const unique = [...new Set(names)];
   const rows = await findCredentialRows(unique);
   const missing = unique.filter((name) => !rows.some((row) => row.name === name));

@@ -96,7 +96,10 @@ export async function deleteCredential(name: string): Promise<void> {
   if (!(await findCredentialMeta(name))) throw new AppError("not_found", `no credential named "${name}"`);
   const usedBy = (await formsUsing()).get(name) ?? [];
   if (usedBy.length > 0) {
-    throw new AppError("conflict", `credential "${name}" is still named by form${usedBy.length > 1 ? "s" : ""} ${usedBy.join(", ")}: remove it from their credentials first`);
+    throw new AppError(
+      "conflict",
+      `credential "${name}" is still named by form${usedBy.length > 1 ? "s" : ""} ${usedBy.join(", ")}: remove it from their credentials first`,
+    );
   }
   await deleteCredentialByName(name);
 }

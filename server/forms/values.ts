@@ -86,9 +86,7 @@ export function buildExtravars(form: FormDefinition, values: FormValues): Record
   for (const [name, value] of Object.entries(values)) {
     if (value === null) continue;
     extravars[name] =
-      typeof value === "string" && !form.allowJinjaInExtravars && JINJA_MARKERS.test(value)
-        ? { __ansible_unsafe: value }
-        : value;
+      typeof value === "string" && !form.allowJinjaInExtravars && JINJA_MARKERS.test(value) ? { __ansible_unsafe: value } : value;
   }
   return extravars;
 }

@@ -14,7 +14,14 @@ import { getDb } from "../data/db";
 import { finishJob, getJobForDispatch } from "../data/jobs";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import { playformRuntime } from "../runtime";
-import { CONTRACT_VERSION, RteEvents, claimAnswerSchema, jobOptionsSchema, type JobDispatch, type JobSecrets } from "../protocol/rte-messages";
+import {
+  CONTRACT_VERSION,
+  RteEvents,
+  claimAnswerSchema,
+  jobOptionsSchema,
+  type JobDispatch,
+  type JobSecrets,
+} from "../protocol/rte-messages";
 import { formDefinitionSchema } from "../forms/definition";
 import { runOptionsSchema } from "../forms/run-options";
 import { splitSecretExtravars } from "../forms/values";

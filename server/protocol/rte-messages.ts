@@ -78,7 +78,10 @@ export const jobSecretsSchema = z.object({
    * folder (only the RTE knows that path) and adds `ansible_user` and
    * `ansible_ssh_private_key_file` to the hidden extravars file; the file goes with the folder.
    */
-  sshKey: z.object({ username: z.string().min(1), privateKey: z.string().min(1) }).nullable().default(null),
+  sshKey: z
+    .object({ username: z.string().min(1), privateKey: z.string().min(1) })
+    .nullable()
+    .default(null),
   /** Every secret value of the job, masked in output before it is spooled. */
   maskValues: z.array(z.string()).default([]),
 });

@@ -100,9 +100,7 @@ export async function main(args: string[]): Promise<number> {
   }
   try {
     const out =
-      cmd.kind === "parse"
-        ? await parseRecapFile(cmd.file)
-        : compareRecaps(await parseRecapFile(cmd.a), await parseRecapFile(cmd.b));
+      cmd.kind === "parse" ? await parseRecapFile(cmd.file) : compareRecaps(await parseRecapFile(cmd.a), await parseRecapFile(cmd.b));
     process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return 0;
   } catch (err) {

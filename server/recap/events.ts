@@ -211,9 +211,7 @@ export const playformEventSchema = z.union([
 ]);
 
 export type ParsedPlayformEvent =
-  | { kind: "event"; event: PlayformEvent }
-  | { kind: "ignored"; type: string }
-  | { kind: "invalid"; error: string };
+  { kind: "event"; event: PlayformEvent } | { kind: "ignored"; type: string } | { kind: "invalid"; error: string };
 
 /** Classify one decoded JSON value. */
 export function parsePlayformEvent(value: unknown): ParsedPlayformEvent {
@@ -230,10 +228,7 @@ export function parsePlayformEvent(value: unknown): ParsedPlayformEvent {
  * undecodable lines (e.g. a line cut off when the run was killed), unknown types and invalid
  * known events are skipped; `onSkip` hears about the last two kinds of problem lines.
  */
-export function parsePlayformEventLines(
-  text: string,
-  onSkip?: (line: number, reason: string) => void,
-): PlayformEvent[] {
+export function parsePlayformEventLines(text: string, onSkip?: (line: number, reason: string) => void): PlayformEvent[] {
   const out: PlayformEvent[] = [];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {

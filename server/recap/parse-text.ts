@@ -9,7 +9,12 @@
  */
 import { HOST_COUNTERS, type Recap, type RecapHostRow, type RecapPlay, type RecapStatus, type RecapTaskTiming } from "./types";
 
-const ESC = 0x1b, SPACE = 0x20, TAB = 0x09, STAR = 0x2a, EQUALS = 0x3d, CLOSE_BRACKET = 0x5d;
+const ESC = 0x1b,
+  SPACE = 0x20,
+  TAB = 0x09,
+  STAR = 0x2a,
+  EQUALS = 0x3d,
+  CLOSE_BRACKET = 0x5d;
 const ANSI_RE = /\x1b\[[0-?]*[ -/]*[@-~]/g; // any CSI sequence; colours are ESC[...m
 const CHECK_MODE_SUFFIX = "] [CHECK MODE";
 const BANNERS = ["TASK", "RUNNING HANDLER", "CLEANUP TASK"] as const;
@@ -23,7 +28,11 @@ const RECAP_ROW_RE = /^(\S+) +: ((?:[a-z_]+=-?\d+\s*)+)$/;
 const COUNTER_RE = /([a-z_]+)=(-?\d+)/g;
 const PLAN_PLAY_RE = /^ {2}play #\d+ \((.*?)\): (.*)\tTAGS: \[/;
 
-const enum Ev { Fail, Unreachable, Ignoring }
+const enum Ev {
+  Fail,
+  Unreachable,
+  Ignoring,
+}
 
 /**
  * A line longer than this while it is still arriving keeps only its head and its tail: a -v

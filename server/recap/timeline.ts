@@ -71,7 +71,15 @@ export interface Timeline {
 }
 
 /** Least to most significant: a row of the timeline shows its hosts' most significant status. */
-export const TIMELINE_HOST_STATUSES: readonly TimelineHostStatus[] = ["skipped", "ok", "changed", "ignored", "rescued", "unreachable", "failed"];
+export const TIMELINE_HOST_STATUSES: readonly TimelineHostStatus[] = [
+  "skipped",
+  "ok",
+  "changed",
+  "ignored",
+  "rescued",
+  "unreachable",
+  "failed",
+];
 
 const rank = (status: TimelineHostStatus): number => TIMELINE_HOST_STATUSES.indexOf(status);
 

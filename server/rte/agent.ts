@@ -147,7 +147,8 @@ export class RteAgent {
       return { claimed: false, reason: "duplicate", message: `job ${job.jobId} already ran on this runner` };
     }
     if (this.draining) return this.refuse("stopping", "runner is draining and claims no new jobs");
-    if (this.runs.size >= this.env.RTE_MAX_JOBS) return this.refuse("full", `runner is full (${this.runs.size}/${this.env.RTE_MAX_JOBS} jobs)`);
+    if (this.runs.size >= this.env.RTE_MAX_JOBS)
+      return this.refuse("full", `runner is full (${this.runs.size}/${this.env.RTE_MAX_JOBS} jobs)`);
     let secrets;
     try {
       secrets = jobSecretsSchema.parse(JSON.parse(openForJob(this.token, job.jobId, job.sealed)));
@@ -238,7 +239,10 @@ export class RteAgent {
     const flushDeadline = Date.now() + 10_000;
     while (this.spool.pendingCount() > 0 && this.socket.connected && Date.now() < flushDeadline) await sleep(100);
     if (this.socket.connected) {
-      await this.socket.timeout(2_000).emitWithAck(RteEvents.leaving, { v: CONTRACT_VERSION, reason: "drained" }).catch(() => undefined);
+      await this.socket
+        .timeout(2_000)
+        .emitWithAck(RteEvents.leaving, { v: CONTRACT_VERSION, reason: "drained" })
+        .catch(() => undefined);
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.closing = true;

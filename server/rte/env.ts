@@ -18,7 +18,10 @@ const rteEnvSchema = z.object({
     .transform((t) => t.trim())
     .pipe(z.string().min(1, "is empty"))
     .optional(),
-  RTE_RUNNER_NAME: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, "letters, digits, . _ - (max 63)").default(hostname()),
+  RTE_RUNNER_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, "letters, digits, . _ - (max 63)")
+    .default(hostname()),
   /** Where a joined RTE keeps the token it was issued (and its pending join request). */
   RTE_STATE_PATH: z.string().default("data/rte/state"),
   /** The address the app shows for this runner (informational in outbound mode). */

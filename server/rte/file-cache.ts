@@ -50,7 +50,11 @@ export class FileCache {
  * sees (mount it at the same path on both sides). They go through the same hash check as
  * transferred files, so a file edited after the launch is refused, not silently run.
  */
-export async function readSharedFiles(sourceDir: string | undefined, manifest: ManifestEntry[], hashes: string[]): Promise<Map<string, Buffer>> {
+export async function readSharedFiles(
+  sourceDir: string | undefined,
+  manifest: ManifestEntry[],
+  hashes: string[],
+): Promise<Map<string, Buffer>> {
   if (!sourceDir) throw new Error("RTE_FILES=local, but the app sent no folder for this job's files");
   const files = new Map<string, Buffer>();
   for (const hash of hashes) {
@@ -59,7 +63,9 @@ export async function readSharedFiles(sourceDir: string | undefined, manifest: M
     try {
       files.set(hash, await fs.promises.readFile(path.join(sourceDir, entry.path)));
     } catch (error) {
-      throw new Error(`cannot read ${entry.path} from the shared folder ${sourceDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw new Error(
+        `cannot read ${entry.path} from the shared folder ${sourceDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      );
     }
   }
   return files;

@@ -38,6 +38,12 @@ export function createMasker(secrets: readonly string[]): Masker {
   }
   if (variants.size === 0) return (text) => text;
   // Longest first, so a secret's base64 is masked whole rather than leaving a padded tail.
-  const pattern = new RegExp([...variants].sort((a, b) => b.length - a.length).map(escapeRegExp).join("|"), "g");
+  const pattern = new RegExp(
+    [...variants]
+      .sort((a, b) => b.length - a.length)
+      .map(escapeRegExp)
+      .join("|"),
+    "g",
+  );
   return (text) => text.replace(pattern, MASK);
 }

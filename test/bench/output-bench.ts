@@ -35,7 +35,10 @@ async function throughPlayform(): Promise<{ seconds: number; bytes: number; chun
     const seconds = (performance.now() - started) / 1000;
     if (job.status !== "success") throw new Error(`job ended ${job.status}: ${job.statusReason}`);
     const output = await api.output(id);
-    const [row] = await dbQuery<{ n: number }>(app, 'SELECT COUNT(*) AS n FROM "JobChunk" WHERE "jobId" = $1 AND kind = $2', [id, "output"]);
+    const [row] = await dbQuery<{ n: number }>(app, 'SELECT COUNT(*) AS n FROM "JobChunk" WHERE "jobId" = $1 AND kind = $2', [
+      id,
+      "output",
+    ]);
     const lines = (output.match(/line \d{8} of the bulk output benchmark/g) ?? []).length;
     const rss = Number((await execa("ps", ["-o", "rss=", "-p", String(app.pid)])).stdout.trim()) / 1024;
     return { seconds, bytes: Buffer.byteLength(output), chunks: Number(row?.n ?? 0), lines, peakRssMb: rss };
@@ -51,8 +54,12 @@ const pf = await throughPlayform();
 if (pf.lines !== LINES) throw new Error(`Playform stored ${pf.lines} of ${LINES} lines`);
 console.log("");
 console.log("path                                    seconds    output MB   MB/s");
-console.log(`ansible-playbook > /dev/null (baseline) ${base.seconds.toFixed(2).padStart(7)}   ${mb(base.bytes).toFixed(1).padStart(9)}   ${(mb(base.bytes) / base.seconds).toFixed(1).padStart(5)}`);
-console.log(`through Playform (launch -> stored)     ${pf.seconds.toFixed(2).padStart(7)}   ${mb(pf.bytes).toFixed(1).padStart(9)}   ${(mb(pf.bytes) / pf.seconds).toFixed(1).padStart(5)}`);
+console.log(
+  `ansible-playbook > /dev/null (baseline) ${base.seconds.toFixed(2).padStart(7)}   ${mb(base.bytes).toFixed(1).padStart(9)}   ${(mb(base.bytes) / base.seconds).toFixed(1).padStart(5)}`,
+);
+console.log(
+  `through Playform (launch -> stored)     ${pf.seconds.toFixed(2).padStart(7)}   ${mb(pf.bytes).toFixed(1).padStart(9)}   ${(mb(pf.bytes) / pf.seconds).toFixed(1).padStart(5)}`,
+);
 console.log("");
 console.log(
   `Playform adds ${(pf.seconds - base.seconds).toFixed(2)} s (${((pf.seconds / base.seconds - 1) * 100).toFixed(0)}%) to this job; ` +

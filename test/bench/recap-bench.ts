@@ -36,14 +36,32 @@ function stamp(t: number, dt: number): string {
   return `${msg}${"*".repeat(Math.max(3, 79 - msg.length))} `;
 }
 const cmdResult = (changed: boolean, cmd: string, out: string): string =>
-  JSON.stringify({ changed, cmd: ["bash", "-c", cmd], delta: "0:00:00.032496", end: "2026-11-30 06:42:10.766288", msg: "",
-    rc: 0, start: "2026-11-30 06:42:10.733792", stderr: "", stderr_lines: [], stdout: out, stdout_lines: out.split("\n") });
+  JSON.stringify({
+    changed,
+    cmd: ["bash", "-c", cmd],
+    delta: "0:00:00.032496",
+    end: "2026-11-30 06:42:10.766288",
+    msg: "",
+    rc: 0,
+    start: "2026-11-30 06:42:10.733792",
+    stderr: "",
+    stderr_lines: [],
+    stdout: out,
+    stdout_lines: out.split("\n"),
+  });
 
 function generateLog(path: string): { tasks: number; lines: number } {
   const parts: string[] = [];
-  let bytes = 0, tasks = 0, lines = 0, t = 0;
+  let bytes = 0,
+    tasks = 0,
+    lines = 0,
+    t = 0;
   const emit = (...ls: string[]): void => {
-    for (const l of ls) { parts.push(l); bytes += Buffer.byteLength(l) + 1; lines++; }
+    for (const l of ls) {
+      parts.push(l);
+      bytes += Buffer.byteLength(l) + 1;
+      lines++;
+    }
   };
   const timings: [string, number][] = [];
   for (let play = 1; bytes < TARGET_BYTES; play++) {
@@ -56,23 +74,49 @@ function generateLog(path: string): { tasks: number; lines: number } {
       emit("", banner(`TASK [${name}]`), stamp(t, dt));
       const kind = k % 6;
       for (const [i, h] of HOSTS.entries()) {
-        if (kind === 0) emit(`changed: [${h}] => ${cmdResult(true, `systemctl restart app${k}`, "line1\nchanged: [node9]\nPLAY RECAP ***")}`);
+        if (kind === 0)
+          emit(`changed: [${h}] => ${cmdResult(true, `systemctl restart app${k}`, "line1\nchanged: [node9]\nPLAY RECAP ***")}`);
         else if (kind === 1) {
-          for (const item of ["curl", "git", "vim"]) emit(`ok: [${h}] => (item=${item}) => {"ansible_loop_var": "item", "changed": false, "item": "${item}", "msg": "present"}`);
+          for (const item of ["curl", "git", "vim"])
+            emit(`ok: [${h}] => (item=${item}) => {"ansible_loop_var": "item", "changed": false, "item": "${item}", "msg": "present"}`);
         } else if (kind === 2) {
-          emit(`ok: [${h}] => {`, '    "msg": [', ...Array.from({ length: 6 }, (_, j) => `        "${h} fact ${j}: TASK [not a task] ok",`), "    ]", "}");
+          emit(
+            `ok: [${h}] => {`,
+            '    "msg": [',
+            ...Array.from({ length: 6 }, (_, j) => `        "${h} fact ${j}: TASK [not a task] ok",`),
+            "    ]",
+            "}",
+          );
         } else if (kind === 3) {
-          emit(`--- before: /etc/app${k}.conf`, `+++ after: /etc/app${k}.conf`, "@@ -1,3 +1,3 @@", " [main]", "-workers = 2", "+workers = 4", " log = info");
+          emit(
+            `--- before: /etc/app${k}.conf`,
+            `+++ after: /etc/app${k}.conf`,
+            "@@ -1,3 +1,3 @@",
+            " [main]",
+            "-workers = 2",
+            "+workers = 4",
+            " log = info",
+          );
           emit(`changed: [${h}] => {"changed": true, "checksum": "0b6e4a5d", "dest": "/etc/app${k}.conf", "mode": "0644"}`);
-        } else if (kind === 4) emit(`skipping: [${h}] => {"changed": false, "false_condition": "ansible_os_family == 'Windows'", "skip_reason": "Conditional result was False"}`);
+        } else if (kind === 4)
+          emit(
+            `skipping: [${h}] => {"changed": false, "false_condition": "ansible_os_family == 'Windows'", "skip_reason": "Conditional result was False"}`,
+          );
         else if (i % 10 === 0) emit(`fatal: [${h}]: FAILED! => ${cmdResult(true, "test -f /nope", "")}`, "...ignoring");
         else emit(`ok: [${h}] => ${cmdResult(false, "uptime", " 06:42:10 up 3 days,  2:01,  0 users")}`);
       }
-      if (k === 15) emit("[WARNING]: Module remote_tmp /root/.ansible/tmp did not exist and was created with a mode", "of 0700, this may cause issues when running as another user.");
+      if (k === 15)
+        emit(
+          "[WARNING]: Module remote_tmp /root/.ansible/tmp did not exist and was created with a mode",
+          "of 0700, this may cause issues when running as another user.",
+        );
     }
   }
   emit("", banner("PLAY RECAP"));
-  for (const h of HOSTS) emit(`${h.padEnd(26)} : ok=${tasks}   changed=${tasks / 2 | 0}   unreachable=0    failed=0    skipped=${tasks / 6 | 0}   rescued=0    ignored=9   `);
+  for (const h of HOSTS)
+    emit(
+      `${h.padEnd(26)} : ok=${tasks}   changed=${(tasks / 2) | 0}   unreachable=0    failed=0    skipped=${(tasks / 6) | 0}   rescued=0    ignored=9   `,
+    );
   emit("", stamp(t, 0.1), `${"=".repeat(79)} `);
   for (const [name, s] of timings.sort((a, b) => b[1] - a[1]).slice(0, 20)) {
     emit(`${name} `.padEnd(70, "-") + ` ${s.toFixed(2)}s`.padStart(9, "-"));
@@ -91,8 +135,11 @@ function naiveBaseline(text: string): { changed: number; failed: number; hosts: 
   const row = /^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)/;
   const stampRe = /\((\d+):(\d\d):(\d\d\.\d+)\)\s+(\d+):(\d\d):(\d\d\.\d+) \*+\s*$/;
   const entry = /^(.*) -+ (\d+\.\d+)s$/;
-  let task = "", elapsed: number | null = null;
-  const changedTasks = new Set<string>(), failedTasks = new Set<string>(), hosts = new Set<string>();
+  let task = "",
+    elapsed: number | null = null;
+  const changedTasks = new Set<string>(),
+    failedTasks = new Set<string>(),
+    hosts = new Set<string>();
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.replace(/\x1b\[[0-9;]*m/g, "");
     const b = banner.exec(line);
@@ -160,7 +207,10 @@ const SELF = fileURLToPath(import.meta.url);
 const REPO = join(SELF, "../../..");
 
 function runChild(mode: string, file: string): ChildReport {
-  const r = spawnSync(process.execPath, [...process.execArgv, "--expose-gc", SELF, "--child", mode, file], { encoding: "utf8", maxBuffer: 64 * MB });
+  const r = spawnSync(process.execPath, [...process.execArgv, "--expose-gc", SELF, "--child", mode, file], {
+    encoding: "utf8",
+    maxBuffer: 64 * MB,
+  });
   if (r.status !== 0) throw new Error(`bench child ${mode} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as ChildReport;
 }
@@ -180,7 +230,9 @@ async function main(): Promise<void> {
     const file = join(dir, "run-v.log");
     const { tasks, lines } = generateLog(file);
     const size = statSync(file).size / MB;
-    console.log(`recap parser benchmark: ${size.toFixed(1)} MB synthetic -v log, ${lines.toLocaleString("en")} lines, ${HOSTS.length} hosts, ${tasks} tasks (${RUNS} runs each, MB = 2^20 bytes)`);
+    console.log(
+      `recap parser benchmark: ${size.toFixed(1)} MB synthetic -v log, ${lines.toLocaleString("en")} lines, ${HOSTS.length} hosts, ${tasks} tasks (${RUNS} runs each, MB = 2^20 bytes)`,
+    );
     // Shared machines make medians swing: say how busy this one was, so the figures can be read.
     const loadNote = (): string => `load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} CPUs`;
     console.log(`machine: ${loadNote()} at start`);
@@ -190,7 +242,9 @@ async function main(): Promise<void> {
     const naive = runChild("naive", file);
     if (stream.summary !== memory.summary) throw new Error("stream and in-memory results differ");
     const recap = JSON.parse(stream.summary) as { changed_tasks: unknown[]; hosts: unknown[]; elapsed_sec: number; status: string };
-    console.log(`result: status=${recap.status}, ${recap.hosts.length} hosts, ${recap.changed_tasks.length} changed tasks, elapsed_sec=${recap.elapsed_sec} (stream == in-memory: yes)`);
+    console.log(
+      `result: status=${recap.status}, ${recap.hosts.length} hosts, ${recap.changed_tasks.length} changed tasks, elapsed_sec=${recap.elapsed_sec} (stream == in-memory: yes)`,
+    );
     console.log(`naive baseline found: ${naive.summary} (it skips the host check, ...ignoring and summary rules)`);
 
     // Memory-flat check: one streaming pass over the log and over 4 copies of it, each in a fresh process.
@@ -202,14 +256,19 @@ async function main(): Promise<void> {
     rmSync(big);
 
     const grep = timeCommand("grep", ["-c", "^TASK", file]);
-    const tsx = join(REPO, "node_modules/.bin/tsx"), cli = join(REPO, "server/recap/cli.ts");
+    const tsx = join(REPO, "node_modules/.bin/tsx"),
+      cli = join(REPO, "server/recap/cli.ts");
     const startup = median(timeCommand(tsx, [cli, "--help"]));
     const e2e = median(timeCommand(tsx, [cli, file]));
 
-    const rate = (s: number[]): string => `${(size / median(s)).toFixed(0).padStart(5)} / ${(size / Math.min(...s)).toFixed(0).padStart(5)}`;
-    const mem = (r: ChildReport): string => `${r.maxRssMB.toFixed(0).padStart(4)} MB (base ${r.baseRssMB.toFixed(0)})  ${r.heapPeakDeltaMB.toFixed(1).padStart(6)} MB`;
+    const rate = (s: number[]): string =>
+      `${(size / median(s)).toFixed(0).padStart(5)} / ${(size / Math.min(...s)).toFixed(0).padStart(5)}`;
+    const mem = (r: ChildReport): string =>
+      `${r.maxRssMB.toFixed(0).padStart(4)} MB (base ${r.baseRssMB.toFixed(0)})  ${r.heapPeakDeltaMB.toFixed(1).padStart(6)} MB`;
     console.log(`\n${"path".padEnd(44)} MB/s median / best   peak RSS          heap peak Δ`);
-    console.log(`${`playform parser, CLI path (stream, ${CHUNK_BYTES / 1024} KiB)`.padEnd(44)} ${rate(stream.seconds)}        ${mem(stream)}`);
+    console.log(
+      `${`playform parser, CLI path (stream, ${CHUNK_BYTES / 1024} KiB)`.padEnd(44)} ${rate(stream.seconds)}        ${mem(stream)}`,
+    );
     console.log(`${"playform parser, in memory (parse only)".padEnd(44)} ${rate(memory.seconds)}        ${mem(memory)}`);
     console.log(`${"NAIVE BASELINE: split + regex every line".padEnd(44)} ${rate(naive.seconds)}        ${mem(naive)}`);
     console.log(`${"grep -c '^TASK' (reference)".padEnd(44)} ${rate(grep)}`);
@@ -218,13 +277,16 @@ async function main(): Promise<void> {
         ` ${onceBig.maxRssMB.toFixed(0)} MB for ${(4 * size).toFixed(0)} MB (process base ${once.baseRssMB.toFixed(0)} MB)`,
     );
     console.log(`machine: ${loadNote()} at end`);
-    console.log(`CLI end to end (tsx cli.ts FILE > /dev/null): ${e2e.toFixed(2)} s; tsx start-up alone (cli.ts --help): ${startup.toFixed(2)} s`);
+    console.log(
+      `CLI end to end (tsx cli.ts FILE > /dev/null): ${e2e.toFixed(2)} s; tsx start-up alone (cli.ts --help): ${startup.toFixed(2)} s`,
+    );
     console.log(
       `\nplayform parser ${(size / median(stream.seconds)).toFixed(0)} MB/s (stream; ${(size / median(memory.seconds)).toFixed(0)} MB/s in memory)` +
         ` vs naive baseline ${(size / median(naive.seconds)).toFixed(0)} MB/s; grep -c over the same file ${(size / median(grep)).toFixed(0)} MB/s`,
     );
   } finally {
-    if (process.env.RECAP_BENCH_KEEP) console.log(`kept ${dir}`); else rmSync(dir, { recursive: true, force: true });
+    if (process.env.RECAP_BENCH_KEEP) console.log(`kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -164,7 +164,7 @@ describe("launching a form", () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Jobs" }).click();
     const row = page.locator(`[data-testid="jobs-table"] tr[data-job-id="${jobId}"]`);
     await row.waitFor();
-    expect(await row.locator('[data-status]').getAttribute("data-status")).toBe("success");
+    expect(await row.locator("[data-status]").getAttribute("data-status")).toBe("success");
     await screenshot(page, "jobs");
   });
 });

@@ -112,7 +112,9 @@ async function launchHelloWorld(page: Page, message: string): Promise<number> {
   );
   const status = await final.jsonValue();
   if (status !== "success") {
-    throw new Error(`job ${jobId} ended ${status}:\n${await page.getByTestId("job-output").textContent()}\n--- app log ---\n${app.output()}`);
+    throw new Error(
+      `job ${jobId} ended ${status}:\n${await page.getByTestId("job-output").textContent()}\n--- app log ---\n${app.output()}`,
+    );
   }
   return jobId;
 }
@@ -153,7 +155,9 @@ describe("runners page", () => {
       throw new Error(`e2e-runner did not connect: ${String(error)}\n--- rte ---\n${rteOutput}`);
     });
     expect(await joined.getAttribute("data-status")).toBe("approved");
-    expect(await joined.locator('[data-testid="runner-instance"][data-instance="e2e-runner-0"]').getAttribute("data-connected")).toBe("true");
+    expect(await joined.locator('[data-testid="runner-instance"][data-instance="e2e-runner-0"]').getAttribute("data-connected")).toBe(
+      "true",
+    );
     expect(await page.getByTestId("join-requests").count()).toBe(0);
     await screenshot(page, "runners");
 

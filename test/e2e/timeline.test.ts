@@ -50,7 +50,9 @@ it("shows the timeline of a finished hello-world run with one row per task", asy
   expect(analytics && box && box.y > analytics.y + analytics.height).toBe(true);
 
   // The breath task's bar is the widest: the axis is to scale.
-  const widths = await rows.evaluateAll((els) => els.map((el) => el.querySelector('[data-testid="timeline-bar"]')!.getBoundingClientRect().width));
+  const widths = await rows.evaluateAll((els) =>
+    els.map((el) => el.querySelector('[data-testid="timeline-bar"]')!.getBoundingClientRect().width),
+  );
   expect(Math.max(...widths)).toBe(widths[1]);
 
   await screenshot(page, "job-timeline");

@@ -26,7 +26,11 @@ it("holds the job until an admin approves it, then runs it", async () => {
   expect(job.status).toBe("approval");
   expect(job.statusReason).toBe("waiting for an admin to approve it");
   expect((await api.get(`/api/jobs/${id}/output?after=0`)).chunks).toEqual([]);
-  const [row] = await dbQuery<{ dispatchedAt: unknown; queuedAt: unknown }>(app, 'SELECT "dispatchedAt", "queuedAt" FROM "Job" WHERE id = $1', [id]);
+  const [row] = await dbQuery<{ dispatchedAt: unknown; queuedAt: unknown }>(
+    app,
+    'SELECT "dispatchedAt", "queuedAt" FROM "Job" WHERE id = $1',
+    [id],
+  );
   expect(row).toEqual({ dispatchedAt: null, queuedAt: null });
 
   const approve = await api.call("POST", `/api/jobs/${id}/approve`, { json: { comment: "go ahead" } });

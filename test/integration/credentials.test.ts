@@ -83,7 +83,12 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
         api.call("POST", "/api/credentials", { json: { name: "test-ssh", kind: "ssh", username: SSH_USER, privateKey } }),
       ]);
       for (const answer of created) expect(answer.status, JSON.stringify(answer.json)).toBe(201);
-      expect(created[1]!.json.credential).toMatchObject({ name: "test-secret", kind: "secret", description: "API token", usedBy: ["credentials-check"] });
+      expect(created[1]!.json.credential).toMatchObject({
+        name: "test-secret",
+        kind: "secret",
+        description: "API token",
+        usedBy: ["credentials-check"],
+      });
     });
 
     it("replaces a secret, keeping the kind", async () => {
@@ -101,12 +106,22 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
       const withPassphrase = await post({ name: "k1", kind: "ssh", username: "u", privateKey, passphrase: "secret" });
       expect(withPassphrase.status).toBe(422);
       expect(withPassphrase.json.error.fields.passphrase).toMatch(/not supported/);
-      const encryptedKey = await post({ name: "k2", kind: "ssh", username: "u", privateKey: newKey(`with_passphrase_${provider}`, "pass phrase") });
+      const encryptedKey = await post({
+        name: "k2",
+        kind: "ssh",
+        username: "u",
+        privateKey: newKey(`with_passphrase_${provider}`, "pass phrase"),
+      });
       expect(encryptedKey.status).toBe(422);
       expect(encryptedKey.json.error.fields.privateKey).toMatch(/encrypted with a passphrase/);
-      const publicKey = await post({ name: "k3", kind: "ssh", username: "u", privateKey: fs.readFileSync(path.join(keyDir, "id_ed25519.pub"), "utf8") });
+      const publicKey = await post({
+        name: "k3",
+        kind: "ssh",
+        username: "u",
+        privateKey: fs.readFileSync(path.join(keyDir, "id_ed25519.pub"), "utf8"),
+      });
       expect(publicKey.json.error.fields.privateKey).toMatch(/public key/);
-      const badVariable = await post({ name: "s1", kind: "secret", variables: { "1st": "x", "ok": "y" } });
+      const badVariable = await post({ name: "s1", kind: "secret", variables: { "1st": "x", ok: "y" } });
       expect(badVariable.status).toBe(422);
       expect(badVariable.json.error.fields["variables.1st"]).toMatch(/not a valid Ansible variable name/);
       const badKind = await post({ name: "x1", kind: "password", password: "x" });
@@ -151,7 +166,9 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
       const named = await api.call("DELETE", "/api/credentials/test-secret");
       expect(named.status).toBe(409);
       expect(named.json.error.message).toMatch(/credentials-check/);
-      expect((await api.call("POST", "/api/credentials", { json: { name: "spare", kind: "vault", password: "spare-pw" } })).status).toBe(201);
+      expect((await api.call("POST", "/api/credentials", { json: { name: "spare", kind: "vault", password: "spare-pw" } })).status).toBe(
+        201,
+      );
       expect((await api.call("DELETE", "/api/credentials/spare")).status).toBe(204);
       expect((await api.call("DELETE", "/api/credentials/spare")).status).toBe(404);
     });

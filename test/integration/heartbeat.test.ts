@@ -26,7 +26,11 @@ it("abandons the jobs of a silent runner instance, and a late end does not chang
   const id = await api.launch("hello-world", { message: "heartbeat" });
   await api.waitForStatus(id, "running");
   // Freeze the local RTE (a child of the app): its socket stays open but says nothing.
-  const rtePid = Number(execFileSync("pgrep", ["-P", String(app.pid), "-f", "dist/rte.js"], { encoding: "utf8" }).trim().split("\n")[0]);
+  const rtePid = Number(
+    execFileSync("pgrep", ["-P", String(app.pid), "-f", "dist/rte.js"], { encoding: "utf8" })
+      .trim()
+      .split("\n")[0],
+  );
   expect(rtePid).toBeGreaterThan(0);
   process.kill(rtePid, "SIGSTOP");
   frozen = rtePid;

@@ -27,7 +27,10 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 function tamperedMigrationsDir(provider: "sqlite" | "postgres"): { dir: string; name: string } {
   const dir = fs.mkdtempSync(path.join(tmp, "tampered-"));
   fs.cpSync(path.resolve("prisma/migrations"), dir, { recursive: true });
-  const name = fs.readdirSync(path.join(dir, provider)).filter((n) => !n.endsWith(".toml")).sort()[0]!;
+  const name = fs
+    .readdirSync(path.join(dir, provider))
+    .filter((n) => !n.endsWith(".toml"))
+    .sort()[0]!;
   fs.appendFileSync(path.join(dir, provider, name, "migration.sql"), "\n-- edited after the fact\n");
   return { dir, name };
 }
@@ -42,7 +45,9 @@ async function createAndReadUser(url: string, expected: "sqlite" | "postgresql")
   const read = await db.user.findUnique({ where: { username: `alice-${expected}` } });
   expect(read).toMatchObject({ id: `u-${expected}`, role: "admin" });
   // Relations and Json go through the adapter too.
-  await db.form.create({ data: { id: "f1", name: "deploy", title: "Deploy", definition: { fields: [{ name: "host" }] }, sourceDir: "/x" } });
+  await db.form.create({
+    data: { id: "f1", name: "deploy", title: "Deploy", definition: { fields: [{ name: "host" }] }, sourceDir: "/x" },
+  });
   const job = await db.job.create({
     data: { formId: "f1", formName: "deploy", userId: created.id, values: { host: "a" }, extravars: {}, manifest: [] },
   });

@@ -17,7 +17,12 @@ beforeAll(async () => {
   postgres = await startPostgres();
   nodeA = await startPlayform({ env: { DATABASE_URL: postgres.url, PLAYFORM_NODE_ID: "node-a" } });
   nodeB = await startPlayform({
-    env: { DATABASE_URL: postgres.url, PLAYFORM_NODE_ID: "node-b", PLAYFORM_LOCAL_RTE: "false", PLAYFORM_ADMIN_PASSWORD: nodeA.adminPassword },
+    env: {
+      DATABASE_URL: postgres.url,
+      PLAYFORM_NODE_ID: "node-b",
+      PLAYFORM_LOCAL_RTE: "false",
+      PLAYFORM_ADMIN_PASSWORD: nodeA.adminPassword,
+    },
   });
 });
 afterAll(async () => {

@@ -42,7 +42,9 @@ describe("the recap of a job", () => {
       expect(events[field], field).toEqual(text[field]);
     }
     expect(Math.abs(events.elapsed_sec - text.elapsed_sec)).toBeLessThanOrEqual(1);
-    expect(events.slowest_tasks.map((t: { task: string }) => t.task).sort()).toEqual(text.slowest_tasks.map((t: { task: string }) => t.task).sort());
+    expect(events.slowest_tasks.map((t: { task: string }) => t.task).sort()).toEqual(
+      text.slowest_tasks.map((t: { task: string }) => t.task).sort(),
+    );
     expect(events.changed_tasks).toEqual(["Write the message to a marker file"]);
   });
 

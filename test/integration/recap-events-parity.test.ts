@@ -97,9 +97,7 @@ async function runPlaybooks(playbooks: string[], interruptOnTask?: string): Prom
   eventsPipe.on("data", (chunk: string) => {
     rawEvents += chunk;
     if (interruptOnTask && !interrupted && rawEvents.includes(`"type":"task_start"`)) {
-      const started = parsePlayformEventLines(rawEvents).some(
-        (e) => e.type === "task_start" && e.name === interruptOnTask,
-      );
+      const started = parsePlayformEventLines(rawEvents).some((e) => e.type === "task_start" && e.name === interruptOnTask);
       if (started && subprocess.pid) {
         interrupted = true;
         const pid = subprocess.pid;

@@ -43,7 +43,8 @@ it("gives the same recap from the stored events as from the stored text", async 
   // Timings: the plugin and profile_tasks read the clock separately; names must match, and
   // each time within profile_tasks' rounding plus scheduling jitter on a loaded 2-core machine.
   const textTimes = new Map<string, number[]>();
-  for (const t of text.slowest_tasks as { task: string; seconds: number }[]) textTimes.set(t.task, [...(textTimes.get(t.task) ?? []), t.seconds]);
+  for (const t of text.slowest_tasks as { task: string; seconds: number }[])
+    textTimes.set(t.task, [...(textTimes.get(t.task) ?? []), t.seconds]);
   const shared = (events.slowest_tasks as { task: string; seconds: number }[]).filter((t) => textTimes.has(t.task));
   // Near-ties at the top-20 cut may differ; everything above the cut must be there.
   expect(shared.length).toBeGreaterThanOrEqual(Math.min(events.slowest_tasks.length, text.slowest_tasks.length) - 2);

@@ -35,12 +35,19 @@ const proxies: CuttableProxy[] = [];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitUntil<T>(what: string, probe: () => T | null | undefined | false | Promise<T | null | undefined | false>, timeoutMs: number): Promise<T> {
+async function waitUntil<T>(
+  what: string,
+  probe: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  timeoutMs: number,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n--- app output ---\n${app.output()}\n${rtes.map((r) => `--- RTE ${r.instanceId} (pid ${r.pid}) ---\n${r.output()}`).join("\n")}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}\n--- app output ---\n${app.output()}\n${rtes.map((r) => `--- RTE ${r.instanceId} (pid ${r.pid}) ---\n${r.output()}`).join("\n")}`,
+      );
     await sleep(200);
   }
 }
@@ -78,10 +85,14 @@ async function getJob(id: number): Promise<JobView> {
 const FINAL = ["success", "failed", "aborted", "abandoned"];
 
 function waitForEnd(id: number, timeoutMs: number): Promise<JobView> {
-  return waitUntil(`job ${id} to end`, async () => {
-    const job = await getJob(id);
-    return FINAL.includes(job.status) ? job : null;
-  }, timeoutMs);
+  return waitUntil(
+    `job ${id} to end`,
+    async () => {
+      const job = await getJob(id);
+      return FINAL.includes(job.status) ? job : null;
+    },
+    timeoutMs,
+  );
 }
 
 function withDb<T>(use: (db: Database.Database) => T, readonly = true): T {
@@ -125,14 +136,20 @@ function counterLineCounts(jobId: number): number[] {
 
 /** Waits until the playbook's n-th numbered line is stored; fails at once if the job ended before. */
 function waitForCounterLine(id: number, n: number): Promise<true> {
-  return waitUntil(`numbered line ${n} of job ${id} to be stored`, async () => {
-    if (storedOutput(id).includes(counterLine(n))) return true;
-    const job = await getJob(id);
-    if (FINAL.includes(job.status)) {
-      throw new Error(`job ${id} ended ${job.status} (${job.statusReason}) before line ${n}; stored items:\n${JSON.stringify(storedChunks(id), null, 1)}`);
-    }
-    return null;
-  }, 45_000);
+  return waitUntil(
+    `numbered line ${n} of job ${id} to be stored`,
+    async () => {
+      if (storedOutput(id).includes(counterLine(n))) return true;
+      const job = await getJob(id);
+      if (FINAL.includes(job.status)) {
+        throw new Error(
+          `job ${id} ended ${job.status} (${job.statusReason}) before line ${n}; stored items:\n${JSON.stringify(storedChunks(id), null, 1)}`,
+        );
+      }
+      return null;
+    },
+    45_000,
+  );
 }
 
 const oneToN = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
@@ -229,15 +246,23 @@ async function killRte(rte: RteProcess): Promise<number[]> {
 }
 
 function healthPort(rte: RteProcess): Promise<number> {
-  return waitUntil(`RTE ${rte.instanceId} health port`, () => {
-    const match = /health endpoints on port (\d+)/.exec(rte.output());
-    return match ? Number(match[1]) : null;
-  }, 15_000);
+  return waitUntil(
+    `RTE ${rte.instanceId} health port`,
+    () => {
+      const match = /health endpoints on port (\d+)/.exec(rte.output());
+      return match ? Number(match[1]) : null;
+    },
+    15_000,
+  );
 }
 
 function waitForRteOutput(rte: RteProcess, pattern: RegExp, timeoutMs = 20_000, count = 1): Promise<true> {
   const global = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`);
-  return waitUntil(`RTE ${rte.instanceId} to print ${pattern} (${count}x)`, () => (rte.output().match(global)?.length ?? 0) >= count || null, timeoutMs);
+  return waitUntil(
+    `RTE ${rte.instanceId} to print ${pattern} (${count}x)`,
+    () => (rte.output().match(global)?.length ?? 0) >= count || null,
+    timeoutMs,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -409,10 +434,14 @@ describe("RTE resilience", () => {
 
     // Cut the link first, so the playbook's next lines are spooled and never acknowledged...
     proxy.cut();
-    await waitUntil("items spooled while the link is cut, not stored by the app", () => {
-      const { seqs, acked } = spoolOnDisk(dirs.spoolDir, id);
-      return Math.max(...seqs) > acked && Math.max(...seqs) > Math.max(0, ...storedChunks(id).map((c) => c.seq));
-    }, 15_000);
+    await waitUntil(
+      "items spooled while the link is cut, not stored by the app",
+      () => {
+        const { seqs, acked } = spoolOnDisk(dirs.spoolDir, id);
+        return Math.max(...seqs) > acked && Math.max(...seqs) > Math.max(0, ...storedChunks(id).map((c) => c.seq));
+      },
+      15_000,
+    );
     // ...then kill the RTE hard, and the playbook's process group with it.
     const groups = await killRte(first);
     expect(groups).toHaveLength(1);
@@ -457,10 +486,14 @@ describe("RTE resilience", () => {
     await waitForCounterLine(id, 1);
 
     rte.child.kill("SIGTERM");
-    const draining = await waitUntil("/ready to answer 503", async () => {
-      const answer = await ready();
-      return answer.status === 503 ? answer : null;
-    }, 3_000);
+    const draining = await waitUntil(
+      "/ready to answer 503",
+      async () => {
+        const answer = await ready();
+        return answer.status === 503 ? answer : null;
+      },
+      3_000,
+    );
     expect(draining).toEqual({ status: 503, body: "draining\n" });
     // Still draining: the job has not ended, the process is alive, /live still answers.
     expect((await getJob(id)).status).toBe("running");
@@ -479,7 +512,12 @@ describe("RTE resilience", () => {
   });
 
   it("refuses an RTE with a wrong token: it logs `unknown runner token` and never gets a job", async () => {
-    const rte = startRte({ instanceId: "res-d", appUrl: app.url, token: `pfr_${randomBytes(32).toString("base64url")}`, ...freshDirs("d") });
+    const rte = startRte({
+      instanceId: "res-d",
+      appUrl: app.url,
+      token: `pfr_${randomBytes(32).toString("base64url")}`,
+      ...freshDirs("d"),
+    });
     await waitForRteOutput(rte, /cannot connect to http:\/\/127\.0\.0\.1:\d+: unknown runner token/, 15_000);
 
     // A job for its runner finds no connected instance: it waits, queued, and is never claimed.

@@ -34,7 +34,9 @@ it("runs hello-world in check mode with diffs, verbosely", async () => {
 });
 
 it("refuses options the form does not offer, and malformed ones, naming them", async () => {
-  const notOffered = await api.call("POST", "/api/jobs", { json: { form: "hello-world", values: { message: "x" }, options: { limit: "web" } } });
+  const notOffered = await api.call("POST", "/api/jobs", {
+    json: { form: "hello-world", values: { message: "x" }, options: { limit: "web" } },
+  });
   expect(notOffered.status).toBe(422);
   expect(notOffered.json.error.fields).toEqual({ "options.limit": "this form does not let you choose it at launch" });
 

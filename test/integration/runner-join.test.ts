@@ -103,10 +103,14 @@ describe("joining", () => {
     expect((await runner("local")).isDefault).toBe(false);
 
     const launch = await api("POST", "/api/jobs", { form: "hello-world", values: { message: "on dc2" } });
-    const job = await until("job done", async () => {
-      const { json } = await api("GET", `/api/jobs/${launch.json.id}`);
-      return ["success", "failed"].includes(json.job.status) && json.job;
-    }, 90_000);
+    const job = await until(
+      "job done",
+      async () => {
+        const { json } = await api("GET", `/api/jobs/${launch.json.id}`);
+        return ["success", "failed"].includes(json.job.status) && json.job;
+      },
+      90_000,
+    );
     expect(job.status).toBe("success");
     expect(job.runner).toBe("dc2");
 

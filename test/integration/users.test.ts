@@ -90,7 +90,10 @@ describe("users", () => {
     const weak = await carol.call("POST", "/api/auth/password", { json: { currentPassword: "carol-password-1", newPassword: "x" } });
     expect(weak.status).toBe(422);
     expect(weak.json.error.fields.newPassword).toMatch(/at least 10/);
-    expect((await carol.call("POST", "/api/auth/password", { json: { currentPassword: "carol-password-1", newPassword: "carol-password-2" } })).status).toBe(204);
+    expect(
+      (await carol.call("POST", "/api/auth/password", { json: { currentPassword: "carol-password-1", newPassword: "carol-password-2" } }))
+        .status,
+    ).toBe(204);
     expect((await tokenFor("carol", "carol-password-2")).status).toBe(201);
   });
 

@@ -42,9 +42,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   users++;
   let server: Cluster;
   try {
-    cluster ??= process.env.PLAYFORM_PG_URL
-      ? Promise.resolve({ url: process.env.PLAYFORM_PG_URL, stop: () => {} })
-      : startCluster();
+    cluster ??= process.env.PLAYFORM_PG_URL ? Promise.resolve({ url: process.env.PLAYFORM_PG_URL, stop: () => {} }) : startCluster();
     server = await cluster;
   } catch (error) {
     users--;
@@ -88,7 +86,10 @@ export function findPostgresBin(): string {
   const candidates = [process.env.PG_BIN, ...(process.env.PATH ?? "").split(path.delimiter)];
   const debian = "/usr/lib/postgresql";
   if (fs.existsSync(debian)) {
-    const versions = fs.readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = fs
+      .readdirSync(debian)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
   }
   const found = candidates.find((d) => d && fs.existsSync(path.join(d, "initdb")) && fs.existsSync(path.join(d, "pg_ctl")));
@@ -128,8 +129,15 @@ async function startCluster(): Promise<Cluster> {
     await execFileAsync(...command("initdb", ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"]));
     await execFileAsync(
       ...command("pg_ctl", [
-        "-D", data, "-l", log, "-w", "-t", "60",
-        "-o", `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off -c synchronous_commit=off`,
+        "-D",
+        data,
+        "-l",
+        log,
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c full_page_writes=off -c synchronous_commit=off`,
         "start",
       ]),
     );
@@ -143,7 +151,10 @@ async function startCluster(): Promise<Cluster> {
 }
 
 function postgresUid(): [number, number] {
-  const line = fs.readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.startsWith("postgres:"));
+  const line = fs
+    .readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("postgres:"));
   const [, , uid, gid] = line?.split(":") ?? [];
   if (!uid || !gid) throw new Error("running as root but there is no `postgres` user to run the server as (install postgresql)");
   return [Number(uid), Number(gid)];

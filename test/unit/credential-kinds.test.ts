@@ -126,11 +126,15 @@ describe("the job's secrets bundle", () => {
   });
 
   it("hides and masks every secret value; the key goes as sshKey, never as an extravar", () => {
-    const secrets = buildJobSecrets(
-      [ssh("login"), vault("v"), secret("s", { api_token: "tok-123456" })],
-      { db_password: "form-password", other: { __ansible_unsafe: "{{ unsafe-pw }}" } },
-    );
-    expect(secrets.hiddenExtravars).toEqual({ db_password: "form-password", other: { __ansible_unsafe: "{{ unsafe-pw }}" }, api_token: "tok-123456" });
+    const secrets = buildJobSecrets([ssh("login"), vault("v"), secret("s", { api_token: "tok-123456" })], {
+      db_password: "form-password",
+      other: { __ansible_unsafe: "{{ unsafe-pw }}" },
+    });
+    expect(secrets.hiddenExtravars).toEqual({
+      db_password: "form-password",
+      other: { __ansible_unsafe: "{{ unsafe-pw }}" },
+      api_token: "tok-123456",
+    });
     expect(secrets.vaultPassword).toBe("vault-v");
     expect(secrets.sshKey).toEqual({ username: "deploy", privateKey: keys.ed25519 });
     const bodyLines = privateKeyBodyLines(keys.ed25519!);

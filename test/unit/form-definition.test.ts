@@ -83,10 +83,18 @@ describe("formDefinitionSchema: rejected definitions name the offending key", ()
   });
 
   it("reports a bad field name with its index: fields.1.name", () => {
-    expect(problems({ ...minimal, fields: [{ name: "ok", type: "text" }, { name: "1bad", type: "text" }] })).toBe(
-      "fields.1.name: must be a valid Ansible variable name",
+    expect(
+      problems({
+        ...minimal,
+        fields: [
+          { name: "ok", type: "text" },
+          { name: "1bad", type: "text" },
+        ],
+      }),
+    ).toBe("fields.1.name: must be a valid Ansible variable name");
+    expect(problems({ ...minimal, fields: [{ name: "has-dash", type: "text" }] })).toBe(
+      "fields.0.name: must be a valid Ansible variable name",
     );
-    expect(problems({ ...minimal, fields: [{ name: "has-dash", type: "text" }] })).toBe("fields.0.name: must be a valid Ansible variable name");
   });
 
   it("reports an unknown field type at fields.N.type", () => {
@@ -121,9 +129,9 @@ describe("formDefinitionSchema: rejected definitions name the offending key", ()
   });
 
   it("rejects a select default that is not one of the options", () => {
-    expect(problems({ ...minimal, fields: [{ name: "env", type: "select", options: ["dev", { value: "prod" }], default: "Production" }] })).toBe(
-      "fields.0.default: default is not one of the options",
-    );
+    expect(
+      problems({ ...minimal, fields: [{ name: "env", type: "select", options: ["dev", { value: "prod" }], default: "Production" }] }),
+    ).toBe("fields.0.default: default is not one of the options");
     expect(problems({ ...minimal, fields: [{ name: "env", type: "select", options: [] }] })).toMatch(/^fields\.0\.options: /);
   });
 
@@ -133,7 +141,9 @@ describe("formDefinitionSchema: rejected definitions name the offending key", ()
     expect(problems({ ...minimal, playbook: "/etc/ansible/site.yml" })).toBe(outside);
     expect(problems({ ...minimal, playbook: "plays/../../site.yml" })).toBe(outside);
     expect(problems({ ...minimal, playbook: "..\\site.yml" })).toBe(outside);
-    expect(problems({ ...minimal, inventories: ["ok.ini", "../../etc/hosts"] })).toBe("inventories.1: must be a path inside the form folder");
+    expect(problems({ ...minimal, inventories: ["ok.ini", "../../etc/hosts"] })).toBe(
+      "inventories.1: must be a path inside the form folder",
+    );
     expect(problems({ ...minimal, playbook: "plays/site.yml", inventories: ["inv/a..b.ini"] })).toBe("valid");
   });
 

@@ -98,7 +98,8 @@ describe("validateValues: checkbox", () => {
   });
 
   it("refuses anything else", () => {
-    for (const raw of ["yes", "1", 1, "TRUE"]) expect(check({ type: "checkbox" }, raw), String(raw)).toEqual({ error: "must be true or false" });
+    for (const raw of ["yes", "1", 1, "TRUE"])
+      expect(check({ type: "checkbox" }, raw), String(raw)).toEqual({ error: "must be true or false" });
   });
 });
 
@@ -127,7 +128,10 @@ describe("validateValues: the whole form", () => {
   ]);
 
   it("returns every value, defaults filled", () => {
-    expect(validateValues(definition, { host: "db1", port: "5432" })).toEqual({ ok: true, values: { host: "db1", port: 5432, tls: false } });
+    expect(validateValues(definition, { host: "db1", port: "5432" })).toEqual({
+      ok: true,
+      values: { host: "db1", port: 5432, tls: false },
+    });
   });
 
   it("reports every error at once, unknown fields included", () => {
@@ -167,7 +171,15 @@ describe("buildExtravars", () => {
     { name: "flag", type: "checkbox" },
     { name: "empty", type: "text" },
   ]);
-  const values = { a: "{{ lookup('env', 'HOME') }}", b: "{% for x in y %}", c: "{# comment #}", d: "plain { text } }}", n: 4, flag: true, empty: null };
+  const values = {
+    a: "{{ lookup('env', 'HOME') }}",
+    b: "{% for x in y %}",
+    c: "{# comment #}",
+    d: "plain { text } }}",
+    n: 4,
+    flag: true,
+    empty: null,
+  };
 
   it("wraps strings holding {{, {% or {# as __ansible_unsafe; keeps the rest; leaves out nulls", () => {
     expect(buildExtravars(definition, values)).toEqual({
@@ -185,7 +197,13 @@ describe("buildExtravars", () => {
   });
 
   it("passes template strings as they are when the form sets allowJinjaInExtravars", () => {
-    const allowing = form([{ name: "a", type: "text" }, { name: "b", type: "text" }], { allowJinjaInExtravars: true });
+    const allowing = form(
+      [
+        { name: "a", type: "text" },
+        { name: "b", type: "text" },
+      ],
+      { allowJinjaInExtravars: true },
+    );
     expect(buildExtravars(allowing, { a: "{{ x }}", b: "{% y %}" })).toEqual({ a: "{{ x }}", b: "{% y %}" });
   });
 });

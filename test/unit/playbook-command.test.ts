@@ -128,7 +128,11 @@ describe("playbookEnv", () => {
   });
 
   it("lets the operator's ANSIBLE_FORCE_COLOR and ANSIBLE_HOST_KEY_CHECKING win over the defaults", () => {
-    const env = playbookEnv({ ANSIBLE_FORCE_COLOR: "0", ANSIBLE_HOST_KEY_CHECKING: "True" } as Record<string, string> as NodeJS.ProcessEnv, RTE_OWN_VARIABLES, {});
+    const env = playbookEnv(
+      { ANSIBLE_FORCE_COLOR: "0", ANSIBLE_HOST_KEY_CHECKING: "True" } as Record<string, string> as NodeJS.ProcessEnv,
+      RTE_OWN_VARIABLES,
+      {},
+    );
     expect(env.ANSIBLE_FORCE_COLOR).toBe("0");
     expect(env.ANSIBLE_HOST_KEY_CHECKING).toBe("True");
   });

@@ -58,23 +58,36 @@ describe("loadRteEnv", () => {
   });
 
   it("coerces numbers and resolves the folders", () => {
-    const env = loadRteEnv(vars({
-      RTE_TOKEN: "t",
-      RTE_MAX_JOBS: "2",
-      PORT: "0",
-      RTE_DRAIN_SECONDS: "45",
-      PROCESS_MAX_BUFFER: "1024",
-      RTE_SPOOL_PATH: "/var/spool/rte",
-      RTE_WORK_DIR: "/var/lib/rte",
-      RTE_INSTANCE_ID: "runner-a-0",
-    }));
+    const env = loadRteEnv(
+      vars({
+        RTE_TOKEN: "t",
+        RTE_MAX_JOBS: "2",
+        PORT: "0",
+        RTE_DRAIN_SECONDS: "45",
+        PROCESS_MAX_BUFFER: "1024",
+        RTE_SPOOL_PATH: "/var/spool/rte",
+        RTE_WORK_DIR: "/var/lib/rte",
+        RTE_INSTANCE_ID: "runner-a-0",
+      }),
+    );
     expect([env.RTE_MAX_JOBS, env.PORT, env.RTE_DRAIN_SECONDS, env.PROCESS_MAX_BUFFER]).toEqual([2, 0, 45, 1024]);
-    expect([env.spoolDir, env.workDir, env.cacheDir, env.RTE_INSTANCE_ID]).toEqual(["/var/spool/rte", "/var/lib/rte", "/var/lib/rte/cache", "runner-a-0"]);
+    expect([env.spoolDir, env.workDir, env.cacheDir, env.RTE_INSTANCE_ID]).toEqual([
+      "/var/spool/rte",
+      "/var/lib/rte",
+      "/var/lib/rte/cache",
+      "runner-a-0",
+    ]);
   });
 
   it("names every bad variable", () => {
     const message = loadError({ RTE_TOKEN: "t", RTE_MAX_JOBS: "0", PORT: "70000", APP_URL: "not a url", RTE_MODE: "sideways" });
-    expect(message.split("\n  ").slice(1).map((line) => line.split(":")[0]).sort()).toEqual(["APP_URL", "PORT", "RTE_MAX_JOBS", "RTE_MODE"]);
+    expect(
+      message
+        .split("\n  ")
+        .slice(1)
+        .map((line) => line.split(":")[0])
+        .sort(),
+    ).toEqual(["APP_URL", "PORT", "RTE_MAX_JOBS", "RTE_MODE"]);
   });
 
   it("lists the variables it reads, except ANSIBLE_PLAYBOOK, as its own (kept from playbooks)", () => {

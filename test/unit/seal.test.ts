@@ -58,7 +58,13 @@ describe("sealForJob / openForJob", () => {
   });
 
   it("refuses garbage with a SealError, never another exception", () => {
-    for (const garbage of ["", "not base64 at all!", "AQ==", Buffer.alloc(64, 1).toString("base64"), Buffer.alloc(64, 2).toString("base64")]) {
+    for (const garbage of [
+      "",
+      "not base64 at all!",
+      "AQ==",
+      Buffer.alloc(64, 1).toString("base64"),
+      Buffer.alloc(64, 2).toString("base64"),
+    ]) {
       expect(openError(TOKEN, 42, garbage), JSON.stringify(garbage)).toBeInstanceOf(SealError);
     }
     expect((openError(TOKEN, 42, "AQ==") as Error).message).toBe("sealed bundle has an unknown format");

@@ -102,11 +102,21 @@ describe("trendAcrossRuns", () => {
     {
       id: "r1",
       finishedAt: "2026-11-30T06:00:00Z",
-      recap: recap({ changed_tasks: ["stamp", "install", "restart"], elapsed_sec: 60, hosts: [row("n1"), row("n2", { failed: 1 })], status: "failed" }),
+      recap: recap({
+        changed_tasks: ["stamp", "install", "restart"],
+        elapsed_sec: 60,
+        hosts: [row("n1"), row("n2", { failed: 1 })],
+        status: "failed",
+      }),
     },
     {
       id: "r2",
-      recap: recap({ changed_tasks: ["restart", "stamp"], elapsed_sec: 30, hosts: [row("n1"), row("n2", { unreachable: 1 })], status: "failed" }),
+      recap: recap({
+        changed_tasks: ["restart", "stamp"],
+        elapsed_sec: 30,
+        hosts: [row("n1"), row("n2", { unreachable: 1 })],
+        status: "failed",
+      }),
     },
     { id: "r3", recap: recap({ changed_tasks: [], status: "incomplete" }) },
     {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  parsePlayformEvent,
-  parsePlayformEventLines,
-  playformEventSchema,
-  type PlayformEvent,
-} from "../../../server/recap/events";
+import { parsePlayformEvent, parsePlayformEventLines, playformEventSchema, type PlayformEvent } from "../../../server/recap/events";
 import { recapFromEvents } from "../../../server/recap/from-events";
 import type { RecapHostRow } from "../../../server/recap/types";
 
@@ -151,9 +146,18 @@ describe("recapFromEvents: hosts and status", () => {
   });
 
   it("is failed when a recap row has failed or unreachable hosts", () => {
-    const failed = new Run().playbook().play("p").stats([{ host: "a", ok: 1 }, { host: "b", failed: 1 }]);
+    const failed = new Run()
+      .playbook()
+      .play("p")
+      .stats([
+        { host: "a", ok: 1 },
+        { host: "b", failed: 1 },
+      ]);
     expect(recapFromEvents(failed.events).status).toBe("failed");
-    const dark = new Run().playbook().play("p").stats([{ host: "a", unreachable: 1 }]);
+    const dark = new Run()
+      .playbook()
+      .play("p")
+      .stats([{ host: "a", unreachable: 1 }]);
     expect(recapFromEvents(dark.events).status).toBe("failed");
   });
 
@@ -303,11 +307,7 @@ describe("recapFromEvents: changed_tasks", () => {
     const h = r.task("common : restart motd", { kind: "handler" });
     r.result(h, "node1", "ok", { changed: true });
     r.stats(okStats("node1", "node2"));
-    expect(recapFromEvents(r.events).changed_tasks).toEqual([
-      "common : Write motd",
-      "Register in LB",
-      "common : restart motd",
-    ]);
+    expect(recapFromEvents(r.events).changed_tasks).toEqual(["common : Write motd", "Register in LB", "common : restart motd"]);
   });
 
   it("does not count a failed result with changed: true (it prints fatal, not changed)", () => {
@@ -316,7 +316,10 @@ describe("recapFromEvents: changed_tasks", () => {
     r.result(t, "node2", "failed", { changed: true });
     const u = r.task("Ignored but changed");
     r.result(u, "node1", "failed", { changed: true, ignored: true });
-    r.stats([{ host: "node1", ok: 1, changed: 1, ignored: 1 }, { host: "node2", failed: 1 }]);
+    r.stats([
+      { host: "node1", ok: 1, changed: 1, ignored: 1 },
+      { host: "node2", failed: 1 },
+    ]);
     const recap = recapFromEvents(r.events);
     expect(recap.changed_tasks).toEqual([]);
     expect(recap.failed_tasks).toEqual(["Check free space"]);
@@ -401,7 +404,10 @@ describe("recapFromEvents: ignored_failures and failed_tasks", () => {
     const d = r.task("Retried then failed");
     r.events.push({ v: 1, type: "retry", ts: r.t, task: d, host: "node1", attempts: 1, retries: 3 });
     r.result(d, "node1", "failed");
-    r.stats([{ host: "node1", ok: 3, ignored: 2, failed: 1 }, { host: "node2", ok: 1, failed: 1, ignored: 1 }]);
+    r.stats([
+      { host: "node1", ok: 3, ignored: 2, failed: 1 },
+      { host: "node2", ok: 1, failed: 1, ignored: 1 },
+    ]);
     const recap = recapFromEvents(r.events);
     expect(recap.ignored_failures).toEqual(["Ignored one", "Another ignored"]);
     expect(recap.failed_tasks).toEqual(["Hard failure", "Retried then failed"]);
@@ -411,7 +417,10 @@ describe("recapFromEvents: ignored_failures and failed_tasks", () => {
     const r = new Run().playbook().play("p");
     const t = r.task("Templated ignore");
     r.result(t, "node1", "failed", { ignored: true }).result(t, "node2", "failed");
-    r.stats([{ host: "node1", ok: 1, ignored: 1 }, { host: "node2", failed: 1 }]);
+    r.stats([
+      { host: "node1", ok: 1, ignored: 1 },
+      { host: "node2", failed: 1 },
+    ]);
     const recap = recapFromEvents(r.events);
     expect(recap.ignored_failures).toEqual(["Templated ignore"]);
     expect(recap.failed_tasks).toEqual(["Templated ignore"]);
@@ -427,7 +436,10 @@ describe("recapFromEvents: ignored_failures and failed_tasks", () => {
     const hard = r.task("Loop failing");
     r.item(hard, "node2", "failed", "x");
     r.result(hard, "node2", "failed", { loop: true });
-    r.stats([{ host: "node1", ok: 1, changed: 1, ignored: 1 }, { host: "node2", ok: 1, changed: 1, failed: 1 }]);
+    r.stats([
+      { host: "node1", ok: 1, changed: 1, ignored: 1 },
+      { host: "node2", ok: 1, changed: 1, failed: 1 },
+    ]);
     const recap = recapFromEvents(r.events);
     // failed items with changed: true still let the ok items mark the task changed
     expect(recap.changed_tasks).toEqual(["Loop with ignored item"]);
@@ -468,7 +480,10 @@ describe("recapFromEvents: failures under strategy free and same-named tasks", (
     r.result(loop, "node1", "failed", { changed: true, ignored: true, loop: true });
     r.item(loop, "node2", "failed", "2", true);
     r.result(loop, "node2", "failed", { changed: true, ignored: true, loop: true });
-    r.stats([{ host: "node1", ok: 2, ignored: 1 }, { host: "node2", ok: 2, changed: 1, ignored: 1 }]);
+    r.stats([
+      { host: "node1", ok: 2, ignored: 1 },
+      { host: "node2", ok: 2, changed: 1, ignored: 1 },
+    ]);
     const recap = recapFromEvents(r.events);
     expect(recap.ignored_failures).toEqual(["Free loop"]);
     expect(recap.failed_tasks).toEqual([]);
@@ -483,7 +498,10 @@ describe("recapFromEvents: failures under strategy free and same-named tasks", (
     r.result(y, "node1", "failed");
     r.task("X", { uuid: x });
     r.result(x, "node2", "failed");
-    r.stats([{ host: "node1", ok: 1, ignored: 1, failed: 1 }, { host: "node2", failed: 1 }]);
+    r.stats([
+      { host: "node1", ok: 1, ignored: 1, failed: 1 },
+      { host: "node2", failed: 1 },
+    ]);
     const recap = recapFromEvents(r.events);
     expect(recap.failed_tasks).toEqual(["X", "Y"]);
     expect(recap.ignored_failures).toEqual(["X"]);

@@ -21,10 +21,7 @@ describe("banners", () => {
       ]),
     );
     expect(r.plays).toEqual([{ number: 1, name: "Install [optional] packages", hosts: null }]);
-    expect(r.changed_tasks).toEqual([
-      "Copy [a] and [b]",
-      "Name that is long enough to leave no room for a full row of stars at all",
-    ]);
+    expect(r.changed_tasks).toEqual(["Copy [a] and [b]", "Name that is long enough to leave no room for a full row of stars at all"]);
   });
 
   it("accepts banners filled to a wider terminal and reads just *** after wide names", () => {
@@ -311,7 +308,14 @@ describe("recap and runs", () => {
 
 describe("profile_tasks summary", () => {
   const run = (tail: string[]): string =>
-    log([banner("PLAY [p]"), banner("TASK [t]"), stamp("0:00:00.020"), "ok: [node1]", ...playRecap([recapRow("node1", { ok: 1 })]), ...tail]);
+    log([
+      banner("PLAY [p]"),
+      banner("TASK [t]"),
+      stamp("0:00:00.020"),
+      "ok: [node1]",
+      ...playRecap([recapRow("node1", { ok: 1 })]),
+      ...tail,
+    ]);
 
   it("reads NAME  S.SSs without dashes, names with ' - ', Japanese names and -vv path lines", () => {
     const long = "k8s : Wait for the API server to answer on every control plane node in turn";
@@ -434,7 +438,13 @@ describe("text decoding and streaming", () => {
 
   it("reads the head of a huge single-line result streamed in small chunks", () => {
     const huge = `changed: [node1] => {"stdout": "${"x".repeat(3_000_000)}"}`;
-    const full = log([banner("PLAY [p]"), banner("TASK [Dump]"), huge, banner("TASK [After]"), ...playRecap([recapRow("node1", { ok: 2, changed: 1 })])]);
+    const full = log([
+      banner("PLAY [p]"),
+      banner("TASK [Dump]"),
+      huge,
+      banner("TASK [After]"),
+      ...playRecap([recapRow("node1", { ok: 2, changed: 1 })]),
+    ]);
     const parser = new RecapTextParser();
     for (let i = 0; i < full.length; i += 4096) parser.push(full.slice(i, i + 4096));
     const r = parser.finish();

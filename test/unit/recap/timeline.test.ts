@@ -20,7 +20,15 @@ class Run {
     return this;
   }
   play(name: string, opts: { batch?: number; strategy?: string } = {}): this {
-    this.events.push({ v: 1, type: "play_start", ts: this.t, name, pattern: "all", batch: opts.batch ?? 1, strategy: opts.strategy ?? "linear" });
+    this.events.push({
+      v: 1,
+      type: "play_start",
+      ts: this.t,
+      name,
+      pattern: "all",
+      batch: opts.batch ?? 1,
+      strategy: opts.strategy ?? "linear",
+    });
     return this;
   }
   /** Starts a task and returns its uuid (passing `uuid` starts that task again). */
@@ -151,7 +159,10 @@ describe("timelineFromEvents: linear plays", () => {
     r.at(0.5);
     r.task("upgrade", { uuid: t });
     r.at(3).result(t, "n2", "ok");
-    r.stats([{ host: "n1", ok: 1, changed: 1 }, { host: "n2", ok: 1 }]);
+    r.stats([
+      { host: "n1", ok: 1, changed: 1 },
+      { host: "n2", ok: 1 },
+    ]);
     const tl = timelineFromEvents(r.events);
     expect(tl.plays.map((p) => [p.number, p.name])).toEqual([
       [1, "Rolling"],
@@ -212,8 +223,16 @@ describe("timelineFromEvents: host statuses", () => {
     r.at(1).result(t, "a", "failed", { ignored: true });
     r.result(t, "b", "unreachable", { ignored: true });
     r.result(t, "c", "failed");
-    r.stats([{ host: "a", ok: 1, ignored: 1 }, { host: "b", ok: 1, ignored: 1 }, { host: "c", failed: 1 }]);
-    expect(timelineFromEvents(r.events).tasks[0]!.hosts.map((h) => `${h.host}:${h.status}`)).toEqual(["a:ignored", "b:ignored", "c:failed"]);
+    r.stats([
+      { host: "a", ok: 1, ignored: 1 },
+      { host: "b", ok: 1, ignored: 1 },
+      { host: "c", failed: 1 },
+    ]);
+    expect(timelineFromEvents(r.events).tasks[0]!.hosts.map((h) => `${h.host}:${h.status}`)).toEqual([
+      "a:ignored",
+      "b:ignored",
+      "c:failed",
+    ]);
   });
 
   it("marks a failure a rescue section handled as rescued, from the stats' rescued counter", () => {
@@ -222,7 +241,10 @@ describe("timelineFromEvents: host statuses", () => {
     r.at(1).result(risky, "n1", "failed").result(risky, "n2", "ok");
     const rescue = r.task("recover");
     r.at(1).result(rescue, "n1", "ok", { changed: true });
-    r.stats([{ host: "n1", ok: 1, changed: 1, rescued: 1 }, { host: "n2", ok: 1 }]);
+    r.stats([
+      { host: "n1", ok: 1, changed: 1, rescued: 1 },
+      { host: "n2", ok: 1 },
+    ]);
     const tl = timelineFromEvents(r.events);
     expect(tl.tasks[0]!.hosts.map((h) => `${h.host}:${h.status}`)).toEqual(["n1:rescued", "n2:ok"]);
     expect(worstHostStatus(tl.tasks[0]!.hosts)).toBe("rescued");
@@ -256,7 +278,8 @@ describe("timelineFromEvents: host statuses", () => {
   });
 
   it("ranks statuses: failed over unreachable over rescued over ignored over changed over ok over skipped", () => {
-    const worst = (...statuses: Parameters<typeof worstHostStatus>[0][number]["status"][]) => worstHostStatus(statuses.map((status) => ({ status })));
+    const worst = (...statuses: Parameters<typeof worstHostStatus>[0][number]["status"][]) =>
+      worstHostStatus(statuses.map((status) => ({ status })));
     expect(worst("skipped", "ok")).toBe("ok");
     expect(worst("ok", "changed", "skipped")).toBe("changed");
     expect(worst("changed", "ignored")).toBe("ignored");
@@ -276,7 +299,10 @@ describe("timelineFromEvents: loops", () => {
     r.at(0.1).result(t, "n1", "ok", { changed: true, loop: true });
     r.at(0.4).item(t, "n2", "skipped", "git");
     r.at(0.1).result(t, "n2", "skipped", { loop: true });
-    r.at(0.4).stats([{ host: "n1", ok: 1, changed: 1 }, { host: "n2", skipped: 1 }]);
+    r.at(0.4).stats([
+      { host: "n1", ok: 1, changed: 1 },
+      { host: "n2", skipped: 1 },
+    ]);
     expect(timelineFromEvents(r.events).tasks[0]!.hosts).toEqual([
       { host: "n1", status: "changed", at_sec: 1.6 },
       { host: "n2", status: "skipped", at_sec: 2.1 },
@@ -324,7 +350,10 @@ describe("timelineFromEvents: strategy free", () => {
     r.at(0.3).play("After");
     const after = r.task("after");
     r.at(1).result(after, "n1", "ok");
-    r.stats([{ host: "n1", ok: 3 }, { host: "n2", ok: 2 }]);
+    r.stats([
+      { host: "n1", ok: 3 },
+      { host: "n2", ok: 2 },
+    ]);
     const tl = timelineFromEvents(r.events);
     expect(spans(tl.tasks)).toEqual([
       ["sleep", 0, 1.61],

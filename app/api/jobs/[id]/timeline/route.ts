@@ -11,7 +11,10 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   const job = await requireJob(parseJobId((await params).id));
   const events = await loadJobEvents(job.id);
   if (events.length === 0) {
-    throw new AppError("not_found", `job ${job.id} has no structured events, so no timeline (not started yet, or run by an RTE without the callback plugin?)`);
+    throw new AppError(
+      "not_found",
+      `job ${job.id} has no structured events, so no timeline (not started yet, or run by an RTE without the callback plugin?)`,
+    );
   }
   return NextResponse.json(timelineFromEvents(events));
 });
