@@ -189,6 +189,7 @@ const CHAR_OID = 18;
 const TEXT_OID = 25;
 class CharAsTextClient extends pg.Client {
   // pg's query() has many overloads; only the result's field list is touched.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- must match pg.Client.query's overloaded return type
   override query(...args: unknown[]): any {
     const fix = (result: unknown) => {
       for (const r of Array.isArray(result) ? result : [result]) {
@@ -271,7 +272,7 @@ async function postgresServer(): Promise<{ url: string; stop: () => void }> {
   } catch (error) {
     const e = error as { stderr?: Buffer; message: string };
     stop();
-    throw new Error(`could not start a throwaway PostgreSQL: ${e.stderr?.toString() || e.message}`);
+    throw new Error(`could not start a throwaway PostgreSQL: ${e.stderr?.toString() || e.message}`, { cause: error });
   }
   return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, stop };
 }

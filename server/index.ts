@@ -121,7 +121,7 @@ async function main(): Promise<void> {
       dispatcher.stop();
       await localRte?.stop();
       hub.close();
-      await new Promise<void>((resolve) => io.close(() => resolve()));
+      await io.close();
       await bus.close();
       await closeDb();
       process.exit(0);

@@ -76,7 +76,8 @@ export async function apiFetch<T>(path: string, options: RequestOptions = {}): P
   if (!response.ok) {
     if (response.status === 401 && redirectOnUnauthorized && typeof window !== "undefined") {
       const next = window.location.pathname + window.location.search;
-      window.location.assign(`/login?next=${encodeURIComponent(next)}`);
+      // A full page load on purpose: it drops every cached query of the expired session.
+      window.location.assign(new URL(`/login?next=${encodeURIComponent(next)}`, window.location.origin));
     }
     if (isApiErrorBody(payload)) {
       const { code, message, fields } = payload.error;

@@ -38,6 +38,15 @@ export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [connection, setConnection] = useState<LiveConnection>("idle");
+  // Another job in the same mounted page starts from nothing (React's "reset state when a prop
+  // changes": during render, not in an effect, so no frame shows the old job's lines).
+  const [shownJobId, setShownJobId] = useState(jobId);
+  if (shownJobId !== jobId) {
+    setShownJobId(jobId);
+    setBlocks([]);
+    setLoaded(false);
+    setError(null);
+  }
   // The "after" of the next request or follow: the highest seq seen. A ref because state
   // updates are async and the socket handlers need the value now.
   const lastSeq = useRef(0);
@@ -72,9 +81,6 @@ export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
     const controller = new AbortController();
     let disposed = false;
     lastSeq.current = 0;
-    setBlocks([]);
-    setLoaded(false);
-    setError(null);
 
     void (async () => {
       try {

@@ -1,6 +1,6 @@
 "use client";
 
-import { memo, useCallback, useLayoutEffect, useRef, useState, type ReactNode } from "react";
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import type { JobStatus } from "@/components/api/types";
 import type { LiveConnection } from "@/components/hooks/use-job-output";
 import { cx } from "@/components/ui/cx";
@@ -26,13 +26,20 @@ const LINE_CLASS =
 
 const OutputBlockLines = memo(function OutputBlockLines({ block, firstLine }: { block: OutputBlock; firstLine: number }) {
   // Colour carries over line ends within one chunk, as it would on a terminal.
-  let style: AnsiStyle = PLAIN;
+  const parsedLines = useMemo(() => {
+    const lines: ReturnType<typeof parseAnsi>[] = [];
+    let style: AnsiStyle = PLAIN;
+    for (const line of block.lines) {
+      const parsed = parseAnsi(line, style);
+      lines.push(parsed);
+      style = parsed.style;
+    }
+    return lines;
+  }, [block.lines]);
   const streamClass = STREAM_CLASS[block.stream] ?? STREAM_CLASS.stdout;
   return (
     <>
-      {block.lines.map((line, index) => {
-        const parsed = parseAnsi(line, style);
-        style = parsed.style;
+      {parsedLines.map((parsed, index) => {
         return (
           <div key={index} className={LINE_CLASS} data-line={firstLine + index} data-stream={block.stream}>
             <span className={cx("min-w-0 flex-1 pr-4 whitespace-pre-wrap break-words", streamClass)}>
@@ -120,7 +127,16 @@ export function OutputPane({
   const [following, setFollowing] = useState(true);
   const [wrap, setWrap] = useState(true);
 
-  const lineCount = blocks.reduce((sum, block) => sum + block.lines.length, 0);
+  // Line numbers run on across blocks: block i starts after every line of the blocks before it.
+  const { firstLines, lineCount } = useMemo(() => {
+    const starts: number[] = [];
+    let next = 1;
+    for (const block of blocks) {
+      starts.push(next);
+      next += block.lines.length;
+    }
+    return { firstLines: starts, lineCount: next - 1 };
+  }, [blocks]);
 
   useLayoutEffect(() => {
     const el = scroller.current;
@@ -153,7 +169,6 @@ export function OutputPane({
     URL.revokeObjectURL(url);
   };
 
-  let firstLine = 1;
   return (
     <section className="overflow-hidden rounded-lg border border-zinc-800 bg-zinc-950 shadow-sm" aria-label="Job output">
       <header className="flex items-center gap-3 border-b border-zinc-800 bg-zinc-900 px-3 py-1.5">
@@ -183,11 +198,9 @@ export function OutputPane({
           aria-live="off"
           tabIndex={0}
         >
-          {blocks.map((block) => {
-            const start = firstLine;
-            firstLine += block.lines.length;
-            return <OutputBlockLines key={block.seq} block={block} firstLine={start} />;
-          })}
+          {blocks.map((block, index) => (
+            <OutputBlockLines key={block.seq} block={block} firstLine={firstLines[index]!} />
+          ))}
           {lineCount === 0 && (
             <p className="px-4 py-2 text-zinc-500" data-testid="job-output-placeholder">
               {error ? "Could not load the output. It will be retried while the job runs." : placeholder(status, loaded)}

@@ -1,6 +1,9 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
+
+const PLACEHOLDER_URL = "https://playform.example.com";
+const noSubscription = () => () => undefined;
 
 /**
  * How a new runner joins, with this app's own address filled in: started without RTE_TOKEN,
@@ -8,8 +11,11 @@ import { useEffect, useState } from "react";
  */
 export function JoinHelp() {
   // Read after hydration: the server does not know which address the browser used.
-  const [appUrl, setAppUrl] = useState("https://playform.example.com");
-  useEffect(() => setAppUrl(window.location.origin), []);
+  const appUrl = useSyncExternalStore(
+    noSubscription,
+    () => window.location.origin,
+    () => PLACEHOLDER_URL,
+  );
   return (
     <div className="text-sm text-zinc-600" data-testid="join-help">
       <p>

@@ -19,7 +19,7 @@ export function loadFormFolder(dir: string): LoadedForm {
   try {
     raw = parseYaml(fs.readFileSync(file, "utf8"));
   } catch (error) {
-    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   const parsed = formDefinitionSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`${file}: ${describeZodError(parsed.error)}`);

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { FormDefinition, RunOptionName } from "./definition";
 
-const HOST_PATTERN = /^[A-Za-z0-9_.:&!*@~\[\]][A-Za-z0-9_.:&!*@~\[\],-]{0,499}$/;
+const HOST_PATTERN = /^[A-Za-z0-9_.:&!*@~[\]][A-Za-z0-9_.:&!*@~[\],-]{0,499}$/;
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$/;
 
 export const runOptionsSchema = z

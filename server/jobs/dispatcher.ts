@@ -11,7 +11,7 @@
  * two nodes never send the same job; a refused or unanswered dispatch puts it back.
  */
 import { getDb } from "../data/db";
-import { finishJob, getJobForDispatch } from "../data/jobs";
+import { finishJob, type getJobForDispatch } from "../data/jobs";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import { playformRuntime } from "../runtime";
 import {

@@ -15,6 +15,7 @@ const ESC = 0x1b,
   STAR = 0x2a,
   EQUALS = 0x3d,
   CLOSE_BRACKET = 0x5d;
+// eslint-disable-next-line no-control-regex -- ESC starts every ANSI sequence
 const ANSI_RE = /\x1b\[[0-?]*[ -/]*[@-~]/g; // any CSI sequence; colours are ESC[...m
 const CHECK_MODE_SUFFIX = "] [CHECK MODE";
 const BANNERS = ["TASK", "RUNNING HANDLER", "CLEANUP TASK"] as const;
@@ -22,7 +23,7 @@ const BANNERS = ["TASK", "RUNNING HANDLER", "CLEANUP TASK"] as const;
 const TIMESTAMP_TAIL_RE = /\(\d+:\d\d:\d\d(?:\.\d+)?\) +(\d+):(\d\d):(\d\d(?:\.\d+)?) \*{3,}\s*$/;
 /** NAME is greedy, so it ends before the *last* ` -+ ` that precedes the seconds. */
 const ENTRY_DASHES_RE = /^(.*) -+ (\d+(?:\.\d+)?)s\s*$/;
-const ENTRY_TWO_SPACES_RE = /^(.*?)  (\d+(?:\.\d+)?)s\s*$/;
+const ENTRY_TWO_SPACES_RE = /^(.*?) {2}(\d+(?:\.\d+)?)s\s*$/;
 const PATH_LINE_RE = /^\S.*:\d+(?: -*)?\s*$/;
 const RECAP_ROW_RE = /^(\S+) +: ((?:[a-z_]+=-?\d+\s*)+)$/;
 const COUNTER_RE = /([a-z_]+)=(-?\d+)/g;

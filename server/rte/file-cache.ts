@@ -65,6 +65,7 @@ export async function readSharedFiles(
     } catch (error) {
       throw new Error(
         `cannot read ${entry.path} from the shared folder ${sourceDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        { cause: error },
       );
     }
   }

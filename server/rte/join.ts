@@ -87,7 +87,7 @@ async function requestJoin(env: RteEnv, version: string): Promise<PendingJoin> {
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const text = await response.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

@@ -17,7 +17,6 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFil
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isDeepStrictEqual } from "node:util";
 import { CHUNK_BYTES, parseRecapFile, parseRecapStream } from "../../server/recap/cli";
 import { parseRecapText } from "../../server/recap/parse-text";
 
@@ -141,6 +140,7 @@ function naiveBaseline(text: string): { changed: number; failed: number; hosts: 
     failedTasks = new Set<string>(),
     hosts = new Set<string>();
   for (const raw of text.split(/\r?\n/)) {
+    // eslint-disable-next-line no-control-regex -- ESC starts every ANSI sequence
     const line = raw.replace(/\x1b\[[0-9;]*m/g, "");
     const b = banner.exec(line);
     if (b) task = b[2] ?? "";
@@ -292,7 +292,7 @@ async function main(): Promise<void> {
 
 const [flag, mode, file] = process.argv.slice(2);
 if (flag === "--child" && mode && file) {
-  child(mode, file).then((r) => process.stdout.write(JSON.stringify(r)));
+  void child(mode, file).then((r) => process.stdout.write(JSON.stringify(r)));
 } else {
   await main();
 }

@@ -145,7 +145,7 @@ async function startCluster(): Promise<Cluster> {
     const e = error as { stderr?: string; message: string };
     const serverLog = fs.existsSync(log) ? fs.readFileSync(log, "utf8").slice(-2000) : "";
     stop();
-    throw new Error(`could not start a throwaway PostgreSQL: ${e.stderr || e.message}\n${serverLog}`);
+    throw new Error(`could not start a throwaway PostgreSQL: ${e.stderr || e.message}\n${serverLog}`, { cause: error });
   }
   return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, stop };
 }
