@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { countUsers, createUser, findUserByUsername, setPassword } from "./data/users";
 import { listForms, upsertForm } from "./data/forms";
 import { loadFormsFrom } from "./forms/import";
-import { AppError } from "./api/errors";
+import { DomainError } from "./errors";
 import { createCredentialSchema } from "./credentials/kinds";
 import { createCredential, credentialExists } from "./credentials/store";
 import type { AppConfig } from "./config";
@@ -64,7 +64,7 @@ export async function ensureDemoVaultCredential(log: (line: string) => void): Pr
     );
   } catch (error) {
     // Another app node starting at the same time created it first.
-    if (error instanceof AppError && error.code === "conflict") return;
+    if (error instanceof DomainError && error.code === "conflict") return;
     throw error;
   }
   log(`created the credential "${DEMO_VAULT_CREDENTIAL}" for the vault-demo example form (demo password, see its description)`);

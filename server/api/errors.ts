@@ -1,12 +1,13 @@
 /**
- * One error model for every API route: throw an AppError with a code, the wrapper turns it
- * into `{"error": {"code", "message", "fields"?}}` with the code's status. Anything else is
- * logged with its stack and answered with a generic 500: no driver message or stack trace
- * ever reaches a browser.
+ * The HTTP side of the one error model: every API route answers an error as
+ * `{"error": {"code", "message", "fields"?}}` with the status its DomainError code maps to.
+ * Anything else is logged with its stack and answered with a generic 500 (see route.ts): no
+ * driver message or stack trace ever reaches a browser.
  */
 import type { z } from "zod";
+import { type DomainError, type DomainErrorCode } from "../errors";
 
-export const ERROR_STATUS = {
+export const ERROR_STATUS: Record<DomainErrorCode | "internal", number> = {
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
@@ -17,27 +18,17 @@ export const ERROR_STATUS = {
   too_many_requests: 429,
   internal: 500,
   unavailable: 503,
-} as const;
+};
 export type ErrorCode = keyof typeof ERROR_STATUS;
-
-export class AppError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly fields?: Record<string, string>,
-    /** Extra response headers (Retry-After for 429). */
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
-  }
-}
 
 export function errorBody(code: ErrorCode, message: string, fields?: Record<string, string>) {
   return { error: { code, message, ...(fields ? { fields } : {}) } };
+}
+
+/** Status and headers of the answer to a DomainError. */
+export function httpAnswer(error: DomainError): { status: number; headers?: Record<string, string> } {
+  const headers = error.retryAfterSeconds !== undefined ? { "retry-after": String(error.retryAfterSeconds) } : undefined;
+  return { status: ERROR_STATUS[error.code], headers };
 }
 
 /** "values.message: is required; form: expected string" */

@@ -4,7 +4,8 @@
  */
 import { NextResponse } from "next/server";
 import type { z } from "zod";
-import { AppError, errorBody, zodMessage } from "./errors";
+import { DomainError } from "../errors";
+import { errorBody, httpAnswer, zodMessage } from "./errors";
 import { authenticateRequest } from "../auth/authenticate";
 import type { PublicUser } from "../data/users";
 
@@ -15,8 +16,8 @@ export function route<C>(handler: Handler<C>): Handler<C> {
     try {
       return await handler(request, context);
     } catch (error) {
-      if (error instanceof AppError) {
-        return NextResponse.json(errorBody(error.code, error.message, error.fields), { status: error.status, headers: error.headers });
+      if (error instanceof DomainError) {
+        return NextResponse.json(errorBody(error.code, error.message, error.fields), httpAnswer(error));
       }
       console.error(`[api] ${request.method} ${new URL(request.url).pathname} failed:`, error);
       return NextResponse.json(errorBody("internal", "internal error; see the server log"), { status: 500 });
@@ -26,13 +27,13 @@ export function route<C>(handler: Handler<C>): Handler<C> {
 
 export async function requireUser(request: Request): Promise<PublicUser> {
   const user = await authenticateRequest(request);
-  if (!user) throw new AppError("unauthorized", "authentication required: log in or send Authorization: Bearer TOKEN");
+  if (!user) throw new DomainError("unauthorized", "authentication required: log in or send Authorization: Bearer TOKEN");
   return user;
 }
 
 export async function requireAdmin(request: Request): Promise<PublicUser> {
   const user = await requireUser(request);
-  if (user.role !== "admin") throw new AppError("forbidden", "this action needs the admin role");
+  if (user.role !== "admin") throw new DomainError("forbidden", "this action needs the admin role");
   return user;
 }
 
@@ -50,14 +51,14 @@ export async function parseJsonBody<S extends z.ZodType>(
   try {
     raw = await request.json();
   } catch {
-    throw new AppError("bad_request", "request body must be JSON");
+    throw new DomainError("bad_request", "request body must be JSON");
   }
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  if (!options.fields) throw new AppError("bad_request", zodMessage(parsed.error));
+  if (!options.fields) throw new DomainError("bad_request", zodMessage(parsed.error));
   const fields: Record<string, string> = {};
   for (const issue of parsed.error.issues) fields[issue.path.join(".") || "body"] ??= issue.message;
-  throw new AppError("validation_failed", zodMessage(parsed.error), fields);
+  throw new DomainError("validation_failed", zodMessage(parsed.error), fields);
 }
 
 /** A JSON body that may be left out entirely (no body parses as `{}`). */
@@ -70,13 +71,13 @@ export async function optionalJsonBody<S extends z.ZodType>(request: Request, sc
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const parsed = schema.safeParse(params);
-  if (!parsed.success) throw new AppError("bad_request", zodMessage(parsed.error));
+  if (!parsed.success) throw new DomainError("bad_request", zodMessage(parsed.error));
   return parsed.data;
 }
 
 /** Route params of `[id]` segments: a positive integer or 404. */
 export function parseJobId(raw: string): number {
   const id = Number(raw);
-  if (!Number.isInteger(id) || id <= 0) throw new AppError("not_found", `no job ${raw}`);
+  if (!Number.isInteger(id) || id <= 0) throw new DomainError("not_found", `no job ${raw}`);
   return id;
 }

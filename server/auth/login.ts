@@ -1,4 +1,4 @@
-import { AppError } from "../api/errors";
+import { DomainError } from "../errors";
 import { findUserByUsername, type PublicUser } from "../data/users";
 import { verifyPassword } from "../security/password";
 
@@ -30,14 +30,17 @@ export async function checkCredentials(username: string, password: string): Prom
   const recent = recentFailures(username, now);
   if (recent.length >= MAX_FAILURES) {
     const retryAfter = Math.ceil((recent[0]! + WINDOW_MS - now) / 1000);
-    throw new AppError("too_many_requests", `too many failed logins for "${username}": try again in ${retryAfter} s`, undefined, {
-      "retry-after": String(retryAfter),
-    });
+    throw new DomainError(
+      "too_many_requests",
+      `too many failed logins for "${username}": try again in ${retryAfter} s`,
+      undefined,
+      retryAfter,
+    );
   }
   const user = await findUserByUsername(username);
   if (!user || !(await verifyPassword(password, user.passwordHash))) {
     failures().set(username, [...recent, now]);
-    throw new AppError("unauthorized", "wrong username or password");
+    throw new DomainError("unauthorized", "wrong username or password");
   }
   failures().delete(username);
   return { id: user.id, username: user.username, role: user.role };
@@ -47,10 +50,10 @@ export async function checkCredentials(username: string, password: string): Prom
 export function basicCredentials(request: Request): { username: string; password: string } {
   const header = request.headers.get("authorization");
   if (!header?.toLowerCase().startsWith("basic ")) {
-    throw new AppError("unauthorized", "send HTTP Basic credentials (Authorization: Basic ...)");
+    throw new DomainError("unauthorized", "send HTTP Basic credentials (Authorization: Basic ...)");
   }
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  if (colon < 0) throw new AppError("unauthorized", "malformed Basic credentials");
+  if (colon < 0) throw new DomainError("unauthorized", "malformed Basic credentials");
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

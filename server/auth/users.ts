@@ -4,7 +4,7 @@
  * (the last admin stays an admin, a user with job history is not deleted) live here.
  */
 import { z } from "zod";
-import { AppError } from "../api/errors";
+import { DomainError } from "../errors";
 import {
   countAdmins,
   createUser,
@@ -34,13 +34,13 @@ export const ownPasswordSchema = z.object({ currentPassword: z.string().min(1, "
 
 async function requireAccount(username: string) {
   const user = await findUserByUsername(username);
-  if (!user) throw new AppError("not_found", `no user named "${username}"`);
+  if (!user) throw new DomainError("not_found", `no user named "${username}"`);
   return user;
 }
 
 export async function addUser(input: z.infer<typeof newUserSchema>): Promise<PublicUser> {
   if (await findUserByUsername(input.username)) {
-    throw new AppError("conflict", `a user named "${input.username}" already exists`);
+    throw new DomainError("conflict", `a user named "${input.username}" already exists`);
   }
   return createUser(input.username, input.password, input.role);
 }
@@ -48,7 +48,7 @@ export async function addUser(input: z.infer<typeof newUserSchema>): Promise<Pub
 export async function changeUser(actor: PublicUser, username: string, change: z.infer<typeof userChangeSchema>): Promise<void> {
   const user = await requireAccount(username);
   if (change.role === "user" && user.role === "admin" && (await countAdmins()) <= 1) {
-    throw new AppError("conflict", `"${username}" is the last admin; make someone else an admin first`);
+    throw new DomainError("conflict", `"${username}" is the last admin; make someone else an admin first`);
   }
   if (change.role) await setRole(username, change.role);
   if (change.password) await setPassword(username, change.password);
@@ -58,14 +58,14 @@ export async function changeUser(actor: PublicUser, username: string, change: z.
 
 export async function removeUser(actor: PublicUser, username: string): Promise<void> {
   const user = await requireAccount(username);
-  if (user.id === actor.id) throw new AppError("conflict", "you cannot delete your own account");
-  if (user.role === "admin" && (await countAdmins()) <= 1) throw new AppError("conflict", `"${username}" is the last admin`);
+  if (user.id === actor.id) throw new DomainError("conflict", "you cannot delete your own account");
+  if (user.role === "admin" && (await countAdmins()) <= 1) throw new DomainError("conflict", `"${username}" is the last admin`);
   try {
     await deleteUser(username);
   } catch (error) {
     // Jobs reference their launcher: history is not rewritten.
     if (typeof error === "object" && error !== null && "code" in error && error.code === "P2003") {
-      throw new AppError("conflict", `"${username}" has launched jobs; change their role or password instead of deleting`);
+      throw new DomainError("conflict", `"${username}" has launched jobs; change their role or password instead of deleting`);
     }
     throw error;
   }
@@ -74,7 +74,7 @@ export async function removeUser(actor: PublicUser, username: string): Promise<v
 export async function changeOwnPassword(actor: PublicUser, current: string, next: string): Promise<void> {
   const user = await requireAccount(actor.username);
   if (!(await verifyPassword(current, user.passwordHash))) {
-    throw new AppError("validation_failed", "currentPassword: is wrong", { currentPassword: "is wrong" });
+    throw new DomainError("validation_failed", "currentPassword: is wrong", { currentPassword: "is wrong" });
   }
   await setPassword(actor.username, next);
 }

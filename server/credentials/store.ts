@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
-import { AppError } from "../api/errors";
+import { DomainError } from "../errors";
 import {
   CredentialExistsError,
   deleteCredentialByName,
@@ -70,7 +70,7 @@ export async function createCredential(input: CreateInput): Promise<CredentialVi
     });
     return toView(meta, (await formsUsing()).get(meta.name) ?? []);
   } catch (error) {
-    if (error instanceof CredentialExistsError) throw new AppError("conflict", `${error.message}: replace its secret with PUT instead`);
+    if (error instanceof CredentialExistsError) throw new DomainError("conflict", `${error.message}: replace its secret with PUT instead`);
     throw error;
   }
 }
@@ -78,25 +78,25 @@ export async function createCredential(input: CreateInput): Promise<CredentialVi
 /** A new secret for an existing credential; its kind cannot change (forms rely on it). */
 export async function replaceCredential(name: string, input: ReplaceInput): Promise<CredentialView> {
   const existing = await findCredentialMeta(name);
-  if (!existing) throw new AppError("not_found", `no credential named "${name}"`);
+  if (!existing) throw new DomainError("not_found", `no credential named "${name}"`);
   if (existing.kind !== input.kind) {
     const message = `cannot change from ${existing.kind} to ${input.kind}: delete the credential and create a new one`;
-    throw new AppError("validation_failed", `kind: ${message}`, { kind: message });
+    throw new DomainError("validation_failed", `kind: ${message}`, { kind: message });
   }
   const { payload } = payloadOf(input);
   const meta = await updateCredential(existing.id, {
     encrypted: encryptCredential(credentialKey(), existing.id, JSON.stringify(payload)),
     ...(input.description !== undefined ? { description: input.description } : {}),
   });
-  if (!meta) throw new AppError("not_found", `no credential named "${name}"`);
+  if (!meta) throw new DomainError("not_found", `no credential named "${name}"`);
   return toView(meta, (await formsUsing()).get(name) ?? []);
 }
 
 export async function deleteCredential(name: string): Promise<void> {
-  if (!(await findCredentialMeta(name))) throw new AppError("not_found", `no credential named "${name}"`);
+  if (!(await findCredentialMeta(name))) throw new DomainError("not_found", `no credential named "${name}"`);
   const usedBy = (await formsUsing()).get(name) ?? [];
   if (usedBy.length > 0) {
-    throw new AppError(
+    throw new DomainError(
       "conflict",
       `credential "${name}" is still named by form${usedBy.length > 1 ? "s" : ""} ${usedBy.join(", ")}: remove it from their credentials first`,
     );

@@ -3,7 +3,7 @@
  * secrets are sealed, nothing is dispatched) until an admin approves them.
  */
 import { z } from "zod";
-import { AppError } from "../api/errors";
+import { DomainError } from "../errors";
 import { decideApproval, type JobView } from "../data/jobs";
 import type { PublicUser } from "../data/users";
 import { playformRuntime } from "../runtime";
@@ -13,9 +13,9 @@ export const decisionSchema = z.object({ comment: z.string().trim().max(500).opt
 
 export async function decide(admin: PublicUser, jobId: number, approve: boolean, comment?: string): Promise<JobView> {
   const job = await requireJob(jobId);
-  if (job.status !== "approval") throw new AppError("conflict", `job ${jobId} is not waiting for approval (it is ${job.status})`);
+  if (job.status !== "approval") throw new DomainError("conflict", `job ${jobId} is not waiting for approval (it is ${job.status})`);
   if (!(await decideApproval(jobId, approve, admin.username, comment || null))) {
-    throw new AppError("conflict", `job ${jobId} was decided by someone else in the meantime`);
+    throw new DomainError("conflict", `job ${jobId} was decided by someone else in the meantime`);
   }
   const runtime = playformRuntime();
   if (approve) runtime.kickDispatcher();

@@ -2,7 +2,7 @@
  * Run-to-run views of jobs: two runs compared (the idempotence question) and the trend over
  * the last runs of a form. The recaps come from cachedJobRecap (events, else text).
  */
-import { AppError } from "../api/errors";
+import { DomainError } from "../errors";
 import { getDb } from "../data/db";
 import { FINAL_STATUSES } from "../data/jobs";
 import { compareRecaps, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
@@ -27,7 +27,7 @@ export async function previousRunOf(jobId: number): Promise<number | null> {
 }
 
 export async function compareJobs(firstId: number, secondId: number): Promise<JobComparison> {
-  if (firstId === secondId) throw new AppError("bad_request", "compare two different jobs");
+  if (firstId === secondId) throw new DomainError("bad_request", "compare two different jobs");
   const [first, second] = await Promise.all([requireJob(firstId), requireJob(secondId)]);
   const [a, b] = await Promise.all([cachedJobRecap(firstId), cachedJobRecap(secondId)]);
   return {

@@ -3,7 +3,7 @@
  * the form's files by hash, choose the runner, store the job queued. A rejected launch stores
  * nothing.
  */
-import { AppError } from "../api/errors";
+import { DomainError } from "../errors";
 import { checkFormCredentials } from "../credentials/resolve";
 import { findForm } from "../data/forms";
 import { createJob } from "../data/jobs";
@@ -21,7 +21,7 @@ export async function launchJob(
   optionsInput?: unknown,
 ): Promise<number> {
   const form = await findForm(formName);
-  if (!form) throw new AppError("not_found", `no form named "${formName}"`);
+  if (!form) throw new DomainError("not_found", `no form named "${formName}"`);
   const checked = validateValues(form.definition, input);
   const options = validateRunOptions(form.definition, optionsInput);
   // Every problem at once, values and run options together, so a form shows them all.
@@ -30,13 +30,13 @@ export async function launchJob(
     const summary = Object.entries(errors)
       .map(([field, message]) => `${field}: ${message}`)
       .join("; ");
-    throw new AppError("validation_failed", summary, errors);
+    throw new DomainError("validation_failed", summary, errors);
   }
   const credentialProblem = await checkFormCredentials(form.definition.credentials);
-  if (credentialProblem) throw new AppError("validation_failed", credentialProblem);
+  if (credentialProblem) throw new DomainError("validation_failed", credentialProblem);
   const runner = await resolveRunnerFor(form.definition.runner);
   if (!runner) {
-    throw new AppError(
+    throw new DomainError(
       "conflict",
       form.definition.runner ? `runner "${form.definition.runner}" does not exist or is not approved` : "no default runner is approved yet",
     );

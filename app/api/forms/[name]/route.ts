@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { AppError } from "@/server/api/errors";
+import { DomainError } from "@/server/errors";
 import { requireUser, route } from "@/server/api/route";
 import { findForm } from "@/server/data/forms";
 import { publicForm } from "@/server/forms/public-view";
@@ -8,6 +8,6 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   await requireUser(request);
   const { name } = await params;
   const form = await findForm(name);
-  if (!form) throw new AppError("not_found", `no form named "${name}"`);
+  if (!form) throw new DomainError("not_found", `no form named "${name}"`);
   return NextResponse.json({ form: publicForm(form.definition) });
 });

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { AppError } from "@/server/api/errors";
+import { DomainError } from "@/server/errors";
 import { parseJsonBody, route } from "@/server/api/route";
 import { RunnerConflictError, createJoinRequest } from "@/server/data/runners";
 import { joinRequestSchema } from "@/server/protocol/join";
@@ -11,12 +11,12 @@ import { CONTRACT_VERSION } from "@/server/protocol/rte-messages";
  */
 export const POST = route(async (request: Request) => {
   const body = await parseJsonBody(request, joinRequestSchema);
-  if (body.v !== CONTRACT_VERSION) throw new AppError("bad_request", `contract version mismatch: the app speaks v${CONTRACT_VERSION}`);
+  if (body.v !== CONTRACT_VERSION) throw new DomainError("bad_request", `contract version mismatch: the app speaks v${CONTRACT_VERSION}`);
   try {
     const { runnerId, joinSecret } = await createJoinRequest(body);
     return NextResponse.json({ runnerId, joinSecret, status: "pending" }, { status: 202 });
   } catch (error) {
-    if (error instanceof RunnerConflictError) throw new AppError("conflict", error.message);
+    if (error instanceof RunnerConflictError) throw new DomainError("conflict", error.message);
     throw error;
   }
 });

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { AppError } from "@/server/api/errors";
+import { DomainError } from "@/server/errors";
 import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
 import { requireJob } from "@/server/jobs/access";
 import { jobRecapFrom } from "@/server/jobs/recap";
@@ -18,6 +18,6 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   const job = await requireJob(parseJobId((await params).id));
   const { source } = parseQuery(request, querySchema);
   const result = source ? await jobRecapFrom(job.id, source) : await cachedJobRecap(job.id);
-  if (!result) throw new AppError("not_found", `job ${job.id} has no structured events (run by an RTE without the callback plugin?)`);
+  if (!result) throw new DomainError("not_found", `job ${job.id} has no structured events (run by an RTE without the callback plugin?)`);
   return NextResponse.json(result.recap, { headers: { "x-recap-source": result.source } });
 });

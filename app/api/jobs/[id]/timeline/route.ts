@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { AppError } from "@/server/api/errors";
+import { DomainError } from "@/server/errors";
 import { parseJobId, requireUser, route } from "@/server/api/route";
 import { requireJob } from "@/server/jobs/access";
 import { loadJobEvents } from "@/server/jobs/events";
@@ -11,7 +11,7 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   const job = await requireJob(parseJobId((await params).id));
   const events = await loadJobEvents(job.id);
   if (events.length === 0) {
-    throw new AppError(
+    throw new DomainError(
       "not_found",
       `job ${job.id} has no structured events, so no timeline (not started yet, or run by an RTE without the callback plugin?)`,
     );

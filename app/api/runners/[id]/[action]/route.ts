@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { AppError } from "@/server/api/errors";
+import { DomainError } from "@/server/errors";
 import { requireAdmin, route } from "@/server/api/route";
 import {
   RunnerConflictError,
@@ -20,13 +20,13 @@ export const POST = route(async (request: Request, { params }: { params: Promise
   await requireAdmin(request);
   const { id, action } = await params;
   if (!(ACTIONS as readonly string[]).includes(action)) {
-    throw new AppError("not_found", `unknown runner action "${action}" (expected one of ${ACTIONS.join(", ")})`);
+    throw new DomainError("not_found", `unknown runner action "${action}" (expected one of ${ACTIONS.join(", ")})`);
   }
-  if (!(await findRunner(id))) throw new AppError("not_found", `no runner ${id}`);
+  if (!(await findRunner(id))) throw new DomainError("not_found", `no runner ${id}`);
   try {
     return NextResponse.json(await perform(id, action as Action));
   } catch (error) {
-    if (error instanceof RunnerConflictError) throw new AppError("conflict", error.message);
+    if (error instanceof RunnerConflictError) throw new DomainError("conflict", error.message);
     throw error;
   }
 });

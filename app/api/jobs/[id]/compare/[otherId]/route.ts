@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { AppError } from "@/server/api/errors";
+import { DomainError } from "@/server/errors";
 import { parseJobId, requireUser, route } from "@/server/api/route";
 import { compareJobs, previousRunOf } from "@/server/jobs/compare";
 
@@ -14,7 +14,7 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   const jobId = parseJobId(id);
   if (otherId === "previous") {
     const previous = await previousRunOf(jobId);
-    if (previous === null) throw new AppError("not_found", `job ${jobId} has no earlier finished run of the same form`);
+    if (previous === null) throw new DomainError("not_found", `job ${jobId} has no earlier finished run of the same form`);
     return NextResponse.json(await compareJobs(previous, jobId));
   }
   return NextResponse.json(await compareJobs(jobId, parseJobId(otherId)));
