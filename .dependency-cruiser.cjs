@@ -30,7 +30,7 @@ module.exports = {
       comment: "Only server/data talks to the database: the Prisma client, its generated code and pg stay there.",
       severity: "error",
       from: { pathNot: "^(server/data/|scripts/|test/)" },
-      to: { path: "(^node_modules/(@prisma/|prisma/|pg/|better-sqlite3/)|^server/data/generated/)" },
+      to: { path: "((^|/)node_modules/(@prisma/|prisma/|pg/|better-sqlite3/)|^server/data/generated/)" },
     },
     {
       name: "database-handle-only-in-data",
