@@ -38,6 +38,7 @@ import {
 import * as engineGlue from "@prisma/schema-engine-wasm/schema_engine_bg";
 import type { MigrationList, SchemaEngine } from "@prisma/schema-engine-wasm";
 import pg from "pg";
+import { findPostgresBin } from "./postgres-bin";
 
 type Provider = "sqlite" | "postgres";
 type Draft = { provider: Provider; sql: string; warnings: string[] };
@@ -239,7 +240,7 @@ function withDatabase(url: string, database: string): string {
 // A throwaway PostgreSQL cluster (initdb + pg_ctl under a temp dir), or PLAYFORM_PG_URL.
 async function postgresServer(): Promise<{ url: string; stop: () => void }> {
   if (process.env.PLAYFORM_PG_URL) return { url: process.env.PLAYFORM_PG_URL, stop: () => {} };
-  const binDir = findPgBin();
+  const binDir = findPostgresBin();
   const asRoot = process.getuid?.() === 0;
   const run = (cmd: string, args: string[]) =>
     execFileSync(asRoot ? "runuser" : path.join(binDir, cmd), asRoot ? ["-u", "postgres", "--", path.join(binDir, cmd), ...args] : args, {
@@ -275,25 +276,6 @@ async function postgresServer(): Promise<{ url: string; stop: () => void }> {
     throw new Error(`could not start a throwaway PostgreSQL: ${e.stderr?.toString() || e.message}`, { cause: error });
   }
   return { url: `postgresql://postgres@127.0.0.1:${port}/postgres`, stop };
-}
-
-function findPgBin(): string {
-  const candidates = [process.env.PG_BIN, ...(process.env.PATH ?? "").split(":")];
-  const debian = "/usr/lib/postgresql";
-  if (fs.existsSync(debian)) {
-    const versions = fs
-      .readdirSync(debian)
-      .filter((v) => /^\d+$/.test(v))
-      .sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
-  }
-  const found = candidates.find((d) => d && fs.existsSync(path.join(d, "initdb")) && fs.existsSync(path.join(d, "pg_ctl")));
-  if (!found) {
-    throw new Error(
-      "initdb/pg_ctl not found: install the PostgreSQL server (apt-get install -y postgresql), or set PLAYFORM_PG_URL to a superuser URL",
-    );
-  }
-  return found;
 }
 
 function freePort(): Promise<number> {

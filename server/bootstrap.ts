@@ -3,13 +3,13 @@
  * example vault-demo form's credential.
  */
 import { randomBytes } from "node:crypto";
-import { countUsers, createUser, findUserByUsername, setPassword } from "./data/users";
+import { countUsers, createUser, findUserByUsername, setPassword, type PublicUser } from "./data/users";
 import { listForms, upsertForm } from "./data/forms";
 import { loadFormsFrom } from "./forms/import";
 import { DomainError } from "./errors";
 import { createCredentialSchema } from "./credentials/kinds";
 import { createCredential, credentialExists } from "./credentials/store";
-import type { AppConfig } from "./config";
+import { loadAppConfig, type AppConfig } from "./config";
 
 export async function ensureAdmin(config: AppConfig, log: (line: string) => void): Promise<void> {
   const existing = await findUserByUsername("admin");
@@ -38,6 +38,17 @@ export async function importForms(config: AppConfig, log: (line: string) => void
   for (const form of forms) await upsertForm(form.definition, form.sourceDir);
   log(`imported ${forms.length} form(s) from ${config.PLAYFORM_FORMS_DIR}`);
   return { imported: forms.map((f) => f.definition.name).sort(), errors };
+}
+
+/**
+ * An admin's re-import of the forms folder (PLAYFORM_FORMS_DIR) after an edit, without a
+ * restart: which forms were imported and why others were not.
+ */
+export async function reimportForms(admin: PublicUser): Promise<{ folder: string; imported: string[]; errors: string[] }> {
+  const config = loadAppConfig();
+  const result = await importForms(config, (line) => console.log(`[forms] ${line} (asked by ${admin.username})`));
+  await ensureDemoVaultCredential((line) => console.log(`[forms] ${line}`));
+  return { folder: config.PLAYFORM_FORMS_DIR, ...result };
 }
 
 export const DEMO_VAULT_CREDENTIAL = "demo-vault";

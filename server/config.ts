@@ -3,7 +3,10 @@
  * variable's name and what is wrong with it.
  */
 import { hostname } from "node:os";
+import path from "node:path";
 import { z } from "zod";
+import { databaseFilesDir, providerFromUrl } from "./data/database-url";
+import type { EncryptionSecretSource } from "./security/encryption-secret";
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
 
@@ -44,4 +47,17 @@ export function loadAppConfig(env: Readonly<Record<string, string | undefined>> 
     throw new Error(`invalid configuration:\n  ${problems}`);
   }
   return parsed.data;
+}
+
+/**
+ * Where the credential encryption key comes from: ENCRYPTION_SECRET, else `encryption.key`
+ * beside the SQLite database (data/encryption.key with PostgreSQL, where several app nodes may
+ * share the database and so must share the secret).
+ */
+export function encryptionSecretSource(config: Pick<AppConfig, "ENCRYPTION_SECRET" | "DATABASE_URL">): EncryptionSecretSource {
+  return {
+    ENCRYPTION_SECRET: config.ENCRYPTION_SECRET,
+    keyFile: path.join(databaseFilesDir(config.DATABASE_URL), "encryption.key"),
+    multiNode: providerFromUrl(config.DATABASE_URL) === "postgresql",
+  };
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import next from "next";
 import { Server as SocketServer } from "socket.io";
 import { ensureAdmin, ensureDemoVaultCredential, importForms } from "./bootstrap";
-import { loadAppConfig } from "./config";
+import { encryptionSecretSource, loadAppConfig } from "./config";
 import { closeDb } from "./data/db";
 import { applyMigrations, migrationStatus } from "./data/migrate";
 import { provisionLocalRunner } from "./data/runners";
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   if (applied.length > 0) log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
   // Credentials are encrypted at rest with a key from ENCRYPTION_SECRET (generated into
   // encryption.key next to the SQLite database when unset): known before anything reads one.
-  initEncryptionSecret(config, log);
+  initEncryptionSecret(encryptionSecretSource(config), log);
   await ensureAdmin(config, log);
   await importForms(config, log);
   await ensureDemoVaultCredential(log);

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/components/auth/require-user";
+import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState } from "@/components/ui/states";
@@ -8,7 +8,7 @@ import { CredentialsClient } from "./credentials-client";
 export const metadata: Metadata = { title: "Credentials" };
 
 export default async function CredentialsPage() {
-  const user = await requireUser("/credentials");
+  const user = await requirePageUser("/credentials");
   return (
     <AppShell user={user}>
       {user.role === "admin" ? (

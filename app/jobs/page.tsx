@@ -1,12 +1,12 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/components/auth/require-user";
+import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { JobsClient } from "./jobs-client";
 
 export const metadata: Metadata = { title: "Jobs" };
 
 export default async function JobsPage() {
-  const user = await requireUser("/jobs");
+  const user = await requirePageUser("/jobs");
   return (
     <AppShell user={user}>
       <JobsClient />

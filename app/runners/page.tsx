@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/components/auth/require-user";
+import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState } from "@/components/ui/states";
@@ -8,7 +8,7 @@ import { RunnersClient } from "./runners-client";
 export const metadata: Metadata = { title: "Runners" };
 
 export default async function RunnersPage() {
-  const user = await requireUser("/runners");
+  const user = await requirePageUser("/runners");
   return (
     <AppShell user={user}>
       {user.role === "admin" ? (

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/components/auth/require-user";
+import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState } from "@/components/ui/states";
@@ -8,7 +8,7 @@ import { UsersClient } from "./users-client";
 export const metadata: Metadata = { title: "Users" };
 
 export default async function UsersPage() {
-  const user = await requireUser("/users");
+  const user = await requirePageUser("/users");
   return (
     <AppShell user={user}>
       {user.role === "admin" ? (

@@ -1,6 +1,8 @@
 import { DomainError } from "../errors";
+import { issueToken, revokeToken } from "../data/auth-tokens";
 import { findUserByUsername, type PublicUser } from "../data/users";
 import { verifyPassword } from "../security/password";
+import { API_TOKEN_TTL_MS, SESSION_TTL_MS } from "./session";
 
 /**
  * Failed logins per username, kept per app node (on globalThis: Next compiles each route into
@@ -44,6 +46,24 @@ export async function checkCredentials(username: string, password: string): Prom
   }
   failures().delete(username);
   return { id: user.id, username: user.username, role: user.role };
+}
+
+/** Logs a user in: the user and a new session token, valid for SESSION_TTL_MS (the cookie's lifetime). */
+export async function logIn(username: string, password: string): Promise<{ user: PublicUser; token: string }> {
+  const user = await checkCredentials(username, password);
+  const { token } = await issueToken(user.id, "session", SESSION_TTL_MS);
+  return { user, token };
+}
+
+/** Ends the session of this token, if there is one. */
+export async function logOut(sessionToken: string | null): Promise<void> {
+  if (sessionToken) await revokeToken(sessionToken);
+}
+
+/** A bearer token for scripts and CI pipelines, valid for API_TOKEN_TTL_MS, for a username and password. */
+export async function issueApiToken(username: string, password: string): Promise<{ token: string; expiresAt: Date }> {
+  const user = await checkCredentials(username, password);
+  return issueToken(user.id, "api", API_TOKEN_TTL_MS);
 }
 
 /** `Authorization: Basic base64(user:password)` → credentials, or a 401 that says what is missing. */

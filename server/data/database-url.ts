@@ -27,3 +27,15 @@ export function sqliteFilePath(url: string): string {
   return path.resolve(/*turbopackIgnore: true*/ process.cwd(), file);
 }
 
+
+/**
+ * Where files that belong with the database are kept (the generated encryption key): the SQLite
+ * file's directory, else (PostgreSQL, an in-memory SQLite) ./data.
+ */
+export function databaseFilesDir(url: string): string {
+  if (providerFromUrl(url) === "sqlite") {
+    const file = sqliteFilePath(url);
+    if (file !== ":memory:") return path.dirname(file);
+  }
+  return path.resolve("data");
+}

@@ -93,14 +93,13 @@ export interface JoinRequest {
   certFingerprint: string | null;
 }
 
-export class RunnerConflictError extends Error {}
-
-/** A new runner asks to join: stored pending, with a secret only the asking RTE holds. */
-export async function createJoinRequest(request: JoinRequest): Promise<{ runnerId: string; joinSecret: string }> {
+/**
+ * A new runner asks to join: stored pending, with a secret only the asking RTE holds. Null when
+ * a runner of that name exists.
+ */
+export async function createJoinRequest(request: JoinRequest): Promise<{ runnerId: string; joinSecret: string } | null> {
   const db = getDb();
-  if (await db.runner.findUnique({ where: { name: request.name } })) {
-    throw new RunnerConflictError(`a runner named "${request.name}" already exists; choose another RTE_RUNNER_NAME`);
-  }
+  if (await db.runner.findUnique({ where: { name: request.name } })) return null;
   const joinSecret = newSecret("pfj");
   const runner = await db.runner.create({
     data: {
@@ -147,55 +146,60 @@ export async function findRunner(id: string) {
   return getDb().runner.findUnique({ where: { id } });
 }
 
-/** Approves a pending runner: issues its token, held until the waiting RTE collects it. */
-export async function approveRunner(id: string): Promise<void> {
+/**
+ * Approves a pending runner: issues its token, held until the waiting RTE collects it. This and
+ * the other state changes below are conditional updates: false (rotateRunnerToken: null) when the
+ * runner was not in the state the change needs.
+ */
+export async function approveRunner(id: string): Promise<boolean> {
   const token = newSecret("pfr");
   const result = await getDb().runner.updateMany({
     where: { id, status: "pending" },
     data: { status: "approved", tokenHash: sha256Hex(token), pendingToken: token, decidedAt: new Date() },
   });
-  if (result.count === 0) throw new RunnerConflictError("only a pending runner can be approved");
+  return result.count === 1;
 }
 
-export async function rejectRunner(id: string): Promise<void> {
+export async function rejectRunner(id: string): Promise<boolean> {
   const result = await getDb().runner.updateMany({
     where: { id, status: "pending" },
     data: { status: "rejected", decidedAt: new Date() },
   });
-  if (result.count === 0) throw new RunnerConflictError("only a pending runner can be rejected");
+  return result.count === 1;
 }
 
 /** Revokes an approved runner: its token stops working at once (its sockets are closed). */
-export async function revokeRunner(id: string): Promise<void> {
+export async function revokeRunner(id: string): Promise<boolean> {
   const result = await getDb().runner.updateMany({
     where: { id, status: "approved" },
     data: { status: "revoked", tokenHash: null, pendingToken: null, isDefault: false, decidedAt: new Date() },
   });
-  if (result.count === 0) throw new RunnerConflictError("only an approved runner can be revoked");
+  return result.count === 1;
 }
 
 /**
  * A new token for an approved runner, returned to the admin once (to put in the runner's
  * Secret; changing a Secret does not restart pods, so roll the StatefulSet afterwards).
  */
-export async function rotateRunnerToken(id: string): Promise<string> {
+export async function rotateRunnerToken(id: string): Promise<string | null> {
   const token = newSecret("pfr");
   const result = await getDb().runner.updateMany({
     where: { id, status: "approved" },
     data: { tokenHash: sha256Hex(token), pendingToken: null },
   });
-  if (result.count === 0) throw new RunnerConflictError("only an approved runner's token can be rotated");
-  return token;
+  return result.count === 1 ? token : null;
 }
 
-export async function setDefaultRunner(id: string): Promise<void> {
+/** Makes an approved runner the default; false when it is not approved. */
+export async function setDefaultRunner(id: string): Promise<boolean> {
   const db = getDb();
   const runner = await db.runner.findUnique({ where: { id } });
-  if (!runner || runner.status !== "approved") throw new RunnerConflictError("only an approved runner can be the default");
+  if (!runner || runner.status !== "approved") return false;
   await db.$transaction([
     db.runner.updateMany({ where: { isDefault: true }, data: { isDefault: false } }),
     db.runner.update({ where: { id }, data: { isDefault: true } }),
   ]);
+  return true;
 }
 
 export type RunnerStatus = "pending" | "approved" | "rejected" | "revoked";

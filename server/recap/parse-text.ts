@@ -424,3 +424,10 @@ export function parseRecapText(text: string): Recap {
   parser.push(text);
   return parser.finish();
 }
+
+/** The recap of a log that arrives in chunks (an upload, stored output): parsed as they come, never joined. */
+export async function parseRecapChunks(chunks: Iterable<string> | AsyncIterable<string>): Promise<Recap> {
+  const parser = new RecapTextParser();
+  for await (const chunk of chunks) parser.push(chunk);
+  return parser.finish();
+}

@@ -1,11 +1,12 @@
 /**
  * Where the app's ENCRYPTION_SECRET comes from, and the credential key derived from it.
  *
- * Set: the variable is the secret. Unset: the app generates one on first start into
- * `encryption.key` next to the SQLite database (data/encryption.key by default; data/ too when
- * the database is PostgreSQL), mode 0600, and reads it back on later starts. Several app nodes
- * must share one secret, or a credential stored through one node cannot be read on another:
- * with more than one node, set ENCRYPTION_SECRET on all of them.
+ * Set: the variable is the secret. Unset: the app generates one on first start into a key file,
+ * mode 0600, and reads it back on later starts. Which file is the caller's choice
+ * (server/config.ts: `encryption.key` next to the SQLite database, data/encryption.key by
+ * default; data/ too when the database is PostgreSQL). Several app nodes must share one secret,
+ * or a credential stored through one node cannot be read on another: with more than one node,
+ * set ENCRYPTION_SECRET on all of them.
  *
  * The derived key is held on globalThis, like the database client: the custom server and
  * Next's route handlers are separately bundled module graphs in one process, and both need it.
@@ -14,20 +15,19 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { providerFromUrl, sqliteFilePath } from "../data/database-url";
 import { deriveCredentialKey } from "./credential-crypto";
 
 const KEY = Symbol.for("playform.credentialKey");
 const store = globalThis as typeof globalThis & { [KEY]?: Buffer };
 const MIN_LENGTH = 32;
 
-/** The generated secret's file: next to the SQLite database, else in ./data. */
-export function encryptionKeyFile(databaseUrl: string): string {
-  if (providerFromUrl(databaseUrl) === "sqlite") {
-    const file = sqliteFilePath(databaseUrl);
-    if (file !== ":memory:") return path.join(path.dirname(file), "encryption.key");
-  }
-  return path.resolve("data", "encryption.key");
+export interface EncryptionSecretSource {
+  /** The configured secret, if any: it wins. */
+  ENCRYPTION_SECRET?: string;
+  /** Otherwise the secret is read from this file, or generated into it on first start. */
+  keyFile: string;
+  /** Whether several app nodes may share the database: a secret held in one node's file is then worth a warning. */
+  multiNode: boolean;
 }
 
 function readKeyFile(file: string): string {
@@ -39,19 +39,15 @@ function readKeyFile(file: string): string {
 /**
  * Called once at boot, before anything reads a credential. Returns where the secret came from.
  */
-export function initEncryptionSecret(
-  config: { ENCRYPTION_SECRET?: string; DATABASE_URL: string },
-  log: (line: string) => void,
-): "env" | "file" | "generated" {
-  if (config.ENCRYPTION_SECRET) {
-    store[KEY] = deriveCredentialKey(config.ENCRYPTION_SECRET);
+export function initEncryptionSecret(source: EncryptionSecretSource, log: (line: string) => void): "env" | "file" | "generated" {
+  if (source.ENCRYPTION_SECRET) {
+    store[KEY] = deriveCredentialKey(source.ENCRYPTION_SECRET);
     return "env";
   }
-  const file = encryptionKeyFile(config.DATABASE_URL);
-  const multiNode = providerFromUrl(config.DATABASE_URL) === "postgresql";
+  const file = source.keyFile;
   if (fs.existsSync(file)) {
     store[KEY] = deriveCredentialKey(readKeyFile(file));
-    if (multiNode) log(`WARNING: credentials are encrypted with ${file}; every app node needs the same ENCRYPTION_SECRET`);
+    if (source.multiNode) log(`WARNING: credentials are encrypted with ${file}; every app node needs the same ENCRYPTION_SECRET`);
     return "file";
   }
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });

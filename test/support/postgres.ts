@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { findPostgresBin } from "../../scripts/postgres-bin";
 
 export interface TestPostgres {
   /** postgresql:// URL of a fresh, empty database. */
@@ -79,27 +80,6 @@ async function adminQuery(url: string, sql: string): Promise<void> {
   } finally {
     await client.end();
   }
-}
-
-/** The directory holding initdb and pg_ctl: PG_BIN, then PATH, then Debian's versioned dirs. */
-export function findPostgresBin(): string {
-  const candidates = [process.env.PG_BIN, ...(process.env.PATH ?? "").split(path.delimiter)];
-  const debian = "/usr/lib/postgresql";
-  if (fs.existsSync(debian)) {
-    const versions = fs
-      .readdirSync(debian)
-      .filter((v) => /^\d+$/.test(v))
-      .sort((a, b) => Number(b) - Number(a));
-    candidates.push(...versions.map((v) => path.join(debian, v, "bin")));
-  }
-  const found = candidates.find((d) => d && fs.existsSync(path.join(d, "initdb")) && fs.existsSync(path.join(d, "pg_ctl")));
-  if (!found) {
-    throw new Error(
-      "PostgreSQL server binaries (initdb, pg_ctl) not found: install postgresql (Debian/Ubuntu: apt-get install -y postgresql), " +
-        "or set PG_BIN to their directory, or PLAYFORM_PG_URL to a superuser URL of a running server",
-    );
-  }
-  return found;
 }
 
 async function startCluster(): Promise<Cluster> {

@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CredentialCryptoError, decryptCredential, deriveCredentialKey, encryptCredential } from "../../server/security/credential-crypto";
-import { encryptionKeyFile, initEncryptionSecret } from "../../server/security/encryption-secret";
+import { encryptionSecretSource } from "../../server/config";
+import { initEncryptionSecret } from "../../server/security/encryption-secret";
 
 const SECRET = "an-encryption-secret-of-at-least-32-chars";
 const KEY = deriveCredentialKey(SECRET);
@@ -75,14 +76,17 @@ describe("encryptCredential / decryptCredential", () => {
 
 describe("initEncryptionSecret", () => {
   it("puts the generated key next to the SQLite database, else in ./data", () => {
-    expect(encryptionKeyFile("file:/var/lib/playform/playform.db")).toBe("/var/lib/playform/encryption.key");
-    expect(encryptionKeyFile("postgresql://db/playform")).toBe(path.resolve("data/encryption.key"));
+    const keyFile = (DATABASE_URL: string) => encryptionSecretSource({ DATABASE_URL }).keyFile;
+    expect(keyFile("file:/var/lib/playform/playform.db")).toBe("/var/lib/playform/encryption.key");
+    expect(keyFile("file::memory:")).toBe(path.resolve("data/encryption.key"));
+    expect(keyFile("postgresql://db/playform")).toBe(path.resolve("data/encryption.key"));
+    expect(encryptionSecretSource({ DATABASE_URL: "postgresql://db/playform" }).multiNode).toBe(true);
   });
 
   it("generates a 0600 key file once, then reads it back; ENCRYPTION_SECRET wins when set", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-key-"));
     try {
-      const config = { DATABASE_URL: `file:${path.join(dir, "db", "playform.db")}` };
+      const config = encryptionSecretSource({ DATABASE_URL: `file:${path.join(dir, "db", "playform.db")}` });
       const lines: string[] = [];
       expect(initEncryptionSecret(config, (line) => lines.push(line))).toBe("generated");
       const file = path.join(dir, "db", "encryption.key");

@@ -1,10 +1,8 @@
 import { NextResponse } from "next/server";
 import { requireUser, route } from "@/server/api/route";
-import { listForms } from "@/server/data/forms";
-import { publicForm } from "@/server/forms/public-view";
+import { listPublicForms } from "@/server/forms/catalog";
 
 export const GET = route(async (request: Request) => {
   await requireUser(request);
-  const forms = await listForms();
-  return NextResponse.json({ forms: forms.map((f) => publicForm(f.definition)) });
+  return NextResponse.json({ forms: await listPublicForms() });
 });

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { requireUser } from "@/components/auth/require-user";
+import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { decodeSegment } from "@/components/ui/decode";
 import { findForm } from "@/server/data/forms";
@@ -16,7 +16,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function FormPage({ params }: { params: Params }) {
   const name = decodeSegment((await params).name);
-  const user = await requireUser(`/forms/${encodeURIComponent(name)}`);
+  const user = await requirePageUser(`/forms/${encodeURIComponent(name)}`);
   // After the login check: a signed-out visitor learns nothing about which forms exist.
   if (!(await findForm(name))) notFound();
   return (

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { requireUser } from "@/components/auth/require-user";
+import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { getJobView } from "@/server/data/jobs";
 import { JobClient } from "./job-client";
@@ -13,7 +13,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 
 export default async function JobPage({ params }: { params: Params }) {
   const { id } = await params;
-  const user = await requireUser(`/jobs/${encodeURIComponent(id)}`);
+  const user = await requirePageUser(`/jobs/${encodeURIComponent(id)}`);
   const jobId = Number(id);
   if (!/^[1-9][0-9]*$/.test(id) || !Number.isSafeInteger(jobId)) notFound();
   // After the login check: a signed-out visitor learns nothing about which jobs exist.

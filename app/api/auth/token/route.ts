@@ -1,13 +1,10 @@
 import { NextResponse } from "next/server";
 import { route } from "@/server/api/route";
-import { basicCredentials, checkCredentials } from "@/server/auth/login";
-import { API_TOKEN_TTL_MS } from "@/server/auth/session";
-import { issueToken } from "@/server/data/auth-tokens";
+import { basicCredentials, issueApiToken } from "@/server/auth/login";
 
 /** Trades HTTP Basic credentials for a bearer token, for scripts and CI pipelines. */
 export const POST = route(async (request: Request) => {
   const { username, password } = basicCredentials(request);
-  const user = await checkCredentials(username, password);
-  const { token, expiresAt } = await issueToken(user.id, "api", API_TOKEN_TTL_MS);
+  const { token, expiresAt } = await issueApiToken(username, password);
   return NextResponse.json({ token, expiresAt: expiresAt.toISOString() }, { status: 201 });
 });

@@ -1,13 +1,8 @@
 import { NextResponse } from "next/server";
-import { DomainError } from "@/server/errors";
 import { requireUser, route } from "@/server/api/route";
-import { findForm } from "@/server/data/forms";
-import { publicForm } from "@/server/forms/public-view";
+import { publicFormNamed } from "@/server/forms/catalog";
 
 export const GET = route(async (request: Request, { params }: { params: Promise<{ name: string }> }) => {
   await requireUser(request);
-  const { name } = await params;
-  const form = await findForm(name);
-  if (!form) throw new DomainError("not_found", `no form named "${name}"`);
-  return NextResponse.json({ form: publicForm(form.definition) });
+  return NextResponse.json({ form: await publicFormNamed((await params).name) });
 });

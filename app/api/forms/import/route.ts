@@ -1,7 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireAdmin, route } from "@/server/api/route";
-import { ensureDemoVaultCredential, importForms } from "@/server/bootstrap";
-import { loadAppConfig } from "@/server/config";
+import { reimportForms } from "@/server/bootstrap";
 
 /**
  * POST /api/forms/import (admins): re-reads the forms folder (PLAYFORM_FORMS_DIR) after an
@@ -9,8 +8,5 @@ import { loadAppConfig } from "@/server/config";
  */
 export const POST = route(async (request: Request) => {
   const admin = await requireAdmin(request);
-  const config = loadAppConfig();
-  const result = await importForms(config, (line) => console.log(`[forms] ${line} (asked by ${admin.username})`));
-  await ensureDemoVaultCredential((line) => console.log(`[forms] ${line}`));
-  return NextResponse.json({ folder: config.PLAYFORM_FORMS_DIR, ...result });
+  return NextResponse.json(await reimportForms(admin));
 });

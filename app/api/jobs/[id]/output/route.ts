@@ -1,8 +1,7 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
 import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
-import { FINAL_STATUSES, listOutput } from "@/server/data/jobs";
-import { requireJob } from "@/server/jobs/access";
+import { jobOutputPage } from "@/server/jobs/output";
 
 const querySchema = z.object({
   after: z.coerce.number().int().min(0).default(0),
@@ -11,9 +10,7 @@ const querySchema = z.object({
 
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
   await requireUser(request);
-  const job = await requireJob(parseJobId((await params).id));
+  const jobId = parseJobId((await params).id);
   const { after, limit } = parseQuery(request, querySchema);
-  const chunks = await listOutput(job.id, after, limit);
-  const done = FINAL_STATUSES.includes(job.status) && chunks.length < limit;
-  return NextResponse.json({ chunks, lastSeq: chunks.at(-1)?.seq ?? after, done });
+  return NextResponse.json(await jobOutputPage(jobId, after, limit));
 });

@@ -1,10 +1,7 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { DomainError } from "@/server/errors";
 import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
-import { requireJob } from "@/server/jobs/access";
-import { jobRecapFrom } from "@/server/jobs/recap";
-import { cachedJobRecap } from "@/server/jobs/recap-cache";
+import { recapOfJob } from "@/server/jobs/analysis";
 
 const querySchema = z.object({ source: z.enum(["events", "text"]).optional() });
 
@@ -15,9 +12,8 @@ const querySchema = z.object({ source: z.enum(["events", "text"]).optional() });
  */
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
   await requireUser(request);
-  const job = await requireJob(parseJobId((await params).id));
+  const jobId = parseJobId((await params).id);
   const { source } = parseQuery(request, querySchema);
-  const result = source ? await jobRecapFrom(job.id, source) : await cachedJobRecap(job.id);
-  if (!result) throw new DomainError("not_found", `job ${job.id} has no structured events (run by an RTE without the callback plugin?)`);
+  const result = await recapOfJob(jobId, source);
   return NextResponse.json(result.recap, { headers: { "x-recap-source": result.source } });
 });

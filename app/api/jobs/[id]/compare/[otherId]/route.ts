@@ -1,7 +1,6 @@
 import { NextResponse } from "next/server";
-import { DomainError } from "@/server/errors";
 import { parseJobId, requireUser, route } from "@/server/api/route";
-import { compareJobs, previousRunOf } from "@/server/jobs/compare";
+import { compareWith } from "@/server/jobs/analysis";
 
 /**
  * GET /api/jobs/ID/compare/OTHER: first = ID, second = OTHER.
@@ -12,10 +11,5 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   await requireUser(request);
   const { id, otherId } = await params;
   const jobId = parseJobId(id);
-  if (otherId === "previous") {
-    const previous = await previousRunOf(jobId);
-    if (previous === null) throw new DomainError("not_found", `job ${jobId} has no earlier finished run of the same form`);
-    return NextResponse.json(await compareJobs(previous, jobId));
-  }
-  return NextResponse.json(await compareJobs(jobId, parseJobId(otherId)));
+  return NextResponse.json(await compareWith(jobId, otherId === "previous" ? "previous" : parseJobId(otherId)));
 });

@@ -1,0 +1,61 @@
+/**
+ * What an admin does to a runner (POST /api/runners/ID/ACTION): one row per action, saying how
+ * it is applied, what it answers, why it is refused when the runner's state does not allow it,
+ * and whether the runner's open links are closed afterwards.
+ */
+import { DomainError } from "../errors";
+import { approveRunner, findRunner, rejectRunner, revokeRunner, rotateRunnerToken, setDefaultRunner } from "../data/runners";
+import { playformRuntime } from "../runtime";
+
+interface RunnerAction {
+  /** Applies the action: the answer, or null when the runner's state does not allow it. */
+  apply: (id: string) => Promise<Record<string, unknown> | null>;
+  /** The 409's message when apply refused. */
+  refused: string;
+  /** Closes the sockets the runner holds, with this reason, once applied. */
+  disconnect?: string;
+}
+
+const ACTIONS = {
+  approve: {
+    apply: async (id) => ((await approveRunner(id)) ? { status: "approved" } : null),
+    refused: "only a pending runner can be approved",
+  },
+  reject: {
+    apply: async (id) => ((await rejectRunner(id)) ? { status: "rejected" } : null),
+    refused: "only a pending runner can be rejected",
+  },
+  revoke: {
+    apply: async (id) => ((await revokeRunner(id)) ? { status: "revoked" } : null),
+    refused: "only an approved runner can be revoked",
+    disconnect: "runner revoked by an admin",
+  },
+  rotate: {
+    apply: async (id) => {
+      const token = await rotateRunnerToken(id);
+      // Shown once; only its hash is kept.
+      return token === null ? null : { status: "approved", token };
+    },
+    refused: "only an approved runner's token can be rotated",
+    disconnect: "token rotated by an admin: restart the runner with the new token",
+  },
+  default: {
+    apply: async (id) => ((await setDefaultRunner(id)) ? { status: "approved", isDefault: true } : null),
+    refused: "only an approved runner can be the default",
+  },
+} satisfies Record<string, RunnerAction>;
+
+export type RunnerActionName = keyof typeof ACTIONS;
+
+/** Runs the named action on runner `id`: 404 for an unknown action or runner, 409 when refused. */
+export async function runRunnerAction(id: string, action: string): Promise<Record<string, unknown>> {
+  if (!Object.hasOwn(ACTIONS, action)) {
+    throw new DomainError("not_found", `unknown runner action "${action}" (expected one of ${Object.keys(ACTIONS).join(", ")})`);
+  }
+  const row: RunnerAction = ACTIONS[action as RunnerActionName];
+  if (!(await findRunner(id))) throw new DomainError("not_found", `no runner ${id}`);
+  const answer = await row.apply(id);
+  if (answer === null) throw new DomainError("conflict", row.refused);
+  if (row.disconnect) playformRuntime().disconnectRunner(id, row.disconnect);
+  return answer;
+}
