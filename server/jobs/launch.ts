@@ -5,7 +5,7 @@
  */
 import { DomainError } from "../errors";
 import { checkFormCredentials } from "../credentials/resolve";
-import { findForm } from "../data/forms";
+import { findForm } from "../forms/catalog";
 import { createJob } from "../data/jobs";
 import { resolveRunnerFor } from "../data/runners";
 import type { PublicUser } from "../data/users";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { requireUser, route } from "@/server/api/route";
-import { listForms } from "@/server/data/forms";
+import { listForms } from "@/server/forms/catalog";
 import { publicForm } from "@/server/forms/public-view";
 
 export const GET = route(async (request: Request) => {

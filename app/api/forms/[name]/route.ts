@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { DomainError } from "@/server/errors";
 import { requireUser, route } from "@/server/api/route";
-import { findForm } from "@/server/data/forms";
+import { findForm } from "@/server/forms/catalog";
 import { publicForm } from "@/server/forms/public-view";
 
 export const GET = route(async (request: Request, { params }: { params: Promise<{ name: string }> }) => {

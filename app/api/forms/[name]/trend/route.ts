@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { z } from "zod";
 import { DomainError } from "@/server/errors";
 import { parseQuery, requireUser, route } from "@/server/api/route";
-import { findForm } from "@/server/data/forms";
+import { findForm } from "@/server/forms/catalog";
 import { formTrend } from "@/server/jobs/compare";
 
 const querySchema = z.object({ last: z.coerce.number().int().min(1).max(100).default(10) });

@@ -1,0 +1,28 @@
+/**
+ * The imported forms as the rest of the app uses them: stored records with their definition
+ * parsed back into a FormDefinition.
+ */
+import { findFormRecord, listFormRecords, type FormRecord } from "../data/forms";
+import { formDefinitionSchema, type FormDefinition } from "./definition";
+
+export interface StoredForm {
+  id: string;
+  name: string;
+  definition: FormDefinition;
+  sourceDir: string;
+}
+
+function parseStored(record: FormRecord): StoredForm {
+  // Definitions were validated on import; parsing again keeps the type honest if the schema grew defaults.
+  return { ...record, definition: formDefinitionSchema.parse(record.definition) };
+}
+
+/** Every imported form, by title. */
+export async function listForms(): Promise<StoredForm[]> {
+  return (await listFormRecords()).map(parseStored);
+}
+
+export async function findForm(name: string): Promise<StoredForm | null> {
+  const record = await findFormRecord(name);
+  return record ? parseStored(record) : null;
+}
