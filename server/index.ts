@@ -15,9 +15,8 @@ import { closeDb } from "./data/db";
 import { applyMigrations, migrationStatus } from "./data/migrate";
 import { provisionLocalRunner } from "./data/runners";
 import { RteHub } from "./hub/rte-hub";
-import { LocalJobUpdateBus, PostgresJobUpdateBus, type JobUpdateBus } from "./hub/job-updates";
 import { UiHub } from "./hub/ui-hub";
-import { providerFromUrl } from "./data/database-url";
+import { openJobUpdateBus } from "./data/job-update-bus";
 import { Dispatcher } from "./jobs/dispatcher";
 import { LocalRte } from "./local-rte";
 import { findExecutable } from "./system";
@@ -62,14 +61,7 @@ async function main(): Promise<void> {
   const hub = new RteHub(config.PLAYFORM_NODE_ID);
   hub.attach(io);
   // With PostgreSQL several app nodes may serve one job's followers: news goes through NOTIFY.
-  let bus: JobUpdateBus;
-  if (providerFromUrl(config.DATABASE_URL) === "postgresql") {
-    const pgBus = new PostgresJobUpdateBus(config.DATABASE_URL);
-    await pgBus.start();
-    bus = pgBus;
-  } else {
-    bus = new LocalJobUpdateBus();
-  }
+  const bus = await openJobUpdateBus(config.DATABASE_URL);
   const uiHub = new UiHub(bus);
   uiHub.attach(io);
   runtime.publishJobUpdate = (update) => uiHub.publish(update);
