@@ -11,7 +11,7 @@ import next from "next";
 import { Server as SocketServer } from "socket.io";
 import { ensureAdmin, ensureDemoVaultCredential, importForms } from "./bootstrap";
 import { loadAppConfig } from "./config";
-import { closeDb } from "./data/db";
+import { closeDatabase } from "./data/connection";
 import { applyMigrations, migrationStatus } from "./data/migrate";
 import { provisionLocalRunner } from "./data/runners";
 import { RteHub } from "./hub/rte-hub";
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       hub.close();
       await io.close();
       await bus.close();
-      await closeDb();
+      await closeDatabase();
       process.exit(0);
     })();
   };

@@ -116,6 +116,115 @@ export async function getJobForDispatch(id: number) {
   return getDb().job.findUnique({ where: { id }, include: { form: true } });
 }
 
+/** A job row with its form: what the dispatcher needs to build a dispatch message. */
+export type JobWithForm = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
+
+/** The runner a job was launched for (null: no such job, or none). */
+export async function findJobRunnerId(jobId: number): Promise<string | null> {
+  const job = await getDb().job.findUnique({ where: { id: jobId }, select: { runnerId: true } });
+  return job?.runnerId ?? null;
+}
+
+/** Queued jobs no node has taken yet, oldest first. */
+export async function listJobsToDispatch(limit: number): Promise<JobWithForm[]> {
+  return getDb().job.findMany({
+    where: { status: "queued", dispatchedAt: null, runnerId: { not: null } },
+    orderBy: { id: "asc" },
+    take: limit,
+    include: { form: true },
+  });
+}
+
+/** Ids of queued jobs no node has taken that joined the queue before `cutoff`. */
+export async function listUndispatchedJobsQueuedBefore(cutoff: Date): Promise<number[]> {
+  const rows = await getDb().job.findMany({
+    where: { status: "queued", dispatchedAt: null, queuedAt: { lt: cutoff } },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Takes a queued job for one runner instance: only one node wins, because only a job still
+ * queued and not dispatched is updated. Returns whether this call took it.
+ */
+export async function markJobDispatched(jobId: number, instanceId: string): Promise<boolean> {
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: "queued", dispatchedAt: null },
+    data: { dispatchedAt: new Date(), instanceId, statusReason: null },
+  });
+  return result.count > 0;
+}
+
+/** Undoes markJobDispatched for a job still queued (its claim was refused or unanswered). */
+export async function returnJobToQueue(jobId: number): Promise<void> {
+  await getDb().job.updateMany({ where: { id: jobId, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
+}
+
+/** Sets why a queued job waits; returns false when it is no longer queued. */
+export async function setQueuedJobReason(jobId: number, reason: string): Promise<boolean> {
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: "queued" }, data: { statusReason: reason } });
+  return result.count > 0;
+}
+
+/** Running jobs someone asked to abort, with where they run. */
+export async function listRunningJobsToCancel(): Promise<{ id: number; runnerId: string | null; instanceId: string | null }[]> {
+  return getDb().job.findMany({
+    where: { abortRequested: true, status: "running" },
+    select: { id: true, runnerId: true, instanceId: true },
+  });
+}
+
+/** Ids of the jobs running on one runner instance (dispatched before `dispatchedBefore`, when given). */
+export async function listRunningJobsOnInstance(runnerId: string, instanceId: string, dispatchedBefore?: Date): Promise<number[]> {
+  const rows = await getDb().job.findMany({
+    where: {
+      status: "running",
+      runnerId,
+      instanceId,
+      ...(dispatchedBefore ? { dispatchedAt: { lt: dispatchedBefore } } : {}),
+    },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+/** The latest job of a form, launched before `beforeId`, whose status is one of `statuses`. */
+export async function findLatestJobOfFormBefore(formName: string, beforeId: number, statuses: readonly JobStatus[]): Promise<number | null> {
+  const row = await getDb().job.findFirst({
+    where: { formName, id: { lt: beforeId }, status: { in: [...statuses] } },
+    orderBy: { id: "desc" },
+    select: { id: true },
+  });
+  return row?.id ?? null;
+}
+
+/** The last `limit` jobs of a form whose status is one of `statuses`, newest first. */
+export async function listLatestJobsOfForm(
+  formName: string,
+  statuses: readonly JobStatus[],
+  limit: number,
+): Promise<{ id: number; finishedAt: Date | null }[]> {
+  return getDb().job.findMany({
+    where: { formName, status: { in: [...statuses] } },
+    orderBy: { id: "desc" },
+    take: limit,
+    select: { id: true, finishedAt: true },
+  });
+}
+
+/** A job's status and cached recap (see jobs/recap-cache.ts), or null when there is no such job. */
+export async function findCachedRecap(
+  jobId: number,
+): Promise<{ status: JobStatus; recap: unknown; recapSource: string | null } | null> {
+  return getDb().job.findUnique({ where: { id: jobId }, select: { status: true, recap: true, recapSource: true } });
+}
+
+/** Caches a job's recap, unless its status changed since it was read as `whileStatus`. */
+export async function storeCachedRecap(jobId: number, whileStatus: JobStatus, recap: object, source: string): Promise<void> {
+  await getDb().job.updateMany({ where: { id: jobId, status: whileStatus }, data: { recap, recapSource: source } });
+}
+
 export interface OutputChunk {
   seq: number;
   stream: string;
@@ -239,6 +348,31 @@ export async function decideApproval(jobId: number, approve: boolean, by: string
       ? { status: "queued", statusReason: `approved by ${by}${note}`, decidedBy: by, decidedAt: now, queuedAt: now }
       : { status: "aborted", statusReason: `rejected by ${by}${note}`, decidedBy: by, decidedAt: now, finishedAt: now },
   });
+  return result.count > 0;
+}
+
+export interface JobTransitionFields {
+  statusReason?: string | null;
+  exitCode?: number | null;
+  queuedAt?: Date;
+  startedAt?: Date;
+  finishedAt?: Date;
+  decidedBy?: string;
+  decidedAt?: Date;
+}
+
+/**
+ * Moves a job to status `to` if its status is still one of `from`, in one conditional update:
+ * of two racing changes exactly one applies. Returns whether this one did. Which moves are
+ * allowed is the job lifecycle's business (server/jobs/lifecycle.ts), not storage's.
+ */
+export async function transitionJob(
+  jobId: number,
+  from: readonly JobStatus[],
+  to: JobStatus,
+  fields: JobTransitionFields = {},
+): Promise<boolean> {
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: { in: [...from] } }, data: { ...fields, status: to } });
   return result.count > 0;
 }
 

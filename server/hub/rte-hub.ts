@@ -15,8 +15,7 @@ import {
   type FilesAnswer,
   type ItemsAck,
 } from "../protocol/rte-messages";
-import { finishJob, getJobForDispatch, storeJobItems } from "../data/jobs";
-import { getDb } from "../data/db";
+import { findJobRunnerId, finishJob, getJobForDispatch, listRunningJobsOnInstance, storeJobItems } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
 import { manifestSchema } from "../jobs/manifest-schema";
@@ -125,9 +124,8 @@ export class RteHub {
       return { acked: [] };
     }
     const { jobId, items } = parsed.data;
-    const job = await getDb().job.findUnique({ where: { id: jobId }, select: { runnerId: true } });
     // A runner can report only on jobs it was sent: anything else is dropped, not stored.
-    if (!job || job.runnerId !== link.runnerId) return { acked: [], drop: true };
+    if ((await findJobRunnerId(jobId)) !== link.runnerId) return { acked: [], drop: true };
     const fresh = await storeJobItems(jobId, items);
     const output = fresh.some((i) => i.kind === "output" || i.kind === "log");
     const status = fresh.some((i) => i.kind === "start" || i.kind === "end");
@@ -169,16 +167,8 @@ export class RteHub {
     // After an RTE restart its playbooks are gone: jobs we think run there, that it neither
     // runs nor holds in its spool, can never finish.
     const known = new Set([...state.running, ...state.spooled]);
-    const orphans = await getDb().job.findMany({
-      where: {
-        runnerId: link.runnerId,
-        instanceId: link.instanceId,
-        status: "running",
-        dispatchedAt: { lt: new Date(Date.now() - STATE_GRACE_MS) },
-      },
-      select: { id: true },
-    });
-    for (const { id } of orphans) {
+    const orphans = await listRunningJobsOnInstance(link.runnerId, link.instanceId, new Date(Date.now() - STATE_GRACE_MS));
+    for (const id of orphans) {
       if (known.has(id)) continue;
       const reason = `runner ${link.runnerName} (${link.instanceId}) no longer has this job: it restarted while the playbook ran`;
       if (await finishJob(id, "abandoned", null, reason)) playformRuntime().publishJobUpdate({ jobId: id, output: false, status: true });

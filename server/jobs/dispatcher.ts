@@ -10,8 +10,19 @@
  * A job is taken with a conditional update (queued and not yet dispatched -> dispatched), so
  * two nodes never send the same job; a refused or unanswered dispatch puts it back.
  */
-import { getDb } from "../data/db";
-import { finishJob, type getJobForDispatch } from "../data/jobs";
+import {
+  finishJob,
+  listJobsToDispatch,
+  listRunningJobsOnInstance,
+  listRunningJobsToCancel,
+  listUndispatchedJobsQueuedBefore,
+  markJobDispatched,
+  returnJobToQueue,
+  setQueuedJobReason,
+  transitionJob,
+  type JobWithForm,
+} from "../data/jobs";
+import { findRunnerLoad, listInstancesSilentSince } from "../data/runners";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import { playformRuntime } from "../runtime";
 import {
@@ -39,8 +50,6 @@ const CLAIM_TIMEOUT_MS = 10_000;
 function publishStatus(jobId: number): void {
   playformRuntime().publishJobUpdate({ jobId, output: false, status: true });
 }
-
-type DispatchableJob = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
 
 export class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -88,13 +97,7 @@ export class Dispatcher {
   }
 
   private async dispatchQueued(): Promise<void> {
-    const db = getDb();
-    const queued = await db.job.findMany({
-      where: { status: "queued", dispatchedAt: null, runnerId: { not: null } },
-      orderBy: { id: "asc" },
-      take: 50,
-      include: { form: true },
-    });
+    const queued = await listJobsToDispatch(50);
     // Why a runner's jobs wait, worked out once per runner per pass.
     const waitReasons = new Map<string, string | null>();
     for (const job of queued) {
@@ -106,17 +109,10 @@ export class Dispatcher {
       if (!link) {
         let reason = waitReasons.get(job.runnerId!);
         if (reason === undefined) waitReasons.set(job.runnerId!, (reason = await this.waitReason(job.runnerId!)));
-        if (reason && reason !== job.statusReason) {
-          await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { statusReason: reason } });
-          publishStatus(job.id);
-        }
+        if (reason && reason !== job.statusReason && (await setQueuedJobReason(job.id, reason))) publishStatus(job.id);
         continue;
       }
-      const taken = await db.job.updateMany({
-        where: { id: job.id, status: "queued", dispatchedAt: null },
-        data: { dispatchedAt: new Date(), instanceId: link.instanceId, statusReason: null },
-      });
-      if (taken.count === 0) continue;
+      if (!(await markJobDispatched(job.id, link.instanceId))) continue;
       link.running.add(job.id);
       void this.send(link, job).catch((error: unknown) => console.error(`[dispatcher] job ${job.id}:`, error));
     }
@@ -127,21 +123,21 @@ export class Dispatcher {
    * node may hold the runner's connections.
    */
   private async waitReason(runnerId: string): Promise<string | null> {
-    const runner = await getDb().runner.findUnique({ where: { id: runnerId }, include: { instances: { where: { connected: true } } } });
+    const runner = await findRunnerLoad(runnerId);
     if (!runner) return null;
-    if (runner.instances.length === 0) return `waiting for runner ${runner.name}: no instance is connected`;
-    if (runner.instances.every((i) => i.runningJobs >= i.capacity)) {
-      return `waiting for runner ${runner.name}: all ${runner.instances.length} instance(s) are busy`;
+    const instances = runner.connectedInstances;
+    if (instances.length === 0) return `waiting for runner ${runner.name}: no instance is connected`;
+    if (instances.every((i) => i.runningJobs >= i.capacity)) {
+      return `waiting for runner ${runner.name}: all ${instances.length} instance(s) are busy`;
     }
     return `waiting for runner ${runner.name}`;
   }
 
-  private async send(link: RunnerLink, job: DispatchableJob): Promise<void> {
-    const db = getDb();
+  private async send(link: RunnerLink, job: JobWithForm): Promise<void> {
     const putBack = async (why: string) => {
       link.running.delete(job.id);
       console.warn(`[dispatcher] job ${job.id} not claimed by ${link.runnerName}/${link.instanceId}: ${why}`);
-      await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
+      await returnJobToQueue(job.id);
     };
     const form = formDefinitionSchema.parse(job.form.definition);
     const { visible: extravars, hidden } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
@@ -198,15 +194,12 @@ export class Dispatcher {
       }
       return;
     }
-    await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { status: "running" } });
+    await transitionJob(job.id, ["queued"], "running");
     publishStatus(job.id);
   }
 
   private async sendCancels(): Promise<void> {
-    const aborting = await getDb().job.findMany({
-      where: { abortRequested: true, status: "running" },
-      select: { id: true, runnerId: true, instanceId: true },
-    });
+    const aborting = await listRunningJobsToCancel();
     const now = Date.now();
     for (const job of aborting) {
       if (!job.runnerId || !job.instanceId) continue;
@@ -221,11 +214,7 @@ export class Dispatcher {
 
   private async expireQueue(): Promise<void> {
     const cutoff = new Date(Date.now() - this.options.queueMinutes * 60_000);
-    const expired = await getDb().job.findMany({
-      where: { status: "queued", dispatchedAt: null, queuedAt: { lt: cutoff } },
-      select: { id: true },
-    });
-    for (const { id } of expired) {
+    for (const id of await listUndispatchedJobsQueuedBefore(cutoff)) {
       const reason = `no runner took the job within ${this.options.queueMinutes} minute(s) (RTE_QUEUE_MINUTES): its runner was full or disconnected`;
       if (await finishJob(id, "failed", null, reason)) publishStatus(id);
     }
@@ -236,20 +225,11 @@ export class Dispatcher {
    * end even while its siblings keep the runner itself alive.
    */
   private async reapSilentRunners(): Promise<void> {
-    const db = getDb();
     const cutoff = new Date(Date.now() - this.options.heartbeatTimeoutSeconds * 1000);
-    const silent = await db.runnerInstance.findMany({
-      where: { lastSeenAt: { lt: cutoff } },
-      select: { runnerId: true, instanceId: true, lastSeenAt: true, runner: { select: { name: true } } },
-    });
-    for (const instance of silent) {
-      const jobs = await db.job.findMany({
-        where: { status: "running", runnerId: instance.runnerId, instanceId: instance.instanceId },
-        select: { id: true },
-      });
-      for (const job of jobs) {
-        const reason = `runner ${instance.runner.name} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
-        if (await finishJob(job.id, "abandoned", null, reason)) publishStatus(job.id);
+    for (const instance of await listInstancesSilentSince(cutoff)) {
+      for (const id of await listRunningJobsOnInstance(instance.runnerId, instance.instanceId)) {
+        const reason = `runner ${instance.runnerName} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
+        if (await finishJob(id, "abandoned", null, reason)) publishStatus(id);
       }
     }
   }
