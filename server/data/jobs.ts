@@ -3,9 +3,8 @@ import { Prisma } from "./generated/sqlite/client";
 import type { RunOptions } from "../forms/run-options";
 import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
 
+/** The statuses a job can be stored with; which moves between them are allowed is server/jobs/lifecycle.ts. */
 export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned";
-export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned"];
-const ACTIVE_STATUSES: JobStatus[] = ["queued", "running"];
 
 export interface JobView {
   id: number;
@@ -67,7 +66,7 @@ function toView(row: JobRow): JobView {
   };
 }
 
-export async function createJob(input: {
+export interface NewJob {
   formId: string;
   formName: string;
   userId: string;
@@ -75,18 +74,21 @@ export async function createJob(input: {
   values: Record<string, unknown>;
   extravars: Record<string, unknown>;
   manifest: ManifestEntry[];
-  needsApproval: boolean;
   runOptions: RunOptions;
-}): Promise<number> {
+}
+
+export async function createJob(
+  input: NewJob & { status: JobStatus; statusReason: string | null; queuedAt: Date | null },
+): Promise<number> {
   const job = await getDb().job.create({
     data: {
       formId: input.formId,
       formName: input.formName,
       userId: input.userId,
       runnerId: input.runnerId,
-      status: input.needsApproval ? "approval" : "queued",
-      statusReason: input.needsApproval ? "waiting for an admin to approve it" : null,
-      queuedAt: input.needsApproval ? null : new Date(),
+      status: input.status,
+      statusReason: input.statusReason,
+      queuedAt: input.queuedAt,
       values: input.values as object,
       extravars: input.extravars as object,
       manifest: input.manifest as object[],
@@ -267,7 +269,8 @@ function isUniqueViolation(error: unknown): boolean {
 /**
  * Stores a batch of numbered items exactly once: items already stored (a resend after a
  * reconnect, or a race with another app node) are skipped, and every item of the batch is
- * reported as stored so the RTE can drop it from its spool. Returns the newly stored items.
+ * reported as stored so the RTE can drop it from its spool. Returns the newly stored items;
+ * what their start and end mean for the job's status is the lifecycle's to apply.
  */
 export async function storeJobItems(jobId: number, items: JobItem[]): Promise<JobItem[]> {
   const db = getDb();
@@ -291,13 +294,6 @@ export async function storeJobItems(jobId: number, items: JobItem[]): Promise<Jo
     // New items make a cached recap stale (see jobs/recap-cache.ts).
     await db.job.updateMany({ where: { id: jobId, NOT: { recapSource: null } }, data: { recap: Prisma.DbNull, recapSource: null } });
   }
-  for (const item of fresh) {
-    if (item.kind === "start") {
-      await db.job.updateMany({ where: { id: jobId, status: { in: ACTIVE_STATUSES } }, data: { status: "running", startedAt: new Date(item.ts * 1000) } });
-    } else if (item.kind === "end") {
-      await finishJob(jobId, item.status, item.exitCode, item.reason, new Date(item.ts * 1000));
-    }
-  }
   return fresh;
 }
 
@@ -315,40 +311,6 @@ function chunkData(jobId: number, item: JobItem) {
     case "end":
       return { ...base, data: { status: item.status, exitCode: item.exitCode, reason: item.reason } };
   }
-}
-
-/**
- * Ends a job once. A second end (say, the app abandoning a job the RTE already ended) changes
- * nothing, because only a job that is not final yet is updated.
- */
-export async function finishJob(
-  jobId: number,
-  status: JobStatus,
-  exitCode: number | null,
-  reason: string | null,
-  at: Date = new Date(),
-): Promise<boolean> {
-  const result = await getDb().job.updateMany({
-    where: { id: jobId, status: { notIn: [...FINAL_STATUSES] } },
-    data: { status, exitCode, statusReason: reason, finishedAt: at },
-  });
-  return result.count > 0;
-}
-
-/**
- * An admin's decision on a job waiting for approval. Approved: it joins the queue. Rejected:
- * it ends aborted, with who and why. Only a job still waiting is changed.
- */
-export async function decideApproval(jobId: number, approve: boolean, by: string, comment: string | null): Promise<boolean> {
-  const note = comment ? `: ${comment}` : "";
-  const now = new Date();
-  const result = await getDb().job.updateMany({
-    where: { id: jobId, status: "approval" },
-    data: approve
-      ? { status: "queued", statusReason: `approved by ${by}${note}`, decidedBy: by, decidedAt: now, queuedAt: now }
-      : { status: "aborted", statusReason: `rejected by ${by}${note}`, decidedBy: by, decidedAt: now, finishedAt: now },
-  });
-  return result.count > 0;
 }
 
 export interface JobTransitionFields {
@@ -376,6 +338,14 @@ export async function transitionJob(
   return result.count > 0;
 }
 
-export async function requestAbort(jobId: number): Promise<void> {
-  await getDb().job.updateMany({ where: { id: jobId, status: { notIn: [...FINAL_STATUSES] } }, data: { abortRequested: true } });
+/** Sets a job's abort flag if its status is one of `whileIn`; returns whether it did. */
+export async function markAbortRequested(jobId: number, whileIn: readonly JobStatus[]): Promise<boolean> {
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: { in: [...whileIn] } }, data: { abortRequested: true } });
+  return result.count > 0;
+}
+
+/** Records when a running job's playbook started; returns false when it is not running. */
+export async function setRunningJobStartedAt(jobId: number, at: Date): Promise<boolean> {
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: "running" }, data: { startedAt: at } });
+  return result.count > 0;
 }

@@ -16,3 +16,6 @@ export interface JobUpdateBus {
   subscribe(listener: (update: JobUpdate) => void): void;
   close(): Promise<void>;
 }
+
+/** How domain code tells every app node that a job has news (server/index.ts wires it to the bus). */
+export type JobUpdatePublisher = (update: JobUpdate) => void;

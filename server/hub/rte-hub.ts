@@ -15,11 +15,12 @@ import {
   type FilesAnswer,
   type ItemsAck,
 } from "../protocol/rte-messages";
-import { findJobRunnerId, finishJob, getJobForDispatch, listRunningJobsOnInstance, storeJobItems } from "../data/jobs";
+import { findJobRunnerId, getJobForDispatch, listRunningJobsOnInstance, storeJobItems } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
+import type { JobLifecycle } from "../jobs/lifecycle";
 import { manifestSchema } from "../jobs/manifest-schema";
-import { playformRuntime } from "../runtime";
+import type { JobUpdatePublisher } from "./job-updates";
 
 export interface RunnerLink {
   socket: Socket;
@@ -44,7 +45,12 @@ export class RteHub {
   readonly links = new Map<string, RunnerLink>();
   private namespace: Namespace | null = null;
 
-  constructor(private readonly nodeId: string) {}
+  constructor(
+    private readonly nodeId: string,
+    private readonly jobs: JobLifecycle,
+    /** For new output; status changes are published by the lifecycle. */
+    private readonly publish: JobUpdatePublisher,
+  ) {}
 
   attach(io: Server): void {
     const namespace = io.of(RTE_NAMESPACE);
@@ -127,10 +133,14 @@ export class RteHub {
     // A runner can report only on jobs it was sent: anything else is dropped, not stored.
     if ((await findJobRunnerId(jobId)) !== link.runnerId) return { acked: [], drop: true };
     const fresh = await storeJobItems(jobId, items);
-    const output = fresh.some((i) => i.kind === "output" || i.kind === "log");
-    const status = fresh.some((i) => i.kind === "start" || i.kind === "end");
-    if (output || status) playformRuntime().publishJobUpdate({ jobId, output, status });
-    if (fresh.some((i) => i.kind === "end")) link.running.delete(jobId);
+    if (fresh.some((i) => i.kind === "output" || i.kind === "log")) this.publish({ jobId, output: true, status: false });
+    for (const item of fresh) {
+      if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000));
+      if (item.kind === "end") {
+        await this.jobs.ended(jobId, { status: item.status, exitCode: item.exitCode, reason: item.reason, at: new Date(item.ts * 1000) });
+        link.running.delete(jobId);
+      }
+    }
     return { acked: items.map((i) => i.seq) };
   }
 
@@ -171,7 +181,7 @@ export class RteHub {
     for (const id of orphans) {
       if (known.has(id)) continue;
       const reason = `runner ${link.runnerName} (${link.instanceId}) no longer has this job: it restarted while the playbook ran`;
-      if (await finishJob(id, "abandoned", null, reason)) playformRuntime().publishJobUpdate({ jobId: id, output: false, status: true });
+      await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);
     }
   }
 

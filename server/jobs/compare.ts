@@ -3,10 +3,11 @@
  * the last runs of a form. The recaps come from cachedJobRecap (events, else text).
  */
 import { DomainError } from "../errors";
-import { FINAL_STATUSES, findLatestJobOfFormBefore, listLatestJobsOfForm } from "../data/jobs";
+import { findLatestJobOfFormBefore, listLatestJobsOfForm } from "../data/jobs";
 import { compareRecaps, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
 import { cachedJobRecap } from "./recap-cache";
 import { requireJob } from "./access";
+import { FINAL_STATUSES } from "./lifecycle";
 
 export interface JobComparison {
   first: { id: number; status: string; finishedAt: string | null };

@@ -11,20 +11,16 @@
  * two nodes never send the same job; a refused or unanswered dispatch puts it back.
  */
 import {
-  finishJob,
   listJobsToDispatch,
   listRunningJobsOnInstance,
   listRunningJobsToCancel,
   listUndispatchedJobsQueuedBefore,
   markJobDispatched,
   returnJobToQueue,
-  setQueuedJobReason,
-  transitionJob,
   type JobWithForm,
 } from "../data/jobs";
 import { findRunnerLoad, listInstancesSilentSince } from "../data/runners";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
-import { playformRuntime } from "../runtime";
 import {
   CONTRACT_VERSION,
   RteEvents,
@@ -38,6 +34,7 @@ import { runOptionsSchema } from "../forms/run-options";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
+import type { JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
 
 export interface DispatcherOptions {
@@ -47,10 +44,6 @@ export interface DispatcherOptions {
 
 const CLAIM_TIMEOUT_MS = 10_000;
 
-function publishStatus(jobId: number): void {
-  playformRuntime().publishJobUpdate({ jobId, output: false, status: true });
-}
-
 export class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -59,6 +52,7 @@ export class Dispatcher {
 
   constructor(
     private readonly hub: RteHub,
+    private readonly jobs: JobLifecycle,
     private readonly options: DispatcherOptions,
   ) {}
 
@@ -102,14 +96,14 @@ export class Dispatcher {
     const waitReasons = new Map<string, string | null>();
     for (const job of queued) {
       if (job.abortRequested) {
-        if (await finishJob(job.id, "aborted", null, "aborted while queued")) publishStatus(job.id);
+        await this.jobs.transition(job.id, "aborted", { statusReason: "aborted while queued" }, ["queued"]);
         continue;
       }
       const link = this.hub.availableLinks(job.runnerId!)[0];
       if (!link) {
         let reason = waitReasons.get(job.runnerId!);
         if (reason === undefined) waitReasons.set(job.runnerId!, (reason = await this.waitReason(job.runnerId!)));
-        if (reason && reason !== job.statusReason && (await setQueuedJobReason(job.id, reason))) publishStatus(job.id);
+        if (reason && reason !== job.statusReason) await this.jobs.explainWait(job.id, reason);
         continue;
       }
       if (!(await markJobDispatched(job.id, link.instanceId))) continue;
@@ -154,7 +148,7 @@ export class Dispatcher {
         throw error;
       }
       link.running.delete(job.id);
-      if (await finishJob(job.id, "failed", null, error.message)) publishStatus(job.id);
+      await this.jobs.transition(job.id, "failed", { statusReason: error.message }, ["queued"]);
       return;
     }
     // Chosen at launch, among the options the form allowed then (checked by launchJob).
@@ -189,13 +183,11 @@ export class Dispatcher {
     if (!answer.data.claimed) {
       if (answer.data.reason === "full" || answer.data.reason === "stopping") return putBack(answer.data.message);
       link.running.delete(job.id);
-      if (await finishJob(job.id, "failed", null, `runner ${link.runnerName} refused the job: ${answer.data.message}`)) {
-        publishStatus(job.id);
-      }
+      const reason = `runner ${link.runnerName} refused the job: ${answer.data.message}`;
+      await this.jobs.transition(job.id, "failed", { statusReason: reason }, ["queued"]);
       return;
     }
-    await transitionJob(job.id, ["queued"], "running");
-    publishStatus(job.id);
+    await this.jobs.transition(job.id, "running", {}, ["queued"]);
   }
 
   private async sendCancels(): Promise<void> {
@@ -216,7 +208,7 @@ export class Dispatcher {
     const cutoff = new Date(Date.now() - this.options.queueMinutes * 60_000);
     for (const id of await listUndispatchedJobsQueuedBefore(cutoff)) {
       const reason = `no runner took the job within ${this.options.queueMinutes} minute(s) (RTE_QUEUE_MINUTES): its runner was full or disconnected`;
-      if (await finishJob(id, "failed", null, reason)) publishStatus(id);
+      await this.jobs.transition(id, "failed", { statusReason: reason }, ["queued"]);
     }
   }
 
@@ -229,7 +221,7 @@ export class Dispatcher {
     for (const instance of await listInstancesSilentSince(cutoff)) {
       for (const id of await listRunningJobsOnInstance(instance.runnerId, instance.instanceId)) {
         const reason = `runner ${instance.runnerName} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
-        if (await finishJob(id, "abandoned", null, reason)) publishStatus(id);
+        await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);
       }
     }
   }

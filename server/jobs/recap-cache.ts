@@ -3,8 +3,9 @@
  * many of them, and a long log need not be parsed again on every request. Storing new items
  * for a job clears its cached recap (a late end after an app-side abandon, say).
  */
-import { FINAL_STATUSES, findCachedRecap, storeCachedRecap } from "../data/jobs";
+import { findCachedRecap, storeCachedRecap } from "../data/jobs";
 import type { Recap } from "../recap/types";
+import { isFinalStatus } from "./lifecycle";
 import { jobRecap, type RecapSource } from "./recap";
 
 export async function cachedJobRecap(jobId: number): Promise<{ recap: Recap; source: RecapSource }> {
@@ -13,6 +14,6 @@ export async function cachedJobRecap(jobId: number): Promise<{ recap: Recap; sou
     return { recap: row.recap as Recap, source: row.recapSource };
   }
   const result = await jobRecap(jobId);
-  if (row && FINAL_STATUSES.includes(row.status)) await storeCachedRecap(jobId, row.status, result.recap, result.source);
+  if (row && isFinalStatus(row.status)) await storeCachedRecap(jobId, row.status, result.recap, result.source);
   return result;
 }

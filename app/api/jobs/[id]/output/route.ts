@@ -1,7 +1,8 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
 import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
-import { FINAL_STATUSES, listOutput } from "@/server/data/jobs";
+import { listOutput } from "@/server/data/jobs";
+import { isFinalStatus } from "@/server/jobs/lifecycle";
 import { requireJob } from "@/server/jobs/access";
 
 const querySchema = z.object({
@@ -14,6 +15,6 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   const job = await requireJob(parseJobId((await params).id));
   const { after, limit } = parseQuery(request, querySchema);
   const chunks = await listOutput(job.id, after, limit);
-  const done = FINAL_STATUSES.includes(job.status) && chunks.length < limit;
+  const done = isFinalStatus(job.status) && chunks.length < limit;
   return NextResponse.json({ chunks, lastSeq: chunks.at(-1)?.seq ?? after, done });
 });
