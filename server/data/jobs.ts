@@ -4,7 +4,7 @@ import type { RunOptions } from "../forms/run-options";
 import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
 
 /** The statuses a job can be stored with; which moves between them are allowed is server/jobs/lifecycle.ts. */
-export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned";
+export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned" | "rejected";
 
 export interface JobView {
   id: number;

@@ -30,7 +30,7 @@ import { requireJob } from "./access";
 /** From each status, the statuses a job may move to. A status with none is final. */
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   // An admin approves (queued) or rejects it; its launcher may abort it.
-  approval: ["queued", "aborted"],
+  approval: ["queued", "rejected", "aborted"],
   // A runner claims it (running), or it fails (its secrets cannot be read, the runner refuses
   // the claim, nobody takes it in time), or it is aborted before it reached a runner. The
   // runner's end may also be stored before the claim answer moved the job to running.
@@ -41,6 +41,7 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
   failed: [],
   aborted: [],
   abandoned: [],
+  rejected: [],
 };
 
 export const JOB_STATUSES = Object.keys(JOB_TRANSITIONS) as JobStatus[];
@@ -121,7 +122,7 @@ export class JobLifecycle {
     if (await setQueuedJobReason(jobId, reason)) this.announce(jobId);
   }
 
-  /** An admin's decision on a job waiting for approval: approved, it joins the queue. */
+  /** An admin's decision on a job waiting for approval: approved, it joins the queue; rejected, it ends. */
   async decide(jobId: number, approve: boolean, by: string, comment?: string | null): Promise<JobView> {
     const job = await requireJob(jobId);
     if (job.status !== "approval") throw new DomainError("conflict", `job ${jobId} is not waiting for approval (it is ${job.status})`);
@@ -129,7 +130,7 @@ export class JobLifecycle {
     const decision = { decidedBy: by, decidedAt: new Date() };
     const moved = approve
       ? await this.transition(jobId, "queued", { ...decision, statusReason: `approved by ${by}${note}` }, ["approval"])
-      : await this.transition(jobId, "aborted", { ...decision, statusReason: `rejected by ${by}${note}` }, ["approval"]);
+      : await this.transition(jobId, "rejected", { ...decision, statusReason: `rejected by ${by}${note}` }, ["approval"]);
     if (!moved) throw new DomainError("conflict", `job ${jobId} was decided by someone else in the meantime`);
     return requireJob(jobId);
   }

@@ -75,8 +75,8 @@ const illegal = JOB_STATUSES.flatMap((from) =>
 
 describe("the transition table", () => {
   it("has a row for every stored status, and its final statuses are the ones without exits", () => {
-    expect(JOB_STATUSES).toEqual(["approval", "queued", "running", "success", "failed", "aborted", "abandoned"]);
-    expect(FINAL_STATUSES).toEqual(["success", "failed", "aborted", "abandoned"]);
+    expect(JOB_STATUSES).toEqual(["approval", "queued", "running", "success", "failed", "aborted", "abandoned", "rejected"]);
+    expect(FINAL_STATUSES).toEqual(["success", "failed", "aborted", "abandoned", "rejected"]);
     for (const targets of Object.values(JOB_TRANSITIONS)) for (const to of targets) expect(JOB_STATUSES).toContain(to);
   });
 
@@ -91,6 +91,8 @@ describe("the transition table", () => {
       ["aborted", "success"],
       ["approval", "running"],
       ["abandoned", "success"],
+      ["rejected", "queued"],
+      ["queued", "rejected"],
     ] as const) {
       expect(illegal).toContainEqual([from, to]);
     }
@@ -224,10 +226,10 @@ describe("decisions on approval", () => {
     expect(wakes).toBe(1);
   });
 
-  it("rejecting ends the job, saying who and why", async () => {
+  it("rejecting ends the job rejected, saying who and why", async () => {
     const id = await jobIn("approval");
     const job = await lifecycle.decide(id, false, "boss", "not on a Friday");
-    expect(job).toMatchObject({ status: "aborted", statusReason: "rejected by boss: not on a Friday", decidedBy: "boss" });
+    expect(job).toMatchObject({ status: "rejected", statusReason: "rejected by boss: not on a Friday", decidedBy: "boss" });
     expect(job.finishedAt).not.toBeNull();
     expect(published).toEqual([statusNews(id)]);
     expect(wakes).toBe(0);

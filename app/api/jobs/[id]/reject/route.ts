@@ -3,7 +3,7 @@ import { optionalJsonBody, parseJobId, requireAdmin, route } from "@/server/api/
 import { decisionSchema } from "@/server/jobs/approval";
 import { jobLifecycle } from "@/server/runtime";
 
-/** POST /api/jobs/ID/reject `{"comment"?}` (admins): the job ends aborted, saying who and why. */
+/** POST /api/jobs/ID/reject `{"comment"?}` (admins): the job ends rejected, saying who and why. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
   const admin = await requireAdmin(request);
   const { comment } = await optionalJsonBody(request, decisionSchema);
