@@ -33,7 +33,8 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
   approval: ["queued", "rejected", "aborted"],
   // A runner claims it (running), or it fails (its secrets cannot be read, the runner refuses
   // the claim, nobody takes it in time), or it is aborted before it reached a runner. The
-  // runner's end may also be stored before the claim answer moved the job to running.
+  // runner's end can also find it still queued: the claim answer and the runner's item
+  // batches are handled concurrently, so none of them is sure to be stored first.
   queued: ["running", "success", "failed", "aborted"],
   // The runner's end, or its silence (heartbeat timeout, restarted without the job).
   running: ["success", "failed", "aborted", "abandoned"],
