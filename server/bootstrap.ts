@@ -4,7 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { countUsers, createUser, findUserByUsername, setPassword, type PublicUser } from "./data/users";
-import { listForms, upsertForm } from "./data/forms";
+import { upsertForm } from "./data/forms";
+import { listForms } from "./forms/catalog";
 import { loadFormsFrom } from "./forms/import";
 import { DomainError } from "./errors";
 import { createCredentialSchema } from "./credentials/kinds";

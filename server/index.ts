@@ -11,14 +11,15 @@ import next from "next";
 import { Server as SocketServer } from "socket.io";
 import { ensureAdmin, ensureDemoVaultCredential, importForms } from "./bootstrap";
 import { encryptionSecretSource, loadAppConfig } from "./config";
-import { closeDb } from "./data/db";
+import { closeDatabase } from "./data/connection";
 import { applyMigrations, migrationStatus } from "./data/migrate";
 import { provisionLocalRunner } from "./data/runners";
 import { RteHub } from "./hub/rte-hub";
-import { LocalJobUpdateBus, PostgresJobUpdateBus, type JobUpdateBus } from "./hub/job-updates";
+import type { JobUpdatePublisher } from "./hub/job-updates";
 import { UiHub } from "./hub/ui-hub";
-import { providerFromUrl } from "./data/database-url";
+import { openJobUpdateBus } from "./data/job-update-bus";
 import { Dispatcher } from "./jobs/dispatcher";
+import { JobLifecycle } from "./jobs/lifecycle";
 import { LocalRte } from "./local-rte";
 import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
@@ -56,27 +57,23 @@ async function main(): Promise<void> {
   const handle = app.getRequestHandler();
   const server = http.createServer((req, res) => void handle(req, res));
   const io = new SocketServer(server, { maxHttpBufferSize: 16 * 1024 * 1024, serveClient: false });
-  const runtime = playformRuntime();
-  runtime.io = io;
-  runtime.nodeId = config.PLAYFORM_NODE_ID;
-  const hub = new RteHub(config.PLAYFORM_NODE_ID);
-  hub.attach(io);
   // With PostgreSQL several app nodes may serve one job's followers: news goes through NOTIFY.
-  let bus: JobUpdateBus;
-  if (providerFromUrl(config.DATABASE_URL) === "postgresql") {
-    const pgBus = new PostgresJobUpdateBus(config.DATABASE_URL);
-    await pgBus.start();
-    bus = pgBus;
-  } else {
-    bus = new LocalJobUpdateBus();
-  }
+  const bus = await openJobUpdateBus(config.DATABASE_URL);
   const uiHub = new UiHub(bus);
   uiHub.attach(io);
-  runtime.publishJobUpdate = (update) => uiHub.publish(update);
-  const dispatcher = new Dispatcher(hub, {
+  const publish: JobUpdatePublisher = (update) => uiHub.publish(update);
+  // The dispatcher needs the lifecycle and the lifecycle wakes the dispatcher; nothing changes
+  // a job before the server listens, by when `dispatcher` below exists.
+  const jobs = new JobLifecycle({ publish, wakeDispatcher: () => dispatcher.kick() });
+  const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish);
+  hub.attach(io);
+  const dispatcher = new Dispatcher(hub, jobs, {
     queueMinutes: config.RTE_QUEUE_MINUTES,
     heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS,
   });
+  // For route handlers, which build their own lifecycle from these (see server/runtime.ts).
+  const runtime = playformRuntime();
+  runtime.publishJobUpdate = publish;
   runtime.kickDispatcher = () => dispatcher.kick();
   runtime.disconnectRunner = (runnerId, reason) => hub.disconnectRunner(runnerId, reason);
   runtime.notReadyReason = async () => {
@@ -123,7 +120,7 @@ async function main(): Promise<void> {
       hub.close();
       await io.close();
       await bus.close();
-      await closeDb();
+      await closeDatabase();
       process.exit(0);
     })();
   };

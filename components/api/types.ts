@@ -74,11 +74,11 @@ export interface FormDetail extends FormSummary {
   requiresApproval: boolean;
 }
 
-export const JOB_STATUSES = ["approval", "queued", "running", "success", "failed", "aborted", "abandoned"] as const;
+export const JOB_STATUSES = ["approval", "queued", "running", "success", "failed", "aborted", "abandoned", "rejected"] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** Statuses after which nothing about the job changes any more. */
-export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned"];
+export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned", "rejected"];
 /** Statuses in which the job can still be aborted. */
 export const ABORTABLE_STATUSES: readonly JobStatus[] = ["approval", "queued", "running"];
 

@@ -9,7 +9,7 @@ import { Panel } from "@/components/ui/panel";
 
 /**
  * A job of a form that requires approval waits here: it has reached no runner yet. Admins
- * approve (it joins the queue) or reject it (it ends aborted), with an optional comment that
+ * approve (it joins the queue) or reject it (it ends rejected), with an optional comment that
  * stays on the job as its status reason.
  */
 export function ApprovalPanel({ job, user }: { job: Job; user: User }) {

@@ -9,6 +9,7 @@ const STYLES: Record<JobStatus, { badge: string; dot: string; label: string }> =
   failed: { badge: "bg-red-50 text-red-700 ring-red-200", dot: "bg-red-500", label: "failed" },
   aborted: { badge: "bg-amber-50 text-amber-800 ring-amber-200", dot: "bg-amber-500", label: "aborted" },
   abandoned: { badge: "bg-zinc-200 text-zinc-700 ring-zinc-300", dot: "bg-zinc-500", label: "abandoned" },
+  rejected: { badge: "bg-rose-50 text-rose-700 ring-rose-200", dot: "bg-rose-500", label: "rejected" },
 };
 
 export function JobStatusBadge({ status, size = "sm", testId }: { status: JobStatus; size?: "sm" | "md"; testId?: string }) {

@@ -15,7 +15,7 @@ import {
   updateCredential,
   type CredentialMeta,
 } from "../data/credentials";
-import { listForms } from "../data/forms";
+import { listForms } from "../forms/catalog";
 import { encryptCredential } from "../security/credential-crypto";
 import { credentialKey } from "../security/encryption-secret";
 import { payloadOf, type CredentialKind, type createCredentialSchema, type replaceCredentialSchema } from "./kinds";

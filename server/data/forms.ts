@@ -1,27 +1,26 @@
 import { randomUUID } from "node:crypto";
 import { getDb } from "./db";
-import { formDefinitionSchema, type FormDefinition } from "../forms/definition";
+import type { FormDefinition } from "../forms/definition";
 
-export interface StoredForm {
+/**
+ * A form as stored. The definition stays unparsed here: turning it back into a FormDefinition
+ * is the forms domain's job (server/forms/catalog.ts), and storage does not call up into it.
+ */
+export interface FormRecord {
   id: string;
   name: string;
-  definition: FormDefinition;
+  definition: unknown;
   sourceDir: string;
 }
 
-function toStored(row: { id: string; name: string; definition: unknown; sourceDir: string }): StoredForm {
-  // Definitions were validated on import; parsing again keeps the type honest if the schema grew defaults.
-  return { id: row.id, name: row.name, definition: formDefinitionSchema.parse(row.definition), sourceDir: row.sourceDir };
+const recordSelect = { id: true, name: true, definition: true, sourceDir: true } as const;
+
+export async function listFormRecords(): Promise<FormRecord[]> {
+  return getDb().form.findMany({ orderBy: { title: "asc" }, select: recordSelect });
 }
 
-export async function listForms(): Promise<StoredForm[]> {
-  const rows = await getDb().form.findMany({ orderBy: { title: "asc" } });
-  return rows.map(toStored);
-}
-
-export async function findForm(name: string): Promise<StoredForm | null> {
-  const row = await getDb().form.findUnique({ where: { name } });
-  return row ? toStored(row) : null;
+export async function findFormRecord(name: string): Promise<FormRecord | null> {
+  return getDb().form.findUnique({ where: { name }, select: recordSelect });
 }
 
 export async function upsertForm(definition: FormDefinition, sourceDir: string): Promise<void> {

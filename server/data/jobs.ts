@@ -3,9 +3,8 @@ import { Prisma } from "./generated/sqlite/client";
 import type { RunOptions } from "../forms/run-options";
 import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
 
-export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned";
-export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned"];
-const ACTIVE_STATUSES: JobStatus[] = ["queued", "running"];
+/** The statuses a job can be stored with; which moves between them are allowed is server/jobs/lifecycle.ts. */
+export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned" | "rejected";
 
 export interface JobView {
   id: number;
@@ -67,7 +66,7 @@ function toView(row: JobRow): JobView {
   };
 }
 
-export async function createJob(input: {
+export interface NewJob {
   formId: string;
   formName: string;
   userId: string;
@@ -75,18 +74,21 @@ export async function createJob(input: {
   values: Record<string, unknown>;
   extravars: Record<string, unknown>;
   manifest: ManifestEntry[];
-  needsApproval: boolean;
   runOptions: RunOptions;
-}): Promise<number> {
+}
+
+export async function createJob(
+  input: NewJob & { status: JobStatus; statusReason: string | null; queuedAt: Date | null },
+): Promise<number> {
   const job = await getDb().job.create({
     data: {
       formId: input.formId,
       formName: input.formName,
       userId: input.userId,
       runnerId: input.runnerId,
-      status: input.needsApproval ? "approval" : "queued",
-      statusReason: input.needsApproval ? "waiting for an admin to approve it" : null,
-      queuedAt: input.needsApproval ? null : new Date(),
+      status: input.status,
+      statusReason: input.statusReason,
+      queuedAt: input.queuedAt,
       values: input.values as object,
       extravars: input.extravars as object,
       manifest: input.manifest as object[],
@@ -114,6 +116,115 @@ export async function listJobViews(options: { limit: number; form?: string }): P
 
 export async function getJobForDispatch(id: number) {
   return getDb().job.findUnique({ where: { id }, include: { form: true } });
+}
+
+/** A job row with its form: what the dispatcher needs to build a dispatch message. */
+export type JobWithForm = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
+
+/** The runner a job was launched for (null: no such job, or none). */
+export async function findJobRunnerId(jobId: number): Promise<string | null> {
+  const job = await getDb().job.findUnique({ where: { id: jobId }, select: { runnerId: true } });
+  return job?.runnerId ?? null;
+}
+
+/** Queued jobs no node has taken yet, oldest first. */
+export async function listJobsToDispatch(limit: number): Promise<JobWithForm[]> {
+  return getDb().job.findMany({
+    where: { status: "queued", dispatchedAt: null, runnerId: { not: null } },
+    orderBy: { id: "asc" },
+    take: limit,
+    include: { form: true },
+  });
+}
+
+/** Ids of queued jobs no node has taken that joined the queue before `cutoff`. */
+export async function listUndispatchedJobsQueuedBefore(cutoff: Date): Promise<number[]> {
+  const rows = await getDb().job.findMany({
+    where: { status: "queued", dispatchedAt: null, queuedAt: { lt: cutoff } },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Takes a queued job for one runner instance: only one node wins, because only a job still
+ * queued and not dispatched is updated. Returns whether this call took it.
+ */
+export async function markJobDispatched(jobId: number, instanceId: string): Promise<boolean> {
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: "queued", dispatchedAt: null },
+    data: { dispatchedAt: new Date(), instanceId, statusReason: null },
+  });
+  return result.count > 0;
+}
+
+/** Undoes markJobDispatched for a job still queued (its claim was refused or unanswered). */
+export async function returnJobToQueue(jobId: number): Promise<void> {
+  await getDb().job.updateMany({ where: { id: jobId, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
+}
+
+/** Sets why a queued job waits; returns false when it is no longer queued. */
+export async function setQueuedJobReason(jobId: number, reason: string): Promise<boolean> {
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: "queued" }, data: { statusReason: reason } });
+  return result.count > 0;
+}
+
+/** Running jobs someone asked to abort, with where they run. */
+export async function listRunningJobsToCancel(): Promise<{ id: number; runnerId: string | null; instanceId: string | null }[]> {
+  return getDb().job.findMany({
+    where: { abortRequested: true, status: "running" },
+    select: { id: true, runnerId: true, instanceId: true },
+  });
+}
+
+/** Ids of the jobs running on one runner instance (dispatched before `dispatchedBefore`, when given). */
+export async function listRunningJobsOnInstance(runnerId: string, instanceId: string, dispatchedBefore?: Date): Promise<number[]> {
+  const rows = await getDb().job.findMany({
+    where: {
+      status: "running",
+      runnerId,
+      instanceId,
+      ...(dispatchedBefore ? { dispatchedAt: { lt: dispatchedBefore } } : {}),
+    },
+    select: { id: true },
+  });
+  return rows.map((r) => r.id);
+}
+
+/** The latest job of a form, launched before `beforeId`, whose status is one of `statuses`. */
+export async function findLatestJobOfFormBefore(formName: string, beforeId: number, statuses: readonly JobStatus[]): Promise<number | null> {
+  const row = await getDb().job.findFirst({
+    where: { formName, id: { lt: beforeId }, status: { in: [...statuses] } },
+    orderBy: { id: "desc" },
+    select: { id: true },
+  });
+  return row?.id ?? null;
+}
+
+/** The last `limit` jobs of a form whose status is one of `statuses`, newest first. */
+export async function listLatestJobsOfForm(
+  formName: string,
+  statuses: readonly JobStatus[],
+  limit: number,
+): Promise<{ id: number; finishedAt: Date | null }[]> {
+  return getDb().job.findMany({
+    where: { formName, status: { in: [...statuses] } },
+    orderBy: { id: "desc" },
+    take: limit,
+    select: { id: true, finishedAt: true },
+  });
+}
+
+/** A job's status and cached recap (see jobs/recap-cache.ts), or null when there is no such job. */
+export async function findCachedRecap(
+  jobId: number,
+): Promise<{ status: JobStatus; recap: unknown; recapSource: string | null } | null> {
+  return getDb().job.findUnique({ where: { id: jobId }, select: { status: true, recap: true, recapSource: true } });
+}
+
+/** Caches a job's recap, unless its status changed since it was read as `whileStatus`. */
+export async function storeCachedRecap(jobId: number, whileStatus: JobStatus, recap: object, source: string): Promise<void> {
+  await getDb().job.updateMany({ where: { id: jobId, status: whileStatus }, data: { recap, recapSource: source } });
 }
 
 export interface OutputChunk {
@@ -158,7 +269,8 @@ function isUniqueViolation(error: unknown): boolean {
 /**
  * Stores a batch of numbered items exactly once: items already stored (a resend after a
  * reconnect, or a race with another app node) are skipped, and every item of the batch is
- * reported as stored so the RTE can drop it from its spool. Returns the newly stored items.
+ * reported as stored so the RTE can drop it from its spool. Returns the newly stored items;
+ * what their start and end mean for the job's status is the lifecycle's to apply.
  */
 export async function storeJobItems(jobId: number, items: JobItem[]): Promise<JobItem[]> {
   const db = getDb();
@@ -182,13 +294,6 @@ export async function storeJobItems(jobId: number, items: JobItem[]): Promise<Jo
     // New items make a cached recap stale (see jobs/recap-cache.ts).
     await db.job.updateMany({ where: { id: jobId, NOT: { recapSource: null } }, data: { recap: Prisma.DbNull, recapSource: null } });
   }
-  for (const item of fresh) {
-    if (item.kind === "start") {
-      await db.job.updateMany({ where: { id: jobId, status: { in: ACTIVE_STATUSES } }, data: { status: "running", startedAt: new Date(item.ts * 1000) } });
-    } else if (item.kind === "end") {
-      await finishJob(jobId, item.status, item.exitCode, item.reason, new Date(item.ts * 1000));
-    }
-  }
   return fresh;
 }
 
@@ -208,40 +313,39 @@ function chunkData(jobId: number, item: JobItem) {
   }
 }
 
+export interface JobTransitionFields {
+  statusReason?: string | null;
+  exitCode?: number | null;
+  queuedAt?: Date;
+  startedAt?: Date;
+  finishedAt?: Date;
+  decidedBy?: string;
+  decidedAt?: Date;
+}
+
 /**
- * Ends a job once. A second end (say, the app abandoning a job the RTE already ended) changes
- * nothing, because only a job that is not final yet is updated.
+ * Moves a job to status `to` if its status is still one of `from`, in one conditional update:
+ * of two racing changes exactly one applies. Returns whether this one did. Which moves are
+ * allowed is the job lifecycle's business (server/jobs/lifecycle.ts), not storage's.
  */
-export async function finishJob(
+export async function transitionJob(
   jobId: number,
-  status: JobStatus,
-  exitCode: number | null,
-  reason: string | null,
-  at: Date = new Date(),
+  from: readonly JobStatus[],
+  to: JobStatus,
+  fields: JobTransitionFields = {},
 ): Promise<boolean> {
-  const result = await getDb().job.updateMany({
-    where: { id: jobId, status: { notIn: [...FINAL_STATUSES] } },
-    data: { status, exitCode, statusReason: reason, finishedAt: at },
-  });
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: { in: [...from] } }, data: { ...fields, status: to } });
   return result.count > 0;
 }
 
-/**
- * An admin's decision on a job waiting for approval. Approved: it joins the queue. Rejected:
- * it ends aborted, with who and why. Only a job still waiting is changed.
- */
-export async function decideApproval(jobId: number, approve: boolean, by: string, comment: string | null): Promise<boolean> {
-  const note = comment ? `: ${comment}` : "";
-  const now = new Date();
-  const result = await getDb().job.updateMany({
-    where: { id: jobId, status: "approval" },
-    data: approve
-      ? { status: "queued", statusReason: `approved by ${by}${note}`, decidedBy: by, decidedAt: now, queuedAt: now }
-      : { status: "aborted", statusReason: `rejected by ${by}${note}`, decidedBy: by, decidedAt: now, finishedAt: now },
-  });
+/** Sets a job's abort flag if its status is one of `whileIn`; returns whether it did. */
+export async function markAbortRequested(jobId: number, whileIn: readonly JobStatus[]): Promise<boolean> {
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: { in: [...whileIn] } }, data: { abortRequested: true } });
   return result.count > 0;
 }
 
-export async function requestAbort(jobId: number): Promise<void> {
-  await getDb().job.updateMany({ where: { id: jobId, status: { notIn: [...FINAL_STATUSES] } }, data: { abortRequested: true } });
+/** Records when a running job's playbook started; returns false when it is not running. */
+export async function setRunningJobStartedAt(jobId: number, at: Date): Promise<boolean> {
+  const result = await getDb().job.updateMany({ where: { id: jobId, status: "running" }, data: { startedAt: at } });
+  return result.count > 0;
 }

@@ -51,6 +51,28 @@ export async function resolveRunnerFor(name: string | undefined): Promise<{ id: 
   return runner && runner.status === "approved" ? { id: runner.id, name: runner.name } : null;
 }
 
+/** A runner's name and the load of its connected instances (on any app node), or null. */
+export async function findRunnerLoad(
+  runnerId: string,
+): Promise<{ name: string; connectedInstances: { runningJobs: number; capacity: number }[] } | null> {
+  const runner = await getDb().runner.findUnique({
+    where: { id: runnerId },
+    select: { name: true, instances: { where: { connected: true }, select: { runningJobs: true, capacity: true } } },
+  });
+  return runner ? { name: runner.name, connectedInstances: runner.instances } : null;
+}
+
+/** Runner instances whose last heartbeat is older than `cutoff`. */
+export async function listInstancesSilentSince(
+  cutoff: Date,
+): Promise<{ runnerId: string; runnerName: string; instanceId: string; lastSeenAt: Date }[]> {
+  const rows = await getDb().runnerInstance.findMany({
+    where: { lastSeenAt: { lt: cutoff } },
+    select: { runnerId: true, instanceId: true, lastSeenAt: true, runner: { select: { name: true } } },
+  });
+  return rows.map((r) => ({ runnerId: r.runnerId, runnerName: r.runner.name, instanceId: r.instanceId, lastSeenAt: r.lastSeenAt }));
+}
+
 export async function recordInstanceConnected(
   runnerId: string,
   instanceId: string,

@@ -1,7 +1,33 @@
-/** The stored forms as users see them (server/forms/public-view.ts), and a form by name or 404. */
+/**
+ * The imported forms as the rest of the app uses them: stored records with their definition
+ * parsed back into a FormDefinition; the public view of them that users see; a form by name or 404.
+ */
 import { DomainError } from "../errors";
-import { findForm, listForms, type StoredForm } from "../data/forms";
+import { findFormRecord, listFormRecords, type FormRecord } from "../data/forms";
+import { formDefinitionSchema, type FormDefinition } from "./definition";
 import { publicForm } from "./public-view";
+
+export interface StoredForm {
+  id: string;
+  name: string;
+  definition: FormDefinition;
+  sourceDir: string;
+}
+
+function parseStored(record: FormRecord): StoredForm {
+  // Definitions were validated on import; parsing again keeps the type honest if the schema grew defaults.
+  return { ...record, definition: formDefinitionSchema.parse(record.definition) };
+}
+
+/** Every imported form, by title. */
+export async function listForms(): Promise<StoredForm[]> {
+  return (await listFormRecords()).map(parseStored);
+}
+
+export async function findForm(name: string): Promise<StoredForm | null> {
+  const record = await findFormRecord(name);
+  return record ? parseStored(record) : null;
+}
 
 export async function requireForm(name: string): Promise<StoredForm> {
   const form = await findForm(name);

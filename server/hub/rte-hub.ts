@@ -15,12 +15,12 @@ import {
   type FilesAnswer,
   type ItemsAck,
 } from "../protocol/rte-messages";
-import { finishJob, getJobForDispatch, storeJobItems } from "../data/jobs";
-import { getDb } from "../data/db";
+import { findJobRunnerId, getJobForDispatch, listRunningJobsOnInstance, storeJobItems } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
+import type { JobLifecycle } from "../jobs/lifecycle";
 import { manifestSchema } from "../jobs/manifest-schema";
-import { playformRuntime } from "../runtime";
+import type { JobUpdatePublisher } from "./job-updates";
 
 export interface RunnerLink {
   socket: Socket;
@@ -45,7 +45,12 @@ export class RteHub {
   readonly links = new Map<string, RunnerLink>();
   private namespace: Namespace | null = null;
 
-  constructor(private readonly nodeId: string) {}
+  constructor(
+    private readonly nodeId: string,
+    private readonly jobs: JobLifecycle,
+    /** For new output; status changes are published by the lifecycle. */
+    private readonly publish: JobUpdatePublisher,
+  ) {}
 
   attach(io: Server): void {
     const namespace = io.of(RTE_NAMESPACE);
@@ -125,14 +130,17 @@ export class RteHub {
       return { acked: [] };
     }
     const { jobId, items } = parsed.data;
-    const job = await getDb().job.findUnique({ where: { id: jobId }, select: { runnerId: true } });
     // A runner can report only on jobs it was sent: anything else is dropped, not stored.
-    if (!job || job.runnerId !== link.runnerId) return { acked: [], drop: true };
+    if ((await findJobRunnerId(jobId)) !== link.runnerId) return { acked: [], drop: true };
     const fresh = await storeJobItems(jobId, items);
-    const output = fresh.some((i) => i.kind === "output" || i.kind === "log");
-    const status = fresh.some((i) => i.kind === "start" || i.kind === "end");
-    if (output || status) playformRuntime().publishJobUpdate({ jobId, output, status });
-    if (fresh.some((i) => i.kind === "end")) link.running.delete(jobId);
+    if (fresh.some((i) => i.kind === "output" || i.kind === "log")) this.publish({ jobId, output: true, status: false });
+    for (const item of fresh) {
+      if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000));
+      if (item.kind === "end") {
+        await this.jobs.ended(jobId, { status: item.status, exitCode: item.exitCode, reason: item.reason, at: new Date(item.ts * 1000) });
+        link.running.delete(jobId);
+      }
+    }
     return { acked: items.map((i) => i.seq) };
   }
 
@@ -169,19 +177,11 @@ export class RteHub {
     // After an RTE restart its playbooks are gone: jobs we think run there, that it neither
     // runs nor holds in its spool, can never finish.
     const known = new Set([...state.running, ...state.spooled]);
-    const orphans = await getDb().job.findMany({
-      where: {
-        runnerId: link.runnerId,
-        instanceId: link.instanceId,
-        status: "running",
-        dispatchedAt: { lt: new Date(Date.now() - STATE_GRACE_MS) },
-      },
-      select: { id: true },
-    });
-    for (const { id } of orphans) {
+    const orphans = await listRunningJobsOnInstance(link.runnerId, link.instanceId, new Date(Date.now() - STATE_GRACE_MS));
+    for (const id of orphans) {
       if (known.has(id)) continue;
       const reason = `runner ${link.runnerName} (${link.instanceId}) no longer has this job: it restarted while the playbook ran`;
-      if (await finishJob(id, "abandoned", null, reason)) playformRuntime().publishJobUpdate({ jobId: id, output: false, status: true });
+      await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);
     }
   }
 

@@ -3,11 +3,11 @@
  * the last runs of a form. The recaps come from cachedJobRecap (events, else text).
  */
 import { DomainError } from "../errors";
-import { getDb } from "../data/db";
-import { FINAL_STATUSES } from "../data/jobs";
+import { findLatestJobOfFormBefore, listLatestJobsOfForm } from "../data/jobs";
 import { compareRecaps, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
 import { cachedJobRecap } from "./recap-cache";
 import { requireJob } from "./access";
+import { FINAL_STATUSES } from "./lifecycle";
 
 export interface JobComparison {
   first: { id: number; status: string; finishedAt: string | null };
@@ -18,12 +18,8 @@ export interface JobComparison {
 /** The latest finished job of the same form launched before this one, or null. */
 export async function previousRunOf(jobId: number): Promise<number | null> {
   const job = await requireJob(jobId);
-  const previous = await getDb().job.findFirst({
-    where: { formName: job.form, id: { lt: jobId }, status: { in: ["success", "failed"] } },
-    orderBy: { id: "desc" },
-    select: { id: true },
-  });
-  return previous?.id ?? null;
+  // Only runs that ran to completion (success or failed) are compared.
+  return findLatestJobOfFormBefore(job.form, jobId, ["success", "failed"]);
 }
 
 export async function compareJobs(firstId: number, secondId: number): Promise<JobComparison> {
@@ -38,12 +34,7 @@ export async function compareJobs(firstId: number, secondId: number): Promise<Jo
 }
 
 export async function formTrend(formName: string, last: number): Promise<RunTrend & { form: string }> {
-  const jobs = await getDb().job.findMany({
-    where: { formName, status: { in: [...FINAL_STATUSES] } },
-    orderBy: { id: "desc" },
-    take: last,
-    select: { id: true, finishedAt: true },
-  });
+  const jobs = await listLatestJobsOfForm(formName, FINAL_STATUSES, last);
   const runs = [];
   for (const job of jobs.reverse()) {
     runs.push({ id: String(job.id), finishedAt: job.finishedAt?.toISOString(), recap: (await cachedJobRecap(job.id)).recap });

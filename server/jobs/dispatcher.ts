@@ -10,10 +10,17 @@
  * A job is taken with a conditional update (queued and not yet dispatched -> dispatched), so
  * two nodes never send the same job; a refused or unanswered dispatch puts it back.
  */
-import { getDb } from "../data/db";
-import { finishJob, type getJobForDispatch } from "../data/jobs";
+import {
+  listJobsToDispatch,
+  listRunningJobsOnInstance,
+  listRunningJobsToCancel,
+  listUndispatchedJobsQueuedBefore,
+  markJobDispatched,
+  returnJobToQueue,
+  type JobWithForm,
+} from "../data/jobs";
+import { findRunnerLoad, listInstancesSilentSince } from "../data/runners";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
-import { playformRuntime } from "../runtime";
 import {
   CONTRACT_VERSION,
   RteEvents,
@@ -27,6 +34,7 @@ import { runOptionsSchema } from "../forms/run-options";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
+import type { JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
 
 export interface DispatcherOptions {
@@ -36,12 +44,6 @@ export interface DispatcherOptions {
 
 const CLAIM_TIMEOUT_MS = 10_000;
 
-function publishStatus(jobId: number): void {
-  playformRuntime().publishJobUpdate({ jobId, output: false, status: true });
-}
-
-type DispatchableJob = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
-
 export class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -50,6 +52,7 @@ export class Dispatcher {
 
   constructor(
     private readonly hub: RteHub,
+    private readonly jobs: JobLifecycle,
     private readonly options: DispatcherOptions,
   ) {}
 
@@ -88,35 +91,22 @@ export class Dispatcher {
   }
 
   private async dispatchQueued(): Promise<void> {
-    const db = getDb();
-    const queued = await db.job.findMany({
-      where: { status: "queued", dispatchedAt: null, runnerId: { not: null } },
-      orderBy: { id: "asc" },
-      take: 50,
-      include: { form: true },
-    });
+    const queued = await listJobsToDispatch(50);
     // Why a runner's jobs wait, worked out once per runner per pass.
     const waitReasons = new Map<string, string | null>();
     for (const job of queued) {
       if (job.abortRequested) {
-        if (await finishJob(job.id, "aborted", null, "aborted while queued")) publishStatus(job.id);
+        await this.jobs.transition(job.id, "aborted", { statusReason: "aborted while queued" }, ["queued"]);
         continue;
       }
       const link = this.hub.availableLinks(job.runnerId!)[0];
       if (!link) {
         let reason = waitReasons.get(job.runnerId!);
         if (reason === undefined) waitReasons.set(job.runnerId!, (reason = await this.waitReason(job.runnerId!)));
-        if (reason && reason !== job.statusReason) {
-          await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { statusReason: reason } });
-          publishStatus(job.id);
-        }
+        if (reason && reason !== job.statusReason) await this.jobs.explainWait(job.id, reason);
         continue;
       }
-      const taken = await db.job.updateMany({
-        where: { id: job.id, status: "queued", dispatchedAt: null },
-        data: { dispatchedAt: new Date(), instanceId: link.instanceId, statusReason: null },
-      });
-      if (taken.count === 0) continue;
+      if (!(await markJobDispatched(job.id, link.instanceId))) continue;
       link.running.add(job.id);
       void this.send(link, job).catch((error: unknown) => console.error(`[dispatcher] job ${job.id}:`, error));
     }
@@ -127,21 +117,21 @@ export class Dispatcher {
    * node may hold the runner's connections.
    */
   private async waitReason(runnerId: string): Promise<string | null> {
-    const runner = await getDb().runner.findUnique({ where: { id: runnerId }, include: { instances: { where: { connected: true } } } });
+    const runner = await findRunnerLoad(runnerId);
     if (!runner) return null;
-    if (runner.instances.length === 0) return `waiting for runner ${runner.name}: no instance is connected`;
-    if (runner.instances.every((i) => i.runningJobs >= i.capacity)) {
-      return `waiting for runner ${runner.name}: all ${runner.instances.length} instance(s) are busy`;
+    const instances = runner.connectedInstances;
+    if (instances.length === 0) return `waiting for runner ${runner.name}: no instance is connected`;
+    if (instances.every((i) => i.runningJobs >= i.capacity)) {
+      return `waiting for runner ${runner.name}: all ${instances.length} instance(s) are busy`;
     }
     return `waiting for runner ${runner.name}`;
   }
 
-  private async send(link: RunnerLink, job: DispatchableJob): Promise<void> {
-    const db = getDb();
+  private async send(link: RunnerLink, job: JobWithForm): Promise<void> {
     const putBack = async (why: string) => {
       link.running.delete(job.id);
       console.warn(`[dispatcher] job ${job.id} not claimed by ${link.runnerName}/${link.instanceId}: ${why}`);
-      await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
+      await returnJobToQueue(job.id);
     };
     const form = formDefinitionSchema.parse(job.form.definition);
     const { visible: extravars, hidden } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
@@ -158,7 +148,7 @@ export class Dispatcher {
         throw error;
       }
       link.running.delete(job.id);
-      if (await finishJob(job.id, "failed", null, error.message)) publishStatus(job.id);
+      await this.jobs.transition(job.id, "failed", { statusReason: error.message }, ["queued"]);
       return;
     }
     // Chosen at launch, among the options the form allowed then (checked by launchJob).
@@ -193,20 +183,15 @@ export class Dispatcher {
     if (!answer.data.claimed) {
       if (answer.data.reason === "full" || answer.data.reason === "stopping") return putBack(answer.data.message);
       link.running.delete(job.id);
-      if (await finishJob(job.id, "failed", null, `runner ${link.runnerName} refused the job: ${answer.data.message}`)) {
-        publishStatus(job.id);
-      }
+      const reason = `runner ${link.runnerName} refused the job: ${answer.data.message}`;
+      await this.jobs.transition(job.id, "failed", { statusReason: reason }, ["queued"]);
       return;
     }
-    await db.job.updateMany({ where: { id: job.id, status: "queued" }, data: { status: "running" } });
-    publishStatus(job.id);
+    await this.jobs.transition(job.id, "running", {}, ["queued"]);
   }
 
   private async sendCancels(): Promise<void> {
-    const aborting = await getDb().job.findMany({
-      where: { abortRequested: true, status: "running" },
-      select: { id: true, runnerId: true, instanceId: true },
-    });
+    const aborting = await listRunningJobsToCancel();
     const now = Date.now();
     for (const job of aborting) {
       if (!job.runnerId || !job.instanceId) continue;
@@ -221,13 +206,9 @@ export class Dispatcher {
 
   private async expireQueue(): Promise<void> {
     const cutoff = new Date(Date.now() - this.options.queueMinutes * 60_000);
-    const expired = await getDb().job.findMany({
-      where: { status: "queued", dispatchedAt: null, queuedAt: { lt: cutoff } },
-      select: { id: true },
-    });
-    for (const { id } of expired) {
+    for (const id of await listUndispatchedJobsQueuedBefore(cutoff)) {
       const reason = `no runner took the job within ${this.options.queueMinutes} minute(s) (RTE_QUEUE_MINUTES): its runner was full or disconnected`;
-      if (await finishJob(id, "failed", null, reason)) publishStatus(id);
+      await this.jobs.transition(id, "failed", { statusReason: reason }, ["queued"]);
     }
   }
 
@@ -236,20 +217,11 @@ export class Dispatcher {
    * end even while its siblings keep the runner itself alive.
    */
   private async reapSilentRunners(): Promise<void> {
-    const db = getDb();
     const cutoff = new Date(Date.now() - this.options.heartbeatTimeoutSeconds * 1000);
-    const silent = await db.runnerInstance.findMany({
-      where: { lastSeenAt: { lt: cutoff } },
-      select: { runnerId: true, instanceId: true, lastSeenAt: true, runner: { select: { name: true } } },
-    });
-    for (const instance of silent) {
-      const jobs = await db.job.findMany({
-        where: { status: "running", runnerId: instance.runnerId, instanceId: instance.instanceId },
-        select: { id: true },
-      });
-      for (const job of jobs) {
-        const reason = `runner ${instance.runner.name} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
-        if (await finishJob(job.id, "abandoned", null, reason)) publishStatus(job.id);
+    for (const instance of await listInstancesSilentSince(cutoff)) {
+      for (const id of await listRunningJobsOnInstance(instance.runnerId, instance.instanceId)) {
+        const reason = `runner ${instance.runnerName} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
+        await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);
       }
     }
   }

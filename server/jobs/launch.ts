@@ -5,16 +5,16 @@
  */
 import { DomainError } from "../errors";
 import { checkFormCredentials } from "../credentials/resolve";
-import { findForm } from "../data/forms";
-import { createJob } from "../data/jobs";
+import { findForm } from "../forms/catalog";
 import { resolveRunnerFor } from "../data/runners";
 import type { PublicUser } from "../data/users";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, validateValues } from "../forms/values";
-import { playformRuntime } from "../runtime";
+import type { JobLifecycle } from "./lifecycle";
 
 export async function launchJob(
+  jobs: JobLifecycle,
   user: PublicUser,
   formName: string,
   input: Record<string, unknown>,
@@ -41,17 +41,17 @@ export async function launchJob(
       form.definition.runner ? `runner "${form.definition.runner}" does not exist or is not approved` : "no default runner is approved yet",
     );
   }
-  const jobId = await createJob({
-    formId: form.id,
-    formName: form.name,
-    userId: user.id,
-    runnerId: runner.id,
-    values: redactValues(form.definition, checked.values),
-    extravars: buildExtravars(form.definition, checked.values),
-    manifest: buildManifest(form.sourceDir),
-    needsApproval: form.definition.requiresApproval,
-    runOptions: options.options,
-  });
-  playformRuntime().kickDispatcher();
-  return jobId;
+  return jobs.create(
+    {
+      formId: form.id,
+      formName: form.name,
+      userId: user.id,
+      runnerId: runner.id,
+      values: redactValues(form.definition, checked.values),
+      extravars: buildExtravars(form.definition, checked.values),
+      manifest: buildManifest(form.sourceDir),
+      runOptions: options.options,
+    },
+    form.definition.requiresApproval,
+  );
 }

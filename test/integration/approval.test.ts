@@ -1,6 +1,6 @@
 /**
  * Forms with `requiresApproval`: their jobs wait in status `approval`, reach no runner until
- * an admin approves them, and end aborted (saying who and why) when rejected.
+ * an admin approves them, and end rejected (saying who and why) when an admin rejects them.
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -42,13 +42,13 @@ it("holds the job until an admin approves it, then runs it", async () => {
   expect((await api.call("POST", `/api/jobs/${id}/approve`)).status).toBe(409);
 });
 
-it("ends a rejected job aborted, with who and why", async () => {
+it("ends a rejected job rejected, with who and why", async () => {
   const id = await api.launch("needs-approval", { reason: "friday deploy" });
   const reject = await api.call("POST", `/api/jobs/${id}/reject`, { json: { comment: "not on a Friday" } });
   expect(reject.status).toBe(200);
-  expect(reject.json.job.status).toBe("aborted");
+  expect(reject.json.job.status).toBe("rejected");
   expect(reject.json.job.statusReason).toBe("rejected by admin: not on a Friday");
-  expect((await api.call("POST", `/api/jobs/${id}/approve`)).json.error.message).toMatch(/not waiting for approval \(it is aborted\)/);
+  expect((await api.call("POST", `/api/jobs/${id}/approve`)).json.error.message).toMatch(/not waiting for approval \(it is rejected\)/);
 });
 
 it("lets the launcher abort a job still waiting, and refuses decisions on other jobs", async () => {

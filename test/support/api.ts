@@ -5,7 +5,7 @@
 import { expect } from "vitest";
 import type { RunningPlayform } from "./playform";
 
-export const FINAL_STATUSES = ["success", "failed", "aborted", "abandoned"];
+export const FINAL_STATUSES = ["success", "failed", "aborted", "abandoned", "rejected"];
 
 export interface ApiAnswer {
   status: number;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { parseJsonBody, parseQuery, requireUser, route } from "@/server/api/route";
 import { listJobViews } from "@/server/data/jobs";
 import { launchJob } from "@/server/jobs/launch";
+import { jobLifecycle } from "@/server/runtime";
 
 const launchSchema = z.object({
   form: z.string().min(1, "is required"),
@@ -14,7 +15,7 @@ const launchSchema = z.object({
 export const POST = route(async (request: Request) => {
   const user = await requireUser(request);
   const body = await parseJsonBody(request, launchSchema);
-  const id = await launchJob(user, body.form, body.values, body.options);
+  const id = await launchJob(jobLifecycle(), user, body.form, body.values, body.options);
   return NextResponse.json({ id }, { status: 201 });
 });
 

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { decodeSegment } from "@/components/ui/decode";
-import { findForm } from "@/server/data/forms";
+import { findForm } from "@/server/forms/catalog";
 import { FormClient } from "./form-client";
 
 type Params = Promise<{ name: string }>;

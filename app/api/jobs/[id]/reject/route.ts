@@ -1,10 +1,11 @@
 import { NextResponse } from "next/server";
 import { optionalJsonBody, parseJobId, requireAdmin, route } from "@/server/api/route";
-import { decide, decisionSchema } from "@/server/jobs/approval";
+import { decisionSchema } from "@/server/jobs/approval";
+import { jobLifecycle } from "@/server/runtime";
 
-/** POST /api/jobs/ID/reject `{"comment"?}` (admins): the job ends aborted, saying who and why. */
+/** POST /api/jobs/ID/reject `{"comment"?}` (admins): the job ends rejected, saying who and why. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
   const admin = await requireAdmin(request);
   const { comment } = await optionalJsonBody(request, decisionSchema);
-  return NextResponse.json({ job: await decide(admin, parseJobId((await params).id), false, comment) });
+  return NextResponse.json({ job: await jobLifecycle().decide(parseJobId((await params).id), false, admin.username, comment) });
 });

@@ -1,0 +1,28 @@
+/**
+ * A real, migrated SQLite database in a temp folder, for unit tests of code that stores
+ * through server/data: the migrations the app applies at start, no fake of the database.
+ * DATABASE_URL points at it until the returned cleanup runs (vitest runs each test file in
+ * its own process, so this does not leak into other files).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { closeDb } from "../../server/data/db";
+import { applyMigrations } from "../../server/data/migrate";
+
+export async function useTempSqliteDatabase(): Promise<{ url: string; cleanup: () => Promise<void> }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-unit-db-"));
+  const url = `file:${path.join(dir, "playform.db")}`;
+  const saved = process.env.DATABASE_URL;
+  process.env.DATABASE_URL = url;
+  await applyMigrations(url);
+  return {
+    url,
+    cleanup: async () => {
+      await closeDb();
+      if (saved === undefined) delete process.env.DATABASE_URL;
+      else process.env.DATABASE_URL = saved;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
