@@ -16,10 +16,11 @@ import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
+import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
 import { OutputBatcher } from "./output-batcher";
 import { playbookArgs, playbookEnv } from "./playbook-command";
 import { ensurePrivateDir } from "./private-fs";
-import { terminateGroup } from "./process-group";
+import { bootId, processInfo, terminateGroup } from "./process-group";
 import type { UnnumberedItem } from "./spool";
 
 const EVENTS_FD = 3;
@@ -35,6 +36,8 @@ export interface JobRunDeps {
   fetchFiles: FetchFiles;
   emit: (items: UnnumberedItem[]) => void;
   log: (message: string) => void;
+  /** Where the job is recorded while it runs, for a later start to clean up after a crash. */
+  running: RunningJobs;
 }
 
 export class JobRun {
@@ -43,6 +46,8 @@ export class JobRun {
   /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
+  /** In the environment of everything the playbook starts: see leftovers.ts. */
+  private readonly runId = newRunId();
   readonly finished: Promise<void>;
 
   constructor(
@@ -124,6 +129,16 @@ export class JobRun {
         reason = "aborted before it started";
         return;
       }
+      // Before any file of the job exists: a crash from here on leaves a record to clean up by.
+      const record: RunningRecord = {
+        jobId: this.job.jobId,
+        runId: this.runId,
+        keepExtravars: this.job.options.keepExtravars,
+        pgid: null,
+        leaderStartTime: null,
+        bootId: null,
+      };
+      this.deps.running.record(record);
       const { fetched, cached } = await this.deps.cache.materialize(this.job.manifest, paths.jobDir, this.deps.fetchFiles);
       const source = this.deps.env.RTE_FILES === "local" ? "read from the shared folder" : "fetched from the app";
       batcher.log(`job files ready: ${fetched} ${source}, ${cached} from the cache`);
@@ -151,7 +166,7 @@ export class JobRun {
       batcher.start();
       const child = execa(this.deps.env.ANSIBLE_PLAYBOOK, args, {
         cwd: paths.jobDir,
-        env: playbookEnv(process.env, RTE_OWN_VARIABLES, ansibleEventEnv(EVENTS_FD)),
+        env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId }),
         extendEnv: false,
         detached: true,
         // fd 3 is the callback plugin's event side channel (PLAYFORM_EVENTS_FD).
@@ -163,6 +178,16 @@ export class JobRun {
         forceKillAfterDelay: false,
       });
       this.pid = child.pid;
+      if (child.pid !== undefined) {
+        // At once, while ansible-playbook is still starting: its group is what a later start
+        // ends if this process dies without ending it.
+        this.deps.running.record({
+          ...record,
+          pgid: child.pid,
+          leaderStartTime: processInfo(child.pid)?.startTime ?? null,
+          bootId: bootId(),
+        });
+      }
       // The leader's exit, not the end of its pipes: a child left in the background may hold
       // them open, and it is ended only once the leader is gone.
       const leaderExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -207,6 +232,7 @@ export class JobRun {
       await this.endGroup();
       batcher.stop();
       this.cleanup(paths);
+      this.deps.running.forget(this.job.jobId);
       // Error messages can quote anything, a secret included.
       this.deps.emit([{ kind: "end", ts: Date.now() / 1000, status, exitCode, reason: reason === null ? null : mask(reason) }]);
     }

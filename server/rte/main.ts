@@ -8,6 +8,7 @@ import { loadRteEnv } from "./env";
 import { startHealthServer } from "./health";
 import { LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
+import { cleanUpAfterPreviousRun } from "./leftovers";
 import { ensurePrivateDir } from "./private-fs";
 
 /** Exit code when another RTE holds this spool or work dir. */
@@ -45,6 +46,16 @@ export async function runRte(): Promise<void> {
   process.on("exit", () => {
     for (const lock of locks) lock.release();
   });
+  // A previous process on this work dir may have died with playbooks running and secrets on
+  // disk: end those and remove these before anything else (the spool stays, to be resent).
+  try {
+    await cleanUpAfterPreviousRun(env, log);
+  } catch (error) {
+    process.stderr.write(
+      `[rte] cannot clean up after the previous run in ${env.workDir}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  }
   let token: string;
   try {
     token = await obtainToken(env, RTE_VERSION, log);
