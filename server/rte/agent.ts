@@ -3,6 +3,7 @@
  * them. It claims jobs up to its capacity, sends each job's items in order with at most one
  * batch in flight per job, and resends everything unacknowledged after a reconnect.
  */
+import path from "node:path";
 import { io, type Socket } from "socket.io-client";
 import {
   CONTRACT_VERSION,
@@ -20,6 +21,7 @@ import { openForJob } from "../security/seal";
 import type { RteEnv } from "./env";
 import { FileCache, readSharedFiles } from "./file-cache";
 import { JobRun } from "./job-run";
+import { RunningJobs } from "./leftovers";
 import { Spool } from "./spool";
 
 export const RTE_VERSION = "0.1.0";
@@ -32,6 +34,7 @@ export class RteAgent {
   private readonly socket: Socket;
   private readonly spool: Spool;
   private readonly cache: FileCache;
+  private readonly running: RunningJobs;
   private readonly runs = new Map<number, JobRun>();
   private readonly inFlight = new Set<number>();
   private readonly earlyCancels = new Map<number, number>();
@@ -48,6 +51,7 @@ export class RteAgent {
   ) {
     this.spool = new Spool(env.spoolDir);
     this.cache = new FileCache(env.cacheDir);
+    this.running = new RunningJobs(path.join(env.workDir, "running"));
     const recovered = this.spool.recover();
     if (recovered.length > 0) log(`spool holds unacknowledged items of job(s) ${recovered.join(", ")}: they will be resent`);
     this.socket = io(new URL(RTE_NAMESPACE, env.APP_URL).toString(), {
@@ -172,6 +176,7 @@ export class RteAgent {
           this.pump(job.jobId);
         },
         log: this.log,
+        running: this.running,
       },
       startCancelled,
     );

@@ -7,12 +7,15 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ManifestEntry } from "../protocol/rte-messages";
+import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from "./private-fs";
 
 export type FetchFiles = (hashes: string[]) => Promise<Map<string, Buffer>>;
 
 export class FileCache {
   constructor(private readonly dir: string) {
-    fs.mkdirSync(dir, { recursive: true });
+    ensurePrivateDir(dir);
+    // Cached by an older version with the default mode.
+    for (const entry of fs.readdirSync(dir)) makePrivate(path.join(dir, entry));
   }
 
   async materialize(manifest: ManifestEntry[], targetDir: string, fetch: FetchFiles): Promise<{ fetched: number; cached: number }> {
@@ -27,15 +30,18 @@ export class FileCache {
         if (actual !== hash) throw new Error(`file ${hash} arrived with hash ${actual}: refusing it`);
         // Write then rename, so a crash never leaves a truncated file under a valid hash.
         const temp = `${this.file(hash)}.${process.pid}.tmp`;
-        fs.writeFileSync(temp, content);
+        fs.writeFileSync(temp, content, { mode: PRIVATE_FILE_MODE });
         fs.renameSync(temp, this.file(hash));
       }
     }
+    ensurePrivateDir(targetDir);
     for (const entry of manifest) {
       const target = path.resolve(targetDir, entry.path);
       if (!target.startsWith(path.resolve(targetDir) + path.sep)) throw new Error(`file path escapes the job folder: ${entry.path}`);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
+      ensurePrivateDir(path.dirname(target));
+      // copyFile gives the copy the cached file's mode (0600), but say so rather than rely on it.
       fs.copyFileSync(this.file(entry.sha256), target);
+      makePrivate(target);
     }
     return { fetched: missing.length, cached: wanted.length - missing.length };
   }

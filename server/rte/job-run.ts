@@ -3,6 +3,9 @@
  *
  * The playbook runs with execa, no shell, in its own process group (detached), so a cancel
  * can signal the whole tree (ssh, connection plugins, modules) and not only ansible-playbook.
+ * Whatever the end (success, failure, abort, drain), the group is ended before the job is:
+ * SIGTERM, then SIGKILL after RTE_KILL_GRACE_SECONDS if anything of it still lives, and only
+ * then are the files removed and the `end` item sent.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,11 +16,19 @@ import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
+import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
 import { OutputBatcher } from "./output-batcher";
 import { playbookArgs, playbookEnv } from "./playbook-command";
+import { ensurePrivateDir } from "./private-fs";
+import { bootId, processInfo, terminateGroup } from "./process-group";
 import type { UnnumberedItem } from "./spool";
 
 const EVENTS_FD = 3;
+/**
+ * Once the group is gone its pipes close; a process that left the group (setsid) and kept
+ * them open must not hold the job's end forever: after this long the RTE stops reading.
+ */
+const PIPES_CLOSE_MS = 5_000;
 
 export interface JobRunDeps {
   env: RteEnv;
@@ -25,12 +36,18 @@ export interface JobRunDeps {
   fetchFiles: FetchFiles;
   emit: (items: UnnumberedItem[]) => void;
   log: (message: string) => void;
+  /** Where the job is recorded while it runs, for a later start to clean up after a crash. */
+  running: RunningJobs;
 }
 
 export class JobRun {
   private pid: number | undefined;
   private cancelled = false;
-  private killTimer: NodeJS.Timeout | null = null;
+  /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
+  private ending: Promise<void> | null = null;
+  private batcher: OutputBatcher | null = null;
+  /** In the environment of everything the playbook starts: see leftovers.ts. */
+  private readonly runId = newRunId();
   readonly finished: Promise<void>;
 
   constructor(
@@ -47,23 +64,35 @@ export class JobRun {
     return this.job.jobId;
   }
 
-  /** SIGTERM to the whole process group, SIGKILL after the grace period. */
+  /** SIGTERM to the whole process group, SIGKILL after the grace period (see endGroup). */
   cancel(): void {
-    if (this.cancelled && this.killTimer) return;
     this.cancelled = true;
-    const pid = this.pid;
-    if (!pid) return;
-    this.signalGroup(pid, "SIGTERM");
-    this.killTimer = setTimeout(() => this.signalGroup(pid, "SIGKILL"), this.deps.env.RTE_KILL_GRACE_SECONDS * 1000);
-    this.killTimer.unref();
+    // Before the spawn there is nothing to signal: run() checks the flag once it has a pid.
+    if (this.pid !== undefined) void this.endGroup();
   }
 
-  private signalGroup(pid: number, signal: NodeJS.Signals): void {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // The group is already gone.
+  /**
+   * Ends the playbook's process group; the same promise for every caller, so a cancel during
+   * the grace period, or the leader's exit after a cancel, changes nothing.
+   */
+  private endGroup(): Promise<void> {
+    if (this.pid === undefined) return Promise.resolve();
+    this.ending ??= this.terminate(this.pid);
+    return this.ending;
+  }
+
+  private async terminate(pgid: number): Promise<void> {
+    const grace = this.deps.env.RTE_KILL_GRACE_SECONDS;
+    const { gone, found, killed } = await terminateGroup(pgid, grace * 1000);
+    const say = (text: string) => {
+      this.batcher?.log(text);
+      this.deps.log(`job ${this.job.jobId}: ${text}`);
+    };
+    if (!this.cancelled && found.length > 0) {
+      say(`the playbook left ${found.length} process(es) in its process group (pid ${found.join(", ")}): sent SIGTERM to the group`);
     }
+    if (killed) say(`process group ${pgid} still alive ${grace}s after SIGTERM (RTE_KILL_GRACE_SECONDS): sent SIGKILL`);
+    if (!gone) say(`process group ${pgid} is still alive after SIGKILL (processes this runner may not signal?): left as it is`);
   }
 
   private paths() {
@@ -88,6 +117,7 @@ export class JobRun {
       mask,
       emit: this.deps.emit,
     });
+    this.batcher = batcher;
     const paths = this.paths();
     let status: FinalStatus = "failed";
     let exitCode: number | null = null;
@@ -99,10 +129,20 @@ export class JobRun {
         reason = "aborted before it started";
         return;
       }
+      // Before any file of the job exists: a crash from here on leaves a record to clean up by.
+      const record: RunningRecord = {
+        jobId: this.job.jobId,
+        runId: this.runId,
+        keepExtravars: this.job.options.keepExtravars,
+        pgid: null,
+        leaderStartTime: null,
+        bootId: null,
+      };
+      this.deps.running.record(record);
       const { fetched, cached } = await this.deps.cache.materialize(this.job.manifest, paths.jobDir, this.deps.fetchFiles);
       const source = this.deps.env.RTE_FILES === "local" ? "read from the shared folder" : "fetched from the app";
       batcher.log(`job files ready: ${fetched} ${source}, ${cached} from the cache`);
-      fs.mkdirSync(path.dirname(paths.extravars), { recursive: true, mode: 0o700 });
+      ensurePrivateDir(path.dirname(paths.extravars));
       fs.writeFileSync(paths.extravars, JSON.stringify(this.job.extravars), { mode: 0o600 });
       const hidden = { ...this.secrets.hiddenExtravars };
       const { sshKey } = this.secrets;
@@ -126,7 +166,7 @@ export class JobRun {
       batcher.start();
       const child = execa(this.deps.env.ANSIBLE_PLAYBOOK, args, {
         cwd: paths.jobDir,
-        env: playbookEnv(process.env, RTE_OWN_VARIABLES, ansibleEventEnv(EVENTS_FD)),
+        env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId }),
         extendEnv: false,
         detached: true,
         // fd 3 is the callback plugin's event side channel (PLAYFORM_EVENTS_FD).
@@ -138,6 +178,19 @@ export class JobRun {
         forceKillAfterDelay: false,
       });
       this.pid = child.pid;
+      if (child.pid !== undefined) {
+        // At once, while ansible-playbook is still starting: its group is what a later start
+        // ends if this process dies without ending it.
+        this.deps.running.record({
+          ...record,
+          pgid: child.pid,
+          leaderStartTime: processInfo(child.pid)?.startTime ?? null,
+          bootId: bootId(),
+        });
+      }
+      // The leader's exit, not the end of its pipes: a child left in the background may hold
+      // them open, and it is ended only once the leader is gone.
+      const leaderExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
       // Read once by the vault password script at start-up; the pipe then stays at EOF, so a
       // playbook that prompts (vars_prompt, pause) gets no input, as without a vault password.
       if (this.secrets.vaultPassword !== null) child.stdin?.end(this.secrets.vaultPassword + "\n");
@@ -149,7 +202,15 @@ export class JobRun {
         eventsPipe.setEncoding("utf8");
         eventsPipe.on("data", (text: string) => batcher.writeEvents(text));
       }
-      const result = await child;
+      // execa settles at once when the spawn itself fails (no exit event then).
+      await Promise.race([leaderExited, child.then(() => undefined)]);
+      await this.endGroup();
+      let result = await Promise.race([child, sleep(PIPES_CLOSE_MS).then(() => null)]);
+      if (result === null) {
+        batcher.log(`the playbook's output pipes were still open ${PIPES_CLOSE_MS / 1000}s after its process group ended: stopped reading`);
+        for (const stream of child.stdio) stream?.destroy();
+        result = await child;
+      }
       exitCode = typeof result.exitCode === "number" ? result.exitCode : null;
       const spawnError = "code" in result && result.code === "ENOENT";
       if (spawnError) {
@@ -167,10 +228,13 @@ export class JobRun {
       reason = error instanceof Error ? error.message : String(error);
       batcher.log(`job failed before the playbook ran: ${reason}`);
     } finally {
-      if (this.killTimer) clearTimeout(this.killTimer);
+      // Also when something above threw after the spawn: no job ends with its group alive.
+      await this.endGroup();
       batcher.stop();
       this.cleanup(paths);
-      this.deps.emit([{ kind: "end", ts: Date.now() / 1000, status, exitCode, reason }]);
+      this.deps.running.forget(this.job.jobId);
+      // Error messages can quote anything, a secret included.
+      this.deps.emit([{ kind: "end", ts: Date.now() / 1000, status, exitCode, reason: reason === null ? null : mask(reason) }]);
     }
   }
 
@@ -189,4 +253,8 @@ export class JobRun {
     if (!this.job.options.keepExtravars) remove(paths.extravars);
     remove(paths.jobDir);
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

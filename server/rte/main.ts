@@ -2,10 +2,17 @@
  * Entry point of the runtime environment process (`npm run rte`, or PLAYFORM_ROLE=rte).
  */
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { RTE_VERSION, RteAgent } from "./agent";
 import { loadRteEnv } from "./env";
 import { startHealthServer } from "./health";
+import { LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
+import { cleanUpAfterPreviousRun } from "./leftovers";
+import { ensurePrivateDir } from "./private-fs";
+
+/** Exit code when another RTE holds this spool or work dir. */
+export const EXIT_LOCKED = 4;
 
 function log(message: string): void {
   process.stdout.write(`[rte] ${new Date().toISOString()} ${message}\n`);
@@ -18,6 +25,36 @@ export async function runRte(): Promise<void> {
   } catch (error) {
     process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(2);
+  }
+  // Before anything reads or cleans the spool or the work dir: they must be ours alone.
+  const locks: HeldLock[] = [];
+  try {
+    for (const dir of new Set([env.spoolDir, env.workDir])) {
+      ensurePrivateDir(dir);
+      const lock = acquireLock(path.join(dir, LOCK_FILE), env.RTE_INSTANCE_ID);
+      locks.push(lock);
+      if (lock.tookOver) {
+        const h = lock.tookOver;
+        log(`took over ${lock.file}: its holder (instance ${h.instanceId}, pid ${h.pid} on ${h.hostname}, since ${h.since}) is gone`);
+      }
+    }
+  } catch (error) {
+    for (const lock of locks) lock.release();
+    process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof LockHeldError ? EXIT_LOCKED : 1);
+  }
+  process.on("exit", () => {
+    for (const lock of locks) lock.release();
+  });
+  // A previous process on this work dir may have died with playbooks running and secrets on
+  // disk: end those and remove these before anything else (the spool stays, to be resent).
+  try {
+    await cleanUpAfterPreviousRun(env, log);
+  } catch (error) {
+    process.stderr.write(
+      `[rte] cannot clean up after the previous run in ${env.workDir}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
   }
   let token: string;
   try {

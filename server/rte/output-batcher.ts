@@ -7,7 +7,7 @@
  * Past maxBuffer bytes on one stream, one warning is logged and the rest of that stream is
  * read and dropped: the playbook keeps running, the app's storage is protected.
  */
-import type { Masker } from "../security/mask";
+import { maskJson, type Masker } from "../security/mask";
 import type { UnnumberedItem } from "./spool";
 
 type StreamName = "stdout" | "stderr";
@@ -88,7 +88,9 @@ export class OutputBatcher {
     }
     if (final && this.eventsPartial.trim()) this.writeEvents("\n");
     if (this.events.length > 0) {
-      items.push({ kind: "events", events: this.events, ts });
+      // Events carry task names, loop items and labels: whatever the playbook templated into
+      // them, secrets included. Masked like the text, string by string, before the spool.
+      items.push({ kind: "events", events: this.events.map((event) => maskJson(event, this.options.mask)), ts });
       this.events = [];
     }
     for (const text of this.logs.splice(0)) items.push({ kind: "log", text: this.options.mask(`${text}\n`), ts });

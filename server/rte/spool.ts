@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { JobItem } from "../protocol/rte-messages";
+import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from "./private-fs";
 
 interface JobSpool {
   nextSeq: number;
@@ -24,7 +25,7 @@ export class Spool {
   private readonly jobs = new Map<number, JobSpool>();
 
   constructor(private readonly dir: string) {
-    fs.mkdirSync(dir, { recursive: true });
+    ensurePrivateDir(dir);
   }
 
   /** Loads what a previous run of this RTE left behind. */
@@ -32,6 +33,9 @@ export class Spool {
     for (const entry of fs.readdirSync(this.dir)) {
       const jobId = Number(entry);
       if (!Number.isInteger(jobId) || jobId <= 0) continue;
+      // Spooled by an older version with the default modes: tighten before anything else.
+      ensurePrivateDir(this.jobDir(jobId));
+      for (const file of ["items.jsonl", "acked"]) makePrivate(path.join(this.jobDir(jobId), file));
       const items = this.readItems(jobId);
       const acked = this.readAcked(jobId);
       const pending = items.filter((i) => i.seq > acked);
@@ -48,7 +52,7 @@ export class Spool {
 
   open(jobId: number): void {
     if (this.jobs.has(jobId)) return;
-    fs.mkdirSync(this.jobDir(jobId), { recursive: true });
+    ensurePrivateDir(this.jobDir(jobId));
     this.jobs.set(jobId, { nextSeq: 1, acked: 0, pending: [], ended: false, recovered: false });
   }
 
@@ -59,7 +63,7 @@ export class Spool {
     const numbered = items.map((item) => ({ ...item, seq: job.nextSeq++ }) as JobItem);
     if (numbered.length === 0) return numbered;
     const file = path.join(this.jobDir(jobId), "items.jsonl");
-    const fd = fs.openSync(file, "a");
+    const fd = fs.openSync(file, "a", PRIVATE_FILE_MODE);
     try {
       fs.writeSync(fd, numbered.map((i) => JSON.stringify(i)).join("\n") + "\n");
       fs.fdatasyncSync(fd);
@@ -80,7 +84,7 @@ export class Spool {
     const watermark = job.pending.length > 0 ? job.pending[0]!.seq - 1 : job.nextSeq - 1;
     if (watermark > job.acked) {
       job.acked = watermark;
-      fs.writeFileSync(path.join(this.jobDir(jobId), "acked"), String(watermark));
+      fs.writeFileSync(path.join(this.jobDir(jobId), "acked"), String(watermark), { mode: PRIVATE_FILE_MODE });
     }
     if ((job.ended || job.recovered) && job.pending.length === 0) this.drop(jobId);
   }

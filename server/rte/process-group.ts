@@ -1,0 +1,117 @@
+/**
+ * A playbook's process group, and the end of it.
+ *
+ * ansible-playbook runs detached, leading its own process group, and everything it starts
+ * (workers, ssh, modules, what a `shell` task leaves in the background) is in that group unless
+ * it leaves on purpose (setsid: `async` tasks, daemons). The RTE ends the group, not the leader:
+ * the leader exiting says nothing about its children, which may ignore SIGTERM or have been
+ * started in the background of a successful task.
+ *
+ * Liveness is asked of the group (kill(-pgid, 0)), then, where /proc exists, refined: a group
+ * whose only members are zombies is gone. Zombies matter when the RTE is PID 1 of a container
+ * (orphans are re-parented to it and Node never reaps them); they hold no resources and cannot
+ * be killed anyway.
+ */
+import fs from "node:fs";
+
+export interface ProcessInfo {
+  pid: number;
+  pgid: number;
+  /** Start time in clock ticks since boot (/proc/<pid>/stat field 22): with the boot id, identifies a process across pid reuse. */
+  startTime: string;
+  zombie: boolean;
+}
+
+const HAS_PROC = fs.existsSync("/proc/self/stat");
+
+/** /proc/<pid>/stat, or null when the process is gone or /proc is missing. */
+export function processInfo(pid: number): ProcessInfo | null {
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  // The command name (field 2) is in parentheses and may itself contain spaces or ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // fields[0] is field 3 (state), fields[2] field 5 (pgrp), fields[19] field 22 (starttime).
+  const state = fields[0] ?? "";
+  return { pid, pgid: Number(fields[2]), startTime: fields[19] ?? "", zombie: state === "Z" || state === "X" };
+}
+
+/** This boot's id: start times are only comparable within one boot. */
+export function bootId(): string | null {
+  try {
+    return fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Living (non-zombie) members of a process group, or null when /proc is not available. */
+export function groupMembers(pgid: number): number[] | null {
+  if (!HAS_PROC) return null;
+  const members: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid: "self", "sys", ...
+    const info = processInfo(Number(entry));
+    if (info && info.pgid === pgid && !info.zombie) members.push(info.pid);
+  }
+  return members;
+}
+
+/** Whether anything of the group still lives. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    // EPERM: members exist that this user may not signal (a setuid helper); they are alive.
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+  }
+  const members = groupMembers(pgid);
+  return members === null || members.length > 0;
+}
+
+export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // Gone already, or nothing in it this user may signal: the liveness check tells.
+  }
+}
+
+const POLL_MS = 50;
+/** After SIGKILL, how long the kernel gets to tear the group down before we report it stuck. */
+const AFTER_KILL_MS = 5_000;
+
+async function goneWithin(pgid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (!groupAlive(pgid)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+export interface TerminateResult {
+  /** Nothing of the group lives any more. */
+  gone: boolean;
+  /** Members alive when it started (empty when the group was already gone or /proc is missing). */
+  found: number[];
+  /** SIGKILL was needed. */
+  killed: boolean;
+}
+
+/**
+ * SIGTERM to the group, then SIGKILL to the group once `graceMs` have passed with anything of
+ * it still alive; resolves when the group is gone (or, if even SIGKILL cannot end it, after a
+ * few more seconds, with gone: false).
+ */
+export async function terminateGroup(pgid: number, graceMs: number): Promise<TerminateResult> {
+  if (!groupAlive(pgid)) return { gone: true, found: [], killed: false };
+  const found = groupMembers(pgid) ?? [];
+  signalGroup(pgid, "SIGTERM");
+  if (await goneWithin(pgid, graceMs)) return { gone: true, found, killed: false };
+  signalGroup(pgid, "SIGKILL");
+  return { gone: await goneWithin(pgid, AFTER_KILL_MS), found, killed: true };
+}

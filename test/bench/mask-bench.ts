@@ -1,0 +1,70 @@
+/**
+ * Masker benchmark: how fast createMasker's function runs over typical playbook output, with
+ * a realistic set of secrets (a few passwords with quotes, backslashes and non-ASCII
+ * characters, a secret variable, an ssh private key whole and line by line). The output
+ * benchmark (output-bench.ts) has no secrets, so it never exercises this path.
+ *
+ *   npx tsx test/bench/mask-bench.ts [MEGABYTES]
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { createMasker } from "../../server/security/mask";
+
+const MEGABYTES = Number(process.argv[2] ?? 32);
+
+function privateKey(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mask-bench-"));
+  try {
+    execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path.join(dir, "k")]);
+    return fs.readFileSync(path.join(dir, "k"), "utf8");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const key = privateKey();
+const secrets = [
+  'pa"ss\\word',
+  "pässwörd-ünïcode",
+  "it's-a-secret",
+  "tab\there",
+  "S3cret!@/x y",
+  "monitoring-token-8d7f6e5a4b3c2d1e",
+  key,
+  ...key.split("\n").filter((line) => line && !line.startsWith("-----")),
+];
+
+// Output shaped like ansible's: banners, ok/changed lines, result JSON; one secret per ~200 lines.
+const lines: string[] = [];
+for (let i = 0; i < 2_000; i++) {
+  lines.push(
+    `TASK [Configure service ${i}] ${"*".repeat(60)}`,
+    `ok: [web-${i % 17}.example.com] => {"changed": false, "msg": "line ${i} of the benchmark: all good \\"quoted\\" ä"}`,
+    `changed: [db-${i % 5}.example.com] => (item={'name': 'user${i}', 'groups': ['wheel', 'adm']})`,
+  );
+  if (i % 70 === 0) lines.push(`ok: [localhost] => {"msg": "token=${JSON.stringify(secrets[i % 6]).slice(1, -1)}"}`);
+}
+const sample = lines.join("\n") + "\n";
+const rounds = Math.max(1, Math.round((MEGABYTES * 2 ** 20) / Buffer.byteLength(sample)));
+
+const started = performance.now();
+const mask = createMasker(secrets);
+const built = performance.now() - started;
+let masked = 0;
+mask(sample); // warm-up: compile the regex
+const t0 = performance.now();
+const cpu0 = process.cpuUsage();
+for (let i = 0; i < rounds; i++) masked += mask(sample).length;
+const seconds = (performance.now() - t0) / 1000;
+// CPU time as well: on a shared machine the wall clock mostly measures the neighbours.
+const cpu = process.cpuUsage(cpu0);
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+const mb = (Buffer.byteLength(sample) * rounds) / 2 ** 20;
+console.log(`masker: ${secrets.length} secrets, built in ${built.toFixed(1)} ms`);
+console.log(
+  `masked ${mb.toFixed(1)} MB of output in ${seconds.toFixed(2)} s (${cpuSeconds.toFixed(2)} s CPU): ` +
+    `${(mb / seconds).toFixed(1)} MB/s wall, ${(mb / cpuSeconds).toFixed(1)} MB/s CPU (${masked} chars out)`,
+);
