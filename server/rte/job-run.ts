@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
-import type { FinalStatus, JobDispatch, JobSecrets } from "../protocol/rte-messages";
+import type { FinalStatus, JobDispatch, JobSecrets, UnnumberedItem } from "../protocol/rte-messages";
 import { createMasker } from "../security/mask";
 import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
@@ -15,7 +15,6 @@ import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
 import { OutputBatcher } from "./output-batcher";
 import { playbookArgs, playbookEnv } from "./playbook-command";
-import type { UnnumberedItem } from "./spool";
 
 const EVENTS_FD = 3;
 

@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { JobItem } from "../protocol/rte-messages";
+import type { JobItem, UnnumberedItem } from "../protocol/rte-messages";
 
 interface JobSpool {
   nextSeq: number;
@@ -53,7 +53,7 @@ export class Spool {
   }
 
   /** Numbers the items, writes them durably, and keeps them pending until acknowledged. */
-  append(jobId: number, items: DistributiveOmit<JobItem, "seq">[]): JobItem[] {
+  append(jobId: number, items: UnnumberedItem[]): JobItem[] {
     const job = this.jobs.get(jobId);
     if (!job) throw new Error(`job ${jobId} has no spool`);
     const numbered = items.map((item) => ({ ...item, seq: job.nextSeq++ }) as JobItem);
@@ -140,6 +140,3 @@ export class Spool {
     }
   }
 }
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type UnnumberedItem = DistributiveOmit<JobItem, "seq">;
