@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { errorMessage } from "@/components/api/client";
 import type { User, UserAccount } from "@/components/api/types";
-import { inputClass } from "@/components/forms/field-styles";
+import { inputClass } from "@/components/ui/field";
 import { useUserChange } from "@/components/hooks/use-users";
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
