@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import type { Recap } from "@/components/api/types";
+import { Fact } from "@/components/ui/fact";
 import { formatElapsed, formatTaskSeconds } from "@/components/ui/format";
 import { RecapList } from "./recap-list";
 
@@ -12,12 +13,20 @@ const RECAP_STATUS: Record<string, { label: string; className: string }> = {
 
 function Stat({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <div className="min-w-0">
-      <dt className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase">{label}</dt>
-      <dd className="mt-0.5 truncate text-base font-semibold text-zinc-900 tabular-nums">{children}</dd>
-    </div>
+    <Fact label={label} valueClassName="text-base font-semibold text-zinc-900 tabular-nums">
+      {children}
+    </Fact>
   );
 }
+
+const CHANGED = { title: "Changed tasks", empty: "Nothing changed.", tone: "changed", testId: "recap-changed-tasks" } as const;
+
+/** What went wrong, in one column. */
+const PROBLEMS = [
+  { list: "failed_tasks", title: "Failed tasks", empty: "No failures.", tone: "bad", testId: "recap-failed-tasks" },
+  { list: "unreachable_hosts", title: "Unreachable hosts", empty: "All hosts reachable.", tone: "bad", testId: "recap-unreachable-hosts" },
+  { list: "ignored_failures", title: "Ignored failures", empty: "None.", tone: "ignored", testId: "recap-ignored-failures" },
+] as const;
 
 /**
  * Everything the recap knows beyond the per-host counters. Each part is optional: a recap
@@ -63,29 +72,11 @@ export function RecapAnalytics({ recap }: { recap: Recap }) {
             </ol>
           )}
         </div>
-        <RecapList
-          title="Changed tasks"
-          items={recap.changed_tasks ?? []}
-          empty="Nothing changed."
-          tone="changed"
-          testId="recap-changed-tasks"
-        />
+        <RecapList {...CHANGED} items={recap.changed_tasks ?? []} />
         <div className="space-y-4">
-          <RecapList title="Failed tasks" items={recap.failed_tasks ?? []} empty="No failures." tone="bad" testId="recap-failed-tasks" />
-          <RecapList
-            title="Unreachable hosts"
-            items={recap.unreachable_hosts ?? []}
-            empty="All hosts reachable."
-            tone="bad"
-            testId="recap-unreachable-hosts"
-          />
-          <RecapList
-            title="Ignored failures"
-            items={recap.ignored_failures ?? []}
-            empty="None."
-            tone="ignored"
-            testId="recap-ignored-failures"
-          />
+          {PROBLEMS.map(({ list, ...shown }) => (
+            <RecapList key={list} {...shown} items={recap[list] ?? []} />
+          ))}
         </div>
       </div>
     </div>
