@@ -2,14 +2,8 @@ import type { ReactNode } from "react";
 import type { Recap } from "@/components/api/types";
 import { Fact } from "@/components/ui/fact";
 import { formatElapsed, formatTaskSeconds } from "@/components/ui/format";
+import { RECAP_STATUS_STYLE } from "./colours";
 import { RecapList } from "./recap-list";
-
-const RECAP_STATUS: Record<string, { label: string; className: string }> = {
-  successful: { label: "Successful", className: "text-green-700" },
-  failed: { label: "Failed", className: "text-red-600" },
-  incomplete: { label: "Incomplete", className: "text-amber-600" },
-  plan: { label: "Plan only", className: "text-zinc-700" },
-};
 
 function Stat({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -35,14 +29,14 @@ const PROBLEMS = [
 export function RecapAnalytics({ recap }: { recap: Recap }) {
   const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
   const longest = Math.max(...slowest.map((t) => t.seconds), 0);
-  const status = recap.status ? RECAP_STATUS[recap.status] : undefined;
+  const status = recap.status ? RECAP_STATUS_STYLE[recap.status] : undefined;
   const hosts = recap.hosts ?? [];
 
   return (
     <div className="space-y-4" data-testid="recap-analytics">
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
         <Stat label="Elapsed">{recap.elapsed_sec == null ? "—" : formatElapsed(recap.elapsed_sec)}</Stat>
-        <Stat label="Result">{status ? <span className={status.className}>{status.label}</span> : "—"}</Stat>
+        <Stat label="Result">{status ? <span className={status.text}>{status.title}</span> : "—"}</Stat>
         <Stat label="Plays">{recap.plays?.length ?? "—"}</Stat>
         <Stat label="Hosts">{hosts.length}</Stat>
       </dl>

@@ -1,23 +1,13 @@
 import { HOST_COUNTERS, type HostCounter, type RecapHostRow } from "@/components/api/types";
 import { cx } from "@/components/ui/cx";
 import { DataTable, type Column } from "@/components/ui/data-table";
-
-/** ansible's own colours for the PLAY RECAP counters, for light backgrounds. */
-const COUNTER_CLASS: Record<HostCounter, string> = {
-  ok: "text-green-700",
-  changed: "text-amber-600",
-  unreachable: "text-red-600",
-  failed: "text-red-600",
-  skipped: "text-cyan-700",
-  rescued: "text-fuchsia-700",
-  ignored: "text-fuchsia-700",
-};
+import { COUNTER_COLOURS } from "./colours";
 
 /** Like ansible's recap: the host is red when anything failed, yellow when it changed. */
 function hostClass(row: RecapHostRow): string {
-  if (row.failed > 0 || row.unreachable > 0) return "text-red-600";
-  if (row.changed > 0) return "text-amber-600";
-  return "text-green-700";
+  if (row.failed > 0 || row.unreachable > 0) return COUNTER_COLOURS.failed.text;
+  if (row.changed > 0) return COUNTER_COLOURS.changed.text;
+  return COUNTER_COLOURS.ok.text;
 }
 
 const COLUMNS: Column<RecapHostRow>[] = [
@@ -36,7 +26,7 @@ const COLUMNS: Column<RecapHostRow>[] = [
     className: "tabular-nums",
     cellProps: (row) => ({
       "data-counter": counter,
-      className: row[counter] > 0 ? cx("font-semibold", COUNTER_CLASS[counter]) : "text-zinc-400",
+      className: row[counter] > 0 ? cx("font-semibold", COUNTER_COLOURS[counter].text) : "text-zinc-400",
     }),
     cell: (row) => row[counter],
   })),
