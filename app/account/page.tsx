@@ -1,15 +1,9 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/components/auth/require-user";
-import { AppShell } from "@/components/ui/app-shell";
+import { SignedInPage } from "@/components/auth/signed-in-page";
 import { AccountClient } from "./account-client";
 
 export const metadata: Metadata = { title: "Your account" };
 
-export default async function AccountPage() {
-  const user = await requireUser("/account");
-  return (
-    <AppShell user={user}>
-      <AccountClient user={user} />
-    </AppShell>
-  );
+export default function AccountPage() {
+  return <SignedInPage path="/account">{(user) => <AccountClient user={user} />}</SignedInPage>;
 }

@@ -1,15 +1,9 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/components/auth/require-user";
-import { AppShell } from "@/components/ui/app-shell";
+import { SignedInPage } from "@/components/auth/signed-in-page";
 import { RecapClient } from "./recap-client";
 
 export const metadata: Metadata = { title: "Analyse a log" };
 
-export default async function RecapPage() {
-  const user = await requireUser("/recap");
-  return (
-    <AppShell user={user}>
-      <RecapClient />
-    </AppShell>
-  );
+export default function RecapPage() {
+  return <SignedInPage path="/recap">{() => <RecapClient />}</SignedInPage>;
 }

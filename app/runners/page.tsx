@@ -1,27 +1,16 @@
 import type { Metadata } from "next";
-import { requireUser } from "@/components/auth/require-user";
-import { AppShell } from "@/components/ui/app-shell";
-import { PageHeader } from "@/components/ui/page-header";
-import { EmptyState } from "@/components/ui/states";
+import { SignedInPage } from "@/components/auth/signed-in-page";
 import { RunnersClient } from "./runners-client";
 
 export const metadata: Metadata = { title: "Runners" };
 
-export default async function RunnersPage() {
-  const user = await requireUser("/runners");
+export default function RunnersPage() {
   return (
-    <AppShell user={user}>
-      {user.role === "admin" ? (
-        <RunnersClient />
-      ) : (
-        // The API refuses non-admins anyway; this says why instead of showing a failed fetch.
-        <div data-testid="admins-only">
-          <PageHeader title="Runners" />
-          <EmptyState title="Admins only">
-            Runners are managed by administrators. Ask one if a runner needs approving or looks down.
-          </EmptyState>
-        </div>
-      )}
-    </AppShell>
+    <SignedInPage
+      path="/runners"
+      adminsOnly={{ title: "Runners", notice: "Runners are managed by administrators. Ask one if a runner needs approving or looks down." }}
+    >
+      {() => <RunnersClient />}
+    </SignedInPage>
   );
 }
