@@ -158,15 +158,14 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
       )}
 
       {kind === "vault" && (
-        <div className="max-w-sm">
-          <TextField
-            label="Vault password"
-            type="password"
-            {...text.bind("password")}
-            autoComplete="new-password"
-            data-testid="credential-password"
-          />
-        </div>
+        <TextField
+          className="max-w-sm"
+          label="Vault password"
+          type="password"
+          {...text.bind("password")}
+          autoComplete="new-password"
+          data-testid="credential-password"
+        />
       )}
 
       {kind === "secret" && (
@@ -215,14 +214,13 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
         </fieldset>
       )}
 
-      <div className="max-w-xl">
-        <TextField
-          label="Description (optional)"
-          {...text.bind("description")}
-          placeholder="What it opens, who to ask when it changes"
-          data-testid="credential-description"
-        />
-      </div>
+      <TextField
+        className="max-w-xl"
+        label="Description (optional)"
+        {...text.bind("description")}
+        placeholder="What it opens, who to ask when it changes"
+        data-testid="credential-description"
+      />
 
       <div className="flex flex-wrap items-center gap-2">
         <Button type="submit" variant="primary" disabled={change.isPending} data-testid={`${prefix}-submit`}>
