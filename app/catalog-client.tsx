@@ -5,7 +5,7 @@ import { FormCard } from "@/components/forms/form-card";
 import { ImportFormsButton, ImportReport } from "@/components/forms/import-forms";
 import { useImportForms } from "@/components/hooks/use-import-forms";
 import { useForms } from "@/components/hooks/use-forms";
-import { inputClass } from "@/components/forms/field-styles";
+import { inputClass } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 

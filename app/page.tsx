@@ -1,15 +1,9 @@
 import type { Metadata } from "next";
-import { requirePageUser } from "@/server/auth/require-page-user";
-import { AppShell } from "@/components/ui/app-shell";
+import { SignedInPage } from "@/app/signed-in-page";
 import { CatalogClient } from "./catalog-client";
 
 export const metadata: Metadata = { title: "Forms" };
 
-export default async function CatalogPage() {
-  const user = await requirePageUser("/");
-  return (
-    <AppShell user={user}>
-      <CatalogClient isAdmin={user.role === "admin"} />
-    </AppShell>
-  );
+export default function CatalogPage() {
+  return <SignedInPage path="/">{(user) => <CatalogClient isAdmin={user.role === "admin"} />}</SignedInPage>;
 }

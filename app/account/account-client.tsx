@@ -1,23 +1,47 @@
 "use client";
 
-import { useState, type FormEvent } from "react";
-import { ApiError, errorMessage } from "@/components/api/client";
+import type { FormEvent } from "react";
+import { errorMessage, fieldErrors } from "@/components/api/client";
 import type { User } from "@/components/api/types";
-import { inputClass } from "@/components/forms/field-styles";
+import { useTextFields } from "@/components/hooks/use-text-fields";
 import { useChangeOwnPassword } from "@/components/hooks/use-users";
 import { Button } from "@/components/ui/button";
+import { TextFields } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { Panel } from "@/components/ui/panel";
 
+const PASSWORD_FIELDS = [
+  {
+    name: "currentPassword",
+    label: "Current password",
+    type: "password",
+    autoComplete: "current-password",
+    "data-testid": "current-password",
+  },
+  {
+    name: "newPassword",
+    label: "New password (10+ characters)",
+    type: "password",
+    autoComplete: "new-password",
+    "data-testid": "new-password",
+  },
+] as const;
+
 export function AccountClient({ user }: { user: User }) {
   const change = useChangeOwnPassword();
-  const [currentPassword, setCurrent] = useState("");
-  const [newPassword, setNew] = useState("");
-  const fields = change.error instanceof ApiError ? change.error.fields : {};
+  const fields = fieldErrors(change.error);
+  // The server's messages ("is wrong") read as the end of a sentence that names the field.
+  const { values, bind, reset } = useTextFields(
+    { currentPassword: "", newPassword: "" },
+    {
+      currentPassword: fields.currentPassword && `Current password ${fields.currentPassword}`,
+      newPassword: fields.newPassword && `New password ${fields.newPassword}`,
+    },
+  );
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    change.mutate({ currentPassword, newPassword }, { onSuccess: () => (setCurrent(""), setNew("")) });
+    change.mutate(values, { onSuccess: reset });
   };
 
   return (
@@ -25,30 +49,7 @@ export function AccountClient({ user }: { user: User }) {
       <PageHeader title="Your account" description={`Signed in as ${user.username} (${user.role}).`} />
       <Panel title="Change your password" className="max-w-lg">
         <form className="space-y-3" onSubmit={submit} noValidate>
-          <label className="block text-xs text-zinc-600">
-            Current password
-            <input
-              className={inputClass(Boolean(fields.currentPassword), "mt-1")}
-              type="password"
-              value={currentPassword}
-              onChange={(e) => setCurrent(e.target.value)}
-              autoComplete="current-password"
-              data-testid="current-password"
-            />
-            {fields.currentPassword && <span className="mt-1 block text-red-700">Current password {fields.currentPassword}</span>}
-          </label>
-          <label className="block text-xs text-zinc-600">
-            New password (10+ characters)
-            <input
-              className={inputClass(Boolean(fields.newPassword), "mt-1")}
-              type="password"
-              value={newPassword}
-              onChange={(e) => setNew(e.target.value)}
-              autoComplete="new-password"
-              data-testid="new-password"
-            />
-            {fields.newPassword && <span className="mt-1 block text-red-700">New password {fields.newPassword}</span>}
-          </label>
+          <TextFields fields={PASSWORD_FIELDS} bind={bind} />
           <div className="flex items-center gap-3">
             <Button type="submit" variant="primary" disabled={change.isPending} data-testid="change-password">
               {change.isPending ? "Saving…" : "Change password"}

@@ -1,15 +1,9 @@
 import type { Metadata } from "next";
-import { requirePageUser } from "@/server/auth/require-page-user";
-import { AppShell } from "@/components/ui/app-shell";
+import { SignedInPage } from "@/app/signed-in-page";
 import { AccountClient } from "./account-client";
 
 export const metadata: Metadata = { title: "Your account" };
 
-export default async function AccountPage() {
-  const user = await requirePageUser("/account");
-  return (
-    <AppShell user={user}>
-      <AccountClient user={user} />
-    </AppShell>
-  );
+export default function AccountPage() {
+  return <SignedInPage path="/account">{(user) => <AccountClient user={user} />}</SignedInPage>;
 }

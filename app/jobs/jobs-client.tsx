@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { inputClass } from "@/components/forms/field-styles";
+import { inputClass } from "@/components/ui/field";
 import { useForms } from "@/components/hooks/use-forms";
 import { JOB_LIST_REFRESH_MS, useJobs } from "@/components/hooks/use-jobs";
 import { JobsTable } from "@/components/jobs/jobs-table";

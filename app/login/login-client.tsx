@@ -1,22 +1,27 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import type { FormEvent } from "react";
 import { ApiError, errorMessage } from "@/components/api/client";
 import { useLogin } from "@/components/hooks/use-login";
+import { useTextFields } from "@/components/hooks/use-text-fields";
 import { Button } from "@/components/ui/button";
-import { inputClass } from "@/components/forms/field-styles";
+import { TextFields } from "@/components/ui/field";
+
+const LOGIN_FIELDS = [
+  { name: "username", id: "username", label: "Username", autoComplete: "username", autoFocus: true, required: true },
+  { name: "password", id: "password", label: "Password", type: "password", autoComplete: "current-password", required: true },
+] as const;
 
 export function LoginClient({ next }: { next: string }) {
   const router = useRouter();
   const login = useLogin();
-  const [username, setUsername] = useState("");
-  const [password, setPassword] = useState("");
+  const { values, bind } = useTextFields({ username: "", password: "" });
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     login.mutate(
-      { username: username.trim(), password },
+      { username: values.username.trim(), password: values.password },
       {
         onSuccess: () => {
           router.replace(next);
@@ -68,36 +73,7 @@ export function LoginClient({ next }: { next: string }) {
               {message}
             </div>
           )}
-          <div className="space-y-1.5">
-            <label htmlFor="username" className="block text-sm font-medium text-zinc-800">
-              Username
-            </label>
-            <input
-              id="username"
-              name="username"
-              autoComplete="username"
-              autoFocus
-              required
-              value={username}
-              onChange={(e) => setUsername(e.target.value)}
-              className={inputClass(false)}
-            />
-          </div>
-          <div className="space-y-1.5">
-            <label htmlFor="password" className="block text-sm font-medium text-zinc-800">
-              Password
-            </label>
-            <input
-              id="password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              className={inputClass(false)}
-            />
-          </div>
+          <TextFields look="prominent" fields={LOGIN_FIELDS} bind={bind} />
           <Button type="submit" variant="primary" className="w-full" disabled={login.isPending}>
             {login.isPending ? "Signing in…" : "Sign in"}
           </Button>

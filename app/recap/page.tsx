@@ -1,15 +1,9 @@
 import type { Metadata } from "next";
-import { requirePageUser } from "@/server/auth/require-page-user";
-import { AppShell } from "@/components/ui/app-shell";
+import { SignedInPage } from "@/app/signed-in-page";
 import { RecapClient } from "./recap-client";
 
 export const metadata: Metadata = { title: "Analyse a log" };
 
-export default async function RecapPage() {
-  const user = await requirePageUser("/recap");
-  return (
-    <AppShell user={user}>
-      <RecapClient />
-    </AppShell>
-  );
+export default function RecapPage() {
+  return <SignedInPage path="/recap">{() => <RecapClient />}</SignedInPage>;
 }

@@ -2,7 +2,7 @@
 
 import { useRef, useState, type FormEvent } from "react";
 import { errorMessage } from "@/components/api/client";
-import { inputClass } from "@/components/forms/field-styles";
+import { inputClass } from "@/components/ui/field";
 import { useAnalyseLog } from "@/components/hooks/use-analyse-log";
 import { RecapReport } from "@/components/recap/recap-report";
 import { Button, buttonClass } from "@/components/ui/button";

@@ -18,6 +18,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The server's messages per field of a failed call (docs/api.md `fields`); none for any other error. */
+export function fieldErrors(error: unknown): Record<string, string> {
+  return error instanceof ApiError ? error.fields : {};
+}
+
 function isApiErrorBody(value: unknown): value is ApiErrorBody {
   if (typeof value !== "object" || value === null || !("error" in value)) return false;
   const error = (value as { error: unknown }).error;

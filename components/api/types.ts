@@ -2,9 +2,10 @@
  * The browser's view of the REST + socket.io contract in docs/api.md.
  * Kept in one module so every hook and component agrees on the shapes; the recap, comparison
  * and trend shapes are shared with the server (type-only imports, nothing of the server ends
- * up in the bundle).
+ * up in the bundle). The job and its output are the /ui socket contract's
+ * (server/protocol/ui-messages.ts), which the REST API returns too.
  */
-import type { JobView } from "@/server/data/jobs";
+import type { JobStatus, JobView, OutputChunk } from "@/server/protocol/ui-messages";
 import type { RunnerView } from "@/server/data/runners";
 import type { CredentialView } from "@/server/credentials/store";
 import type { UserView } from "@/server/data/users";
@@ -74,8 +75,7 @@ export interface FormDetail extends FormSummary {
   requiresApproval: boolean;
 }
 
-export const JOB_STATUSES = ["approval", "queued", "running", "success", "failed", "aborted", "abandoned", "rejected"] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
+export type { JobStatus, OutputChunk } from "@/server/protocol/ui-messages";
 
 /** Statuses after which nothing about the job changes any more. */
 export const FINAL_STATUSES: readonly JobStatus[] = ["success", "failed", "aborted", "abandoned", "rejected"];
@@ -88,17 +88,8 @@ export function isFinalStatus(status: JobStatus): boolean {
 
 export type FormValue = string | number | boolean;
 
-/** The job as the API returns it: the server's view type, so the two cannot drift apart. */
+/** The job as the API and the /ui socket carry it (the server's JobView is checked against it). */
 export type Job = JobView;
-
-/** "rte" marks the runner's own log lines (files fetched, limits hit, ...). */
-export type OutputStream = "stdout" | "stderr" | "rte" | (string & {});
-
-export interface OutputChunk {
-  seq: number;
-  stream: OutputStream;
-  text: string;
-}
 
 export interface OutputPage {
   chunks: OutputChunk[];
@@ -106,23 +97,6 @@ export interface OutputPage {
   lastSeq: number;
   /** The job is final and this page holds the rest of its output. */
   done: boolean;
-}
-
-/** socket.io namespace /ui, server -> browser. */
-export interface JobChunksEvent {
-  jobId: number;
-  chunks: OutputChunk[];
-}
-
-export interface JobStatusEvent {
-  jobId: number;
-  job: Job;
-}
-
-/** socket.io namespace /ui, browser -> server. */
-export interface JobFollowRequest {
-  jobId: number;
-  after: number;
 }
 
 export interface ApiErrorBody {

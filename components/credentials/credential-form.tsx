@@ -1,12 +1,13 @@
 "use client";
 
-import { useState, type FormEvent, type ReactNode } from "react";
-import { ApiError, errorMessage } from "@/components/api/client";
+import { useState, type FormEvent } from "react";
+import { errorMessage, fieldErrors } from "@/components/api/client";
 import type { Credential, CredentialKind } from "@/components/api/types";
-import { inputClass } from "@/components/forms/field-styles";
 import { useCredentialChange, type CredentialSecret } from "@/components/hooks/use-credentials";
+import { useTextFields } from "@/components/hooks/use-text-fields";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
+import { Field, TextField, inputClass } from "@/components/ui/field";
 
 const KINDS: { kind: CredentialKind; label: string; help: string }[] = [
   { kind: "ssh", label: "SSH login", help: "ansible_user and a private key; the runner writes the key to a 0600 file for the job only." },
@@ -22,17 +23,6 @@ interface VariableRow {
   value: string;
 }
 
-function Field({ label, error, children, hint }: { label: string; error?: string; children: ReactNode; hint?: ReactNode }) {
-  return (
-    <label className="block text-xs text-zinc-600">
-      {label}
-      <span className="mt-1 block">{children}</span>
-      {hint && !error && <span className="mt-1 block text-zinc-500">{hint}</span>}
-      {error && <span className="mt-1 block text-red-700">{error}</span>}
-    </label>
-  );
-}
-
 /**
  * The secret of a credential, per kind: a new credential (`existing` absent: name and kind
  * chosen here) or a replacement for an existing one (same kind). Secrets are never read back
@@ -41,16 +31,18 @@ function Field({ label, error, children, hint }: { label: string; error?: string
  */
 export function CredentialForm({ existing, onDone }: { existing?: Credential; onDone?: () => void }) {
   const change = useCredentialChange();
-  const [name, setName] = useState("");
+  const fields = fieldErrors(change.error);
+  const text = useTextFields(
+    { name: "", description: existing?.description ?? "", username: "", privateKey: "", password: "" },
+    // The message about a passphrase goes under the key that needs one.
+    { ...fields, privateKey: fields.privateKey ?? fields.passphrase },
+  );
+  const { name, description, username, privateKey, password } = text.values;
+  const { error: keyError, ...keyInput } = text.bind("privateKey");
   const [kind, setKind] = useState<CredentialKind>(existing?.kind ?? "ssh");
-  const [description, setDescription] = useState(existing?.description ?? "");
-  const [username, setUsername] = useState("");
-  const [privateKey, setPrivateKey] = useState("");
-  const [password, setPassword] = useState("");
   const [rows, setRows] = useState<VariableRow[]>([{ key: 0, name: "", value: "" }]);
   const [nextKey, setNextKey] = useState(1);
   const [duplicate, setDuplicate] = useState<string | null>(null);
-  const fields = change.error instanceof ApiError ? change.error.fields : {};
   const prefix = existing ? `replace-${existing.name}` : "new-credential";
 
   const secret = (): CredentialSecret => {
@@ -65,11 +57,7 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
   };
 
   const reset = () => {
-    setName("");
-    setDescription("");
-    setUsername("");
-    setPrivateKey("");
-    setPassword("");
+    text.reset();
     setRows([{ key: nextKey, name: "", value: "" }]);
     setNextKey(nextKey + 1);
   };
@@ -98,17 +86,16 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
     <form className="space-y-4" onSubmit={submit} noValidate data-testid={`${prefix}-form`}>
       {!existing && (
         <div className="grid gap-3 sm:grid-cols-[16rem_1fr]">
-          <Field label="Name" error={fields.name} hint="What forms list under credentials:">
-            <input
-              className={inputClass(Boolean(fields.name), "font-mono")}
-              value={name}
-              onChange={(e) => setName(e.target.value)}
-              placeholder="prod-ssh"
-              autoComplete="off"
-              spellCheck={false}
-              data-testid="credential-name"
-            />
-          </Field>
+          <TextField
+            label="Name"
+            help="What forms list under credentials:"
+            controlClassName="font-mono"
+            {...text.bind("name")}
+            placeholder="prod-ssh"
+            autoComplete="off"
+            spellCheck={false}
+            data-testid="credential-name"
+          />
           <fieldset>
             <legend className="text-xs text-zinc-600">Kind</legend>
             <div className="mt-1 flex flex-wrap gap-2" role="radiogroup">
@@ -143,47 +130,42 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
 
       {kind === "ssh" && (
         <div className="grid gap-3 sm:grid-cols-[16rem_1fr]">
-          <Field label="User (ansible_user)" error={fields.username}>
-            <input
-              className={inputClass(Boolean(fields.username))}
-              value={username}
-              onChange={(e) => setUsername(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-              data-testid="credential-username"
-            />
-          </Field>
+          <TextField
+            label="User (ansible_user)"
+            {...text.bind("username")}
+            autoComplete="off"
+            spellCheck={false}
+            data-testid="credential-username"
+          />
           <Field
             label="Private key"
-            error={fields.privateKey ?? fields.passphrase}
-            hint="The whole file, from -----BEGIN to -----END. Keys with a passphrase are not supported: a runner has no ssh-agent to unlock them."
+            error={keyError}
+            help="The whole file, from -----BEGIN to -----END. Keys with a passphrase are not supported: a runner has no ssh-agent to unlock them."
+            controlClassName="h-40 font-mono text-xs"
           >
-            <textarea
-              className={inputClass(Boolean(fields.privateKey), "h-40 font-mono text-xs")}
-              value={privateKey}
-              onChange={(e) => setPrivateKey(e.target.value)}
-              placeholder={"-----BEGIN OPENSSH PRIVATE KEY-----\n…\n-----END OPENSSH PRIVATE KEY-----"}
-              autoComplete="off"
-              spellCheck={false}
-              data-testid="credential-private-key"
-            />
+            {(control) => (
+              <textarea
+                {...control}
+                {...keyInput}
+                placeholder={"-----BEGIN OPENSSH PRIVATE KEY-----\n…\n-----END OPENSSH PRIVATE KEY-----"}
+                autoComplete="off"
+                spellCheck={false}
+                data-testid="credential-private-key"
+              />
+            )}
           </Field>
         </div>
       )}
 
       {kind === "vault" && (
-        <div className="max-w-sm">
-          <Field label="Vault password" error={fields.password}>
-            <input
-              className={inputClass(Boolean(fields.password))}
-              type="password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              autoComplete="new-password"
-              data-testid="credential-password"
-            />
-          </Field>
-        </div>
+        <TextField
+          className="max-w-sm"
+          label="Vault password"
+          type="password"
+          {...text.bind("password")}
+          autoComplete="new-password"
+          data-testid="credential-password"
+        />
       )}
 
       {kind === "secret" && (
@@ -232,17 +214,13 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
         </fieldset>
       )}
 
-      <div className="max-w-xl">
-        <Field label="Description (optional)" error={fields.description}>
-          <input
-            className={inputClass(Boolean(fields.description))}
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-            placeholder="What it opens, who to ask when it changes"
-            data-testid="credential-description"
-          />
-        </Field>
-      </div>
+      <TextField
+        className="max-w-xl"
+        label="Description (optional)"
+        {...text.bind("description")}
+        placeholder="What it opens, who to ask when it changes"
+        data-testid="credential-description"
+      />
 
       <div className="flex flex-wrap items-center gap-2">
         <Button type="submit" variant="primary" disabled={change.isPending} data-testid={`${prefix}-submit`}>

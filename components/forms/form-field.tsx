@@ -1,6 +1,7 @@
 import type { FormField as Field } from "@/components/api/types";
-import { cx } from "@/components/ui/cx";
-import { inputClass } from "./field-styles";
+import { Field as LabelledField, type ControlProps } from "@/components/ui/field";
+
+type OnChange = (value: string | boolean) => void;
 
 /**
  * One form field, rendered by type, with its label, required marker, help text and the
@@ -18,87 +19,49 @@ export function FormField({
   value: string | boolean;
   error?: string;
   disabled?: boolean;
-  onChange: (value: string | boolean) => void;
+  onChange: OnChange;
 }) {
-  const id = `field-${field.name}`;
-  const helpId = `${id}-help`;
-  const errorId = `${id}-error`;
-  const invalid = error !== undefined;
-  const describedBy = cx(field.help && helpId, invalid && errorId) || undefined;
-  const common = {
-    id,
-    name: field.name,
-    disabled,
-    "aria-invalid": invalid || undefined,
-    "aria-required": field.required || undefined,
-    "aria-describedby": describedBy,
-  };
-
-  const label = (
-    <label htmlFor={id} className="block text-sm font-medium text-zinc-800">
-      {field.label}
-      {field.required && (
-        <span className="ml-0.5 text-red-600" aria-hidden="true" title="required">
-          *
-        </span>
-      )}
-    </label>
+  return (
+    <LabelledField
+      id={`field-${field.name}`}
+      look={field.type === "checkbox" ? "checkbox" : "prominent"}
+      label={field.label}
+      help={field.help}
+      error={error}
+      requiredMark={field.required}
+      errorTestId={`field-error-${field.name}`}
+      data-field={field.name}
+    >
+      {(control) => renderControl(field, value, { ...control, name: field.name, disabled }, onChange)}
+    </LabelledField>
   );
+}
 
-  const help = field.help && (
-    <p id={helpId} className="text-xs text-zinc-500">
-      {field.help}
-    </p>
-  );
-
-  const errorText = invalid && (
-    <p id={errorId} className="text-xs font-medium text-red-600" data-testid={`field-error-${field.name}`}>
-      {error}
-    </p>
-  );
-
-  if (field.type === "checkbox") {
-    return (
-      <div className="space-y-1" data-field={field.name} data-invalid={invalid || undefined}>
-        <div className="flex items-start gap-2.5">
-          <input
-            {...common}
-            type="checkbox"
-            checked={value === true}
-            onChange={(e) => onChange(e.target.checked)}
-            className={cx(
-              "mt-0.5 size-4 rounded border-zinc-300 accent-indigo-600",
-              invalid && "outline-2 outline-offset-1 outline-red-500",
-            )}
-          />
-          <div className="space-y-0.5">
-            {label}
-            {help}
-          </div>
-        </div>
-        {errorText}
-      </div>
-    );
-  }
-
+function renderControl(
+  field: Field,
+  value: string | boolean,
+  props: ControlProps & { name: string; disabled?: boolean },
+  onChange: OnChange,
+) {
   const text = typeof value === "string" ? value : "";
-  let control;
+  const { className, ...common } = props;
   switch (field.type) {
+    case "checkbox":
+      return <input {...props} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
     case "textarea":
-      control = (
+      return (
         <textarea
           {...common}
           rows={4}
           value={text}
           maxLength={field.maxLength}
           onChange={(e) => onChange(e.target.value)}
-          className={inputClass(invalid, "font-mono text-[13px]")}
+          className={`${className} font-mono text-[13px]`}
         />
       );
-      break;
     case "select":
-      control = (
-        <select {...common} value={text} onChange={(e) => onChange(e.target.value)} className={inputClass(invalid, "pr-8")}>
+      return (
+        <select {...common} value={text} onChange={(e) => onChange(e.target.value)} className={`${className} pr-8`}>
           {/* An explicit empty choice: otherwise the browser silently picks the first option. */}
           <option value="">{field.required ? "Select…" : "—"}</option>
           {(field.options ?? []).map((option) => (
@@ -108,9 +71,8 @@ export function FormField({
           ))}
         </select>
       );
-      break;
     case "number":
-      control = (
+      return (
         <input
           {...common}
           type="number"
@@ -120,43 +82,21 @@ export function FormField({
           max={field.max}
           step={field.integer ? 1 : "any"}
           onChange={(e) => onChange(e.target.value)}
-          className={inputClass(invalid, "max-w-48 tabular-nums")}
+          className={`${className} max-w-48 tabular-nums`}
         />
       );
-      break;
-    case "password":
-      control = (
-        <input
-          {...common}
-          type="password"
-          autoComplete="new-password"
-          value={text}
-          maxLength={field.maxLength}
-          onChange={(e) => onChange(e.target.value)}
-          className={inputClass(invalid)}
-        />
-      );
-      break;
     default:
-      control = (
+      // text and password
+      return (
         <input
-          {...common}
-          type="text"
+          {...props}
+          type={field.type === "password" ? "password" : "text"}
+          autoComplete={field.type === "password" ? "new-password" : undefined}
+          spellCheck={field.type === "password" ? undefined : false}
           value={text}
           maxLength={field.maxLength}
-          spellCheck={false}
           onChange={(e) => onChange(e.target.value)}
-          className={inputClass(invalid)}
         />
       );
   }
-
-  return (
-    <div className="space-y-1.5" data-field={field.name} data-invalid={invalid || undefined}>
-      {label}
-      {control}
-      {errorText}
-      {help}
-    </div>
-  );
 }

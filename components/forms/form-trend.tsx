@@ -1,29 +1,15 @@
 "use client";
 
 import Link from "next/link";
-import type { FormTrend, RecapStatus, RunDuration } from "@/components/api/types";
+import type { FormTrend, RunDuration } from "@/components/api/types";
 import { useFormTrend } from "@/components/hooks/use-form-trend";
+import { RECAP_STATUS_STYLE } from "@/components/recap/colours";
 import { RecapList } from "@/components/recap/recap-list";
 import { cx } from "@/components/ui/cx";
 import { formatDateTime, formatElapsed } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 
 const LAST_RUNS = 10;
-
-/** Literal class names so Tailwind's scanner sees them. */
-const BAR_CLASS: Record<RecapStatus, string> = {
-  successful: "bg-green-500 group-hover:bg-green-600",
-  failed: "bg-red-500 group-hover:bg-red-600",
-  incomplete: "bg-amber-400 group-hover:bg-amber-500",
-  plan: "bg-zinc-400 group-hover:bg-zinc-500",
-};
-
-const STATUS_LABEL: Record<RecapStatus, string> = {
-  successful: "successful",
-  failed: "failed",
-  incomplete: "incomplete (stopped before its recap)",
-  plan: "plan only",
-};
 
 function DurationBars({ durations }: { durations: RunDuration[] }) {
   const longest = Math.max(...durations.map((d) => d.elapsed_sec ?? 0), 0);
@@ -46,7 +32,7 @@ function DurationBars({ durations }: { durations: RunDuration[] }) {
       </h3>
       <ol className="flex h-24 items-end gap-1.5 border-b border-zinc-200" aria-label="Duration of each run, oldest first">
         {durations.map((run) => {
-          const label = `#${run.id} · ${STATUS_LABEL[run.status]} · ${
+          const label = `#${run.id} · ${RECAP_STATUS_STYLE[run.status].phrase} · ${
             run.elapsed_sec === null ? "no timing" : formatElapsed(run.elapsed_sec)
           }${run.finished_at ? ` · ${formatDateTime(run.finished_at)}` : ""}`;
           const height = run.elapsed_sec === null || longest === 0 ? null : Math.max(4, (run.elapsed_sec / longest) * 100);
@@ -56,7 +42,10 @@ function DurationBars({ durations }: { durations: RunDuration[] }) {
                 {height === null ? (
                   <span className="h-1.5 w-full rounded-t border border-b-0 border-dashed border-zinc-300" />
                 ) : (
-                  <span className={cx("w-full rounded-t transition-colors", BAR_CLASS[run.status])} style={{ height: `${height}%` }} />
+                  <span
+                    className={cx("w-full rounded-t transition-colors", RECAP_STATUS_STYLE[run.status].bar)}
+                    style={{ height: `${height}%` }}
+                  />
                 )}
               </Link>
             </li>

@@ -1,7 +1,7 @@
 "use client";
 
 import type { RunDefaults, RunOptionName, RunOptions } from "@/components/api/types";
-import { inputClass } from "./field-styles";
+import { Field, TextField } from "@/components/ui/field";
 
 /** What the user has set in the run options section, as the inputs hold it. */
 export interface RunOptionsDraft {
@@ -41,6 +41,14 @@ const LABELS: Record<RunOptionName, string> = {
   verbosity: "Verbosity",
 };
 
+const SWITCHES = ["check", "diff"] as const;
+
+/** Text options: what an empty input means, and a test id where the tests need one. */
+const TEXTS: { name: "limit" | "tags"; placeholder: string; testId?: string }[] = [
+  { name: "limit", placeholder: "all hosts of the inventory (e.g. web:&prod)", testId: "run-option-limit" },
+  { name: "tags", placeholder: "every task (comma-separated tags)" },
+];
+
 /** The "prompt on launch" section: one input per option the form allows. */
 export function RunOptionsFields({
   allowed,
@@ -56,75 +64,51 @@ export function RunOptionsFields({
   onChange: (draft: RunOptionsDraft) => void;
 }) {
   if (allowed.length === 0) return null;
-  const error = (name: RunOptionName) => errors[`options.${name}`];
   return (
     <fieldset className="mt-6 space-y-3 border-t border-zinc-200 pt-4" data-testid="run-options">
       <h3 className="text-xs font-semibold tracking-wide text-zinc-500 uppercase">Run options</h3>
-      {allowed.includes("check") && (
-        <label className="flex items-center gap-2 text-sm text-zinc-800">
+      {SWITCHES.filter((name) => allowed.includes(name)).map((name) => (
+        <label key={name} className="flex items-center gap-2 text-sm text-zinc-800">
           <input
             type="checkbox"
-            checked={draft.check}
+            checked={draft[name]}
             disabled={disabled}
-            onChange={(e) => onChange({ ...draft, check: e.target.checked })}
+            onChange={(e) => onChange({ ...draft, [name]: e.target.checked })}
           />
-          {LABELS.check}
+          {LABELS[name]}
         </label>
-      )}
-      {allowed.includes("diff") && (
-        <label className="flex items-center gap-2 text-sm text-zinc-800">
-          <input
-            type="checkbox"
-            checked={draft.diff}
-            disabled={disabled}
-            onChange={(e) => onChange({ ...draft, diff: e.target.checked })}
-          />
-          {LABELS.diff}
-        </label>
-      )}
-      {allowed.includes("limit") && (
-        <label className="block text-sm text-zinc-800">
-          {LABELS.limit}
-          <input
-            className={inputClass(Boolean(error("limit")), "mt-1 font-mono")}
-            value={draft.limit}
-            placeholder="all hosts of the inventory (e.g. web:&prod)"
-            disabled={disabled}
-            onChange={(e) => onChange({ ...draft, limit: e.target.value })}
-            data-testid="run-option-limit"
-          />
-          {error("limit") && <span className="mt-1 block text-xs text-red-700">{error("limit")}</span>}
-        </label>
-      )}
-      {allowed.includes("tags") && (
-        <label className="block text-sm text-zinc-800">
-          {LABELS.tags}
-          <input
-            className={inputClass(Boolean(error("tags")), "mt-1 font-mono")}
-            value={draft.tags}
-            placeholder="every task (comma-separated tags)"
-            disabled={disabled}
-            onChange={(e) => onChange({ ...draft, tags: e.target.value })}
-          />
-          {error("tags") && <span className="mt-1 block text-xs text-red-700">{error("tags")}</span>}
-        </label>
-      )}
+      ))}
+      {TEXTS.filter(({ name }) => allowed.includes(name)).map(({ name, placeholder, testId }) => (
+        <TextField
+          key={name}
+          look="option"
+          label={LABELS[name]}
+          error={errors[`options.${name}`]}
+          controlClassName="font-mono"
+          value={draft[name]}
+          placeholder={placeholder}
+          disabled={disabled}
+          onChange={(e) => onChange({ ...draft, [name]: e.target.value })}
+          data-testid={testId}
+        />
+      ))}
       {allowed.includes("verbosity") && (
-        <label className="block w-48 text-sm text-zinc-800">
-          {LABELS.verbosity}
-          <select
-            className={inputClass(false, "mt-1")}
-            value={draft.verbosity}
-            disabled={disabled}
-            onChange={(e) => onChange({ ...draft, verbosity: Number(e.target.value) })}
-          >
-            {[0, 1, 2, 3, 4].map((level) => (
-              <option key={level} value={level}>
-                {level === 0 ? "normal" : `-${"v".repeat(level)}`}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field look="option" label={LABELS.verbosity} className="w-48">
+          {(control) => (
+            <select
+              {...control}
+              value={draft.verbosity}
+              disabled={disabled}
+              onChange={(e) => onChange({ ...draft, verbosity: Number(e.target.value) })}
+            >
+              {[0, 1, 2, 3, 4].map((level) => (
+                <option key={level} value={level}>
+                  {level === 0 ? "normal" : `-${"v".repeat(level)}`}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
       )}
     </fieldset>
   );

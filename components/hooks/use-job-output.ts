@@ -4,9 +4,17 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { io, type Socket } from "socket.io-client";
 import { ApiError, apiFetch } from "@/components/api/client";
-import { parseChunksEvent, parseStatusEvent } from "@/components/api/live-events";
-import { type JobFollowRequest, type OutputChunk, type OutputPage } from "@/components/api/types";
+import { type OutputChunk, type OutputPage } from "@/components/api/types";
 import { mergeChunks, type OutputBlock } from "@/components/jobs/output-blocks";
+import {
+  UI_CONTRACT_VERSION,
+  UI_NAMESPACE,
+  UI_SOCKET_PATH,
+  UiEvents,
+  jobChunksSchema,
+  jobStatusMessageSchema,
+  type JobFollow,
+} from "@/server/protocol/ui-messages";
 import { queryKeys } from "./query-keys";
 
 const PAGE_LIMIT = 1000;
@@ -25,7 +33,8 @@ export interface JobOutput {
 
 /**
  * The output of one job: first every stored chunk over HTTP, page by page, then live from
- * the socket.io `/ui` namespace. Every chunk carries a seq: a seq already shown is a
+ * the socket.io `/ui` namespace (server/protocol/ui-messages.ts, which also validates every
+ * event before it is used). Every chunk carries a seq: a seq already shown is a
  * duplicate (HTTP pages, the server's catch-up and live delivery overlap on purpose) and is
  * dropped; an older unseen one is put in its place (see mergeChunks). On (re)connect the
  * job is followed again from the highest seq, so a dropped connection neither loses nor
@@ -97,12 +106,11 @@ export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
       // A finished job gets no more output: the stored pages were all of it.
       if (disposed || jobFinalRef.current) return;
 
-      const socket = io("/ui", { path: "/socket.io", withCredentials: true });
+      const socket = io(UI_NAMESPACE, { path: UI_SOCKET_PATH, withCredentials: true });
       socketRef.current = socket;
       setConnection("connecting");
       const follow = () => {
-        const request: JobFollowRequest = { jobId, after: lastSeq.current };
-        socket.emit("job:follow", request);
+        socket.emit(UiEvents.follow, { v: UI_CONTRACT_VERSION, jobId, after: lastSeq.current } satisfies JobFollow);
       };
       // "connect" fires again after every reconnection: re-follow from where we are.
       socket.on("connect", () => {
@@ -111,14 +119,14 @@ export function useJobOutput(jobId: number, jobFinal: boolean): JobOutput {
       });
       socket.on("disconnect", (reason) => setConnection(reason === "io client disconnect" ? "idle" : "offline"));
       socket.on("connect_error", () => setConnection("offline"));
-      socket.on("job:chunks", (payload: unknown) => {
-        const event = parseChunksEvent(payload);
-        if (event && event.jobId === jobId) append(event.chunks);
+      socket.on(UiEvents.chunks, (payload: unknown) => {
+        const event = jobChunksSchema.safeParse(payload);
+        if (event.success && event.data.jobId === jobId) append(event.data.chunks);
       });
-      socket.on("job:status", (payload: unknown) => {
-        const event = parseStatusEvent(payload);
-        if (!event || event.jobId !== jobId) return;
-        queryClient.setQueryData(queryKeys.job(jobId), event.job);
+      socket.on(UiEvents.status, (payload: unknown) => {
+        const event = jobStatusMessageSchema.safeParse(payload);
+        if (!event.success || event.data.jobId !== jobId) return;
+        queryClient.setQueryData(queryKeys.job(jobId), event.data.job);
         void queryClient.invalidateQueries({ queryKey: queryKeys.jobLists() });
       });
     })();

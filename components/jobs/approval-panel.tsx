@@ -7,6 +7,11 @@ import { useJobDecision } from "@/components/hooks/use-job-decision";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
 
+const DECISIONS = [
+  { decide: "approve", label: "Approve and run", variant: "primary" },
+  { decide: "reject", label: "Reject", variant: "danger" },
+] as const;
+
 /**
  * A job of a form that requires approval waits here: it has reached no runner yet. Admins
  * approve (it joins the queue) or reject it (it ends rejected), with an optional comment that
@@ -34,22 +39,17 @@ export function ApprovalPanel({ job, user }: { job: Job; user: User }) {
               data-testid="approval-comment"
             />
           </label>
-          <Button
-            variant="primary"
-            disabled={decision.isPending}
-            onClick={() => decision.mutate({ decision: "approve", comment })}
-            data-testid="approve-job"
-          >
-            Approve and run
-          </Button>
-          <Button
-            variant="danger"
-            disabled={decision.isPending}
-            onClick={() => decision.mutate({ decision: "reject", comment })}
-            data-testid="reject-job"
-          >
-            Reject
-          </Button>
+          {DECISIONS.map(({ decide, label, variant }) => (
+            <Button
+              key={decide}
+              variant={variant}
+              disabled={decision.isPending}
+              onClick={() => decision.mutate({ decision: decide, comment })}
+              data-testid={`${decide}-job`}
+            >
+              {label}
+            </Button>
+          ))}
         </div>
       ) : (
         <p className="mt-2 text-sm text-zinc-500">An admin will approve or reject it; this page updates by itself.</p>

@@ -198,6 +198,10 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
   }
 
   const { first: previous, comparison } = compared.data;
+  const changedOnlyOnce = [
+    { side: "before", hint: `In #${previous.id}, not in this run.`, items: comparison.changed_only_first, tone: "neutral" },
+    { side: "now", hint: `In this run, not in #${previous.id}.`, items: comparison.changed_only_second, tone: "changed" },
+  ] as const;
   return (
     <Panel
       title="Compared with the previous run"
@@ -219,26 +223,11 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
         <ChangedAgain tasks={comparison.changed_in_both} />
         {/* Timing gets the widest column: its rows hold a task name and three numbers. */}
         <div className="grid grid-cols-1 gap-5 md:grid-cols-2 xl:grid-cols-12">
-          <div className="min-w-0 xl:col-span-2">
-            <RecapList
-              title="Changed only before"
-              hint={`In #${previous.id}, not in this run.`}
-              items={comparison.changed_only_first}
-              empty="Nothing."
-              tone="neutral"
-              testId="changed-only-before"
-            />
-          </div>
-          <div className="min-w-0 xl:col-span-2">
-            <RecapList
-              title="Changed only now"
-              hint={`In this run, not in #${previous.id}.`}
-              items={comparison.changed_only_second}
-              empty="Nothing."
-              tone="changed"
-              testId="changed-only-now"
-            />
-          </div>
+          {changedOnlyOnce.map(({ side, ...list }) => (
+            <div key={side} className="min-w-0 xl:col-span-2">
+              <RecapList title={`Changed only ${side}`} {...list} empty="Nothing." testId={`changed-only-${side}`} />
+            </div>
+          ))}
           <div className="min-w-0 xl:col-span-3">
             <HostDeltas hosts={comparison.hosts} />
           </div>

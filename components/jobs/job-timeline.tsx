@@ -2,6 +2,7 @@
 
 import { ApiError } from "@/components/api/client";
 import { useJobTimeline } from "@/components/hooks/use-job-timeline";
+import { COUNTER_COLOURS } from "@/components/recap/colours";
 import { cx } from "@/components/ui/cx";
 import { formatSeconds, formatTaskSeconds } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
@@ -21,15 +22,7 @@ const TRACK = "relative mx-3 h-full";
 const HOSTS_IN_TITLE = 12;
 
 /** ansible's colours (see the recap table); a task with no host result is grey. */
-const STATUS_BAR: Record<TimelineHostStatus, string> = {
-  ok: "bg-green-500",
-  changed: "bg-amber-500",
-  failed: "bg-red-600",
-  unreachable: "bg-red-900",
-  skipped: "bg-cyan-500",
-  rescued: "bg-fuchsia-600",
-  ignored: "bg-fuchsia-300",
-};
+const statusBar = (status: TimelineHostStatus): string => COUNTER_COLOURS[status].bar;
 const NO_RESULT_BAR = "bg-zinc-300";
 
 /** Tick step with about `target` ticks over `span` seconds: 1, 2 or 5 times a power of ten. */
@@ -158,7 +151,7 @@ function TaskRow({ task, span }: { task: TimelineTask; span: number }) {
       <div className={TRACK}>
         <div
           data-testid="timeline-bar"
-          className={cx("absolute top-[4px] h-[10px] rounded-[2px]", status ? STATUS_BAR[status] : NO_RESULT_BAR)}
+          className={cx("absolute top-[4px] h-[10px] rounded-[2px]", status ? statusBar(status) : NO_RESULT_BAR)}
           style={{ left: pct(task.start_sec, span), width: pct(task.duration_sec, span), minWidth: 2 }}
         />
       </div>
@@ -177,7 +170,7 @@ function Legend({ tasks }: { tasks: TimelineTask[] }) {
       <span>Bar colour: the task&apos;s most significant host status.</span>
       {statuses.map((s) => (
         <span key={s} className="flex items-center gap-1.5">
-          <span className={cx("inline-block h-2.5 w-3 rounded-[2px]", STATUS_BAR[s])} />
+          <span className={cx("inline-block h-2.5 w-3 rounded-[2px]", statusBar(s))} />
           {s}
         </span>
       ))}

@@ -1,23 +1,26 @@
 import type { ReactNode } from "react";
 import type { Recap } from "@/components/api/types";
+import { Fact } from "@/components/ui/fact";
 import { formatElapsed, formatTaskSeconds } from "@/components/ui/format";
+import { RECAP_STATUS_STYLE } from "./colours";
 import { RecapList } from "./recap-list";
-
-const RECAP_STATUS: Record<string, { label: string; className: string }> = {
-  successful: { label: "Successful", className: "text-green-700" },
-  failed: { label: "Failed", className: "text-red-600" },
-  incomplete: { label: "Incomplete", className: "text-amber-600" },
-  plan: { label: "Plan only", className: "text-zinc-700" },
-};
 
 function Stat({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <div className="min-w-0">
-      <dt className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase">{label}</dt>
-      <dd className="mt-0.5 truncate text-base font-semibold text-zinc-900 tabular-nums">{children}</dd>
-    </div>
+    <Fact label={label} valueClassName="text-base font-semibold text-zinc-900 tabular-nums">
+      {children}
+    </Fact>
   );
 }
+
+const CHANGED = { title: "Changed tasks", empty: "Nothing changed.", tone: "changed", testId: "recap-changed-tasks" } as const;
+
+/** What went wrong, in one column. */
+const PROBLEMS = [
+  { list: "failed_tasks", title: "Failed tasks", empty: "No failures.", tone: "bad", testId: "recap-failed-tasks" },
+  { list: "unreachable_hosts", title: "Unreachable hosts", empty: "All hosts reachable.", tone: "bad", testId: "recap-unreachable-hosts" },
+  { list: "ignored_failures", title: "Ignored failures", empty: "None.", tone: "ignored", testId: "recap-ignored-failures" },
+] as const;
 
 /**
  * Everything the recap knows beyond the per-host counters. Each part is optional: a recap
@@ -26,14 +29,14 @@ function Stat({ label, children }: { label: string; children: ReactNode }) {
 export function RecapAnalytics({ recap }: { recap: Recap }) {
   const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
   const longest = Math.max(...slowest.map((t) => t.seconds), 0);
-  const status = recap.status ? RECAP_STATUS[recap.status] : undefined;
+  const status = recap.status ? RECAP_STATUS_STYLE[recap.status] : undefined;
   const hosts = recap.hosts ?? [];
 
   return (
     <div className="space-y-4" data-testid="recap-analytics">
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
         <Stat label="Elapsed">{recap.elapsed_sec == null ? "—" : formatElapsed(recap.elapsed_sec)}</Stat>
-        <Stat label="Result">{status ? <span className={status.className}>{status.label}</span> : "—"}</Stat>
+        <Stat label="Result">{status ? <span className={status.text}>{status.title}</span> : "—"}</Stat>
         <Stat label="Plays">{recap.plays?.length ?? "—"}</Stat>
         <Stat label="Hosts">{hosts.length}</Stat>
       </dl>
@@ -63,29 +66,11 @@ export function RecapAnalytics({ recap }: { recap: Recap }) {
             </ol>
           )}
         </div>
-        <RecapList
-          title="Changed tasks"
-          items={recap.changed_tasks ?? []}
-          empty="Nothing changed."
-          tone="changed"
-          testId="recap-changed-tasks"
-        />
+        <RecapList {...CHANGED} items={recap.changed_tasks ?? []} />
         <div className="space-y-4">
-          <RecapList title="Failed tasks" items={recap.failed_tasks ?? []} empty="No failures." tone="bad" testId="recap-failed-tasks" />
-          <RecapList
-            title="Unreachable hosts"
-            items={recap.unreachable_hosts ?? []}
-            empty="All hosts reachable."
-            tone="bad"
-            testId="recap-unreachable-hosts"
-          />
-          <RecapList
-            title="Ignored failures"
-            items={recap.ignored_failures ?? []}
-            empty="None."
-            tone="ignored"
-            testId="recap-ignored-failures"
-          />
+          {PROBLEMS.map(({ list, ...shown }) => (
+            <RecapList key={list} {...shown} items={recap[list] ?? []} />
+          ))}
         </div>
       </div>
     </div>

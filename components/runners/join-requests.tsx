@@ -3,15 +3,16 @@
 import type { ReactNode } from "react";
 import type { Runner } from "@/components/api/types";
 import { useNow } from "@/components/hooks/use-now";
+import { Fact } from "@/components/ui/fact";
 import { formatAgo, formatDateTime } from "@/components/ui/format";
 import { RunnerActions } from "./runner-actions";
 
-function Fact({ label, children }: { label: string; children: ReactNode }) {
+/** What the runner said about itself. */
+function Said({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <div className="min-w-0">
-      <dt className="text-[11px] font-semibold tracking-wide text-zinc-500 uppercase">{label}</dt>
-      <dd className="mt-0.5 truncate font-mono text-xs text-zinc-800">{children}</dd>
-    </div>
+    <Fact label={label} valueClassName="font-mono text-xs text-zinc-800">
+      {children}
+    </Fact>
   );
 }
 
@@ -49,15 +50,15 @@ export function JoinRequests({ runners }: { runners: Runner[] }) {
               </p>
             </div>
             <dl className="grid min-w-0 flex-1 grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4">
-              <Fact label="Version">{runner.version ?? "—"}</Fact>
-              <Fact label="Capacity">{runner.capacity} jobs</Fact>
-              <Fact label="Mode">
+              <Said label="Version">{runner.version ?? "—"}</Said>
+              <Said label="Capacity">{runner.capacity} jobs</Said>
+              <Said label="Mode">
                 {runner.mode}
                 {runner.address ? ` · ${runner.address}` : ""}
-              </Fact>
-              <Fact label="Cert fingerprint">
+              </Said>
+              <Said label="Cert fingerprint">
                 <span title={runner.certFingerprint ?? undefined}>{runner.certFingerprint ?? "—"}</span>
-              </Fact>
+              </Said>
             </dl>
             <div className="ml-auto">
               <RunnerActions runner={runner} onRotated={() => undefined} />

@@ -6,6 +6,67 @@ import { useRunnerAction } from "@/components/hooks/use-runner-action";
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 
+interface ActionSpec {
+  action: RunnerAction;
+  label: string;
+  pendingLabel: string;
+  /** For runners in this state. */
+  offered: (runner: Runner) => boolean;
+  /** Asked once more before acting; an action without one (easy to take back) acts at once. */
+  confirm?: { question: (runner: Runner) => string; label: string };
+  variant?: "primary" | "secondary" | "danger";
+  testId: string;
+}
+
+const pending = (runner: Runner) => runner.status === "pending";
+const approved = (runner: Runner) => runner.status === "approved";
+
+/** Every action, in the order the buttons stand. */
+const ACTIONS: ActionSpec[] = [
+  {
+    action: "approve",
+    label: "Approve",
+    pendingLabel: "Approving…",
+    offered: pending,
+    confirm: { question: (runner) => `Let “${runner.name}” run jobs?`, label: "Yes, approve" },
+    variant: "primary",
+    testId: "runner-approve",
+  },
+  {
+    action: "reject",
+    label: "Reject",
+    pendingLabel: "Rejecting…",
+    offered: pending,
+    confirm: { question: () => "Refuse this runner?", label: "Yes, reject" },
+    variant: "danger",
+    testId: "runner-reject",
+  },
+  {
+    action: "default",
+    label: "Make default",
+    pendingLabel: "Saving…",
+    offered: (runner) => approved(runner) && !runner.isDefault,
+    testId: "runner-make-default",
+  },
+  {
+    action: "rotate",
+    label: "Rotate token",
+    pendingLabel: "Rotating…",
+    offered: approved,
+    confirm: { question: () => "The current token stops working at once.", label: "Yes, rotate" },
+    testId: "runner-rotate",
+  },
+  {
+    action: "revoke",
+    label: "Revoke",
+    pendingLabel: "Revoking…",
+    offered: approved,
+    confirm: { question: (runner) => `Disconnect “${runner.name}” for good?`, label: "Yes, revoke" },
+    variant: "danger",
+    testId: "runner-revoke",
+  },
+];
+
 /**
  * What an admin can do with a runner in its current state: decide on a join request, or
  * make an approved runner the default, rotate its token, revoke it. A 409 (the state changed
@@ -13,7 +74,6 @@ import { ConfirmButton } from "@/components/ui/confirm-button";
  */
 export function RunnerActions({ runner, onRotated }: { runner: Runner; onRotated: (token: string) => void }) {
   const action = useRunnerAction(runner.id);
-  const busy = (which: RunnerAction) => action.isPending && action.variables === which;
   const run = (which: RunnerAction) =>
     action.mutate(which, {
       onSuccess: (result) => {
@@ -26,72 +86,41 @@ export function RunnerActions({ runner, onRotated }: { runner: Runner; onRotated
       {errorMessage(action.error)}
     </span>
   );
-
-  if (runner.status === "pending") {
-    return (
-      <div className="flex flex-wrap items-center justify-end gap-2">
-        {error}
-        <ConfirmButton
-          variant="primary"
-          question={`Let “${runner.name}” run jobs?`}
-          confirmLabel="Yes, approve"
-          pendingLabel="Approving…"
-          pending={busy("approve")}
-          disabled={action.isPending}
-          onConfirm={() => run("approve")}
-          testId="runner-approve"
-        >
-          Approve
-        </ConfirmButton>
-        <ConfirmButton
-          variant="danger"
-          question="Refuse this runner?"
-          confirmLabel="Yes, reject"
-          pendingLabel="Rejecting…"
-          pending={busy("reject")}
-          disabled={action.isPending}
-          onConfirm={() => run("reject")}
-          testId="runner-reject"
-        >
-          Reject
-        </ConfirmButton>
-      </div>
-    );
-  }
-
-  if (runner.status !== "approved") return error || null;
+  const offered = ACTIONS.filter((spec) => spec.offered(runner));
+  if (offered.length === 0) return error || null;
 
   return (
     <div className="flex flex-wrap items-center justify-end gap-2">
       {error}
-      {!runner.isDefault && (
-        <Button size="sm" onClick={() => run("default")} disabled={action.isPending} data-testid="runner-make-default">
-          {busy("default") ? "Saving…" : "Make default"}
-        </Button>
-      )}
-      <ConfirmButton
-        question="The current token stops working at once."
-        confirmLabel="Yes, rotate"
-        pendingLabel="Rotating…"
-        pending={busy("rotate")}
-        disabled={action.isPending}
-        onConfirm={() => run("rotate")}
-        testId="runner-rotate"
-      >
-        Rotate token
-      </ConfirmButton>
-      <ConfirmButton
-        variant="danger"
-        question={`Disconnect “${runner.name}” for good?`}
-        confirmLabel="Yes, revoke"
-        pendingLabel="Revoking…"
-        pending={busy("revoke")}
-        disabled={action.isPending}
-        onConfirm={() => run("revoke")}
-        testId="runner-revoke"
-      >
-        Revoke
-      </ConfirmButton>
+      {offered.map((spec) => {
+        const busy = action.isPending && action.variables === spec.action;
+        return spec.confirm ? (
+          <ConfirmButton
+            key={spec.action}
+            variant={spec.variant}
+            question={spec.confirm.question(runner)}
+            confirmLabel={spec.confirm.label}
+            pendingLabel={spec.pendingLabel}
+            pending={busy}
+            disabled={action.isPending}
+            onConfirm={() => run(spec.action)}
+            testId={spec.testId}
+          >
+            {spec.label}
+          </ConfirmButton>
+        ) : (
+          <Button
+            key={spec.action}
+            size="sm"
+            variant={spec.variant}
+            onClick={() => run(spec.action)}
+            disabled={action.isPending}
+            data-testid={spec.testId}
+          >
+            {busy ? spec.pendingLabel : spec.label}
+          </Button>
+        );
+      })}
     </div>
   );
 }

@@ -8,15 +8,30 @@
  * follower, and a trigger during a read causes one more read, so nothing stored is skipped.
  */
 import type { Server, Socket } from "socket.io";
-import { z } from "zod";
 import { userForToken } from "../data/auth-tokens";
-import { getJobView, listOutput } from "../data/jobs";
+import { getJobView, listOutput, type JobView } from "../data/jobs";
 import { SESSION_COOKIE, readCookie } from "../auth/session";
+import {
+  UI_CONTRACT_VERSION,
+  UI_NAMESPACE,
+  UiEvents,
+  jobFollowSchema,
+  jobUnfollowSchema,
+  type JobChunks,
+  type JobStatusMessage,
+  type JobView as WireJobView,
+} from "../protocol/ui-messages";
 import type { JobUpdate, JobUpdateBus } from "./job-updates";
 
-export const UI_NAMESPACE = "/ui";
-const followSchema = z.object({ jobId: z.number().int().positive(), after: z.number().int().min(0).default(0) });
 const PAGE = 2_000;
+
+/**
+ * The job the database layer builds is the one the /ui contract carries, field for field: a
+ * field added (or retyped) on one side only fails to compile here instead of being dropped
+ * by the browser's parser.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+true satisfies Same<JobView, WireJobView>;
 
 interface Follower {
   socket: Socket;
@@ -47,8 +62,8 @@ export class UiHub {
     });
     namespace.on("connection", (socket) => {
       const mine = new Map<number, Follower>();
-      socket.on("job:follow", (payload: unknown) => {
-        const parsed = followSchema.safeParse(payload);
+      socket.on(UiEvents.follow, (payload: unknown) => {
+        const parsed = jobFollowSchema.safeParse(payload);
         if (!parsed.success) return;
         const { jobId, after } = parsed.data;
         this.remove(mine.get(jobId));
@@ -60,8 +75,8 @@ export class UiHub {
         this.pump(follower);
         void this.sendStatus(jobId, [follower]);
       });
-      socket.on("job:unfollow", (payload: unknown) => {
-        const parsed = followSchema.safeParse(payload);
+      socket.on(UiEvents.unfollow, (payload: unknown) => {
+        const parsed = jobUnfollowSchema.safeParse(payload);
         if (!parsed.success) return;
         this.remove(mine.get(parsed.data.jobId));
         mine.delete(parsed.data.jobId);
@@ -99,7 +114,7 @@ export class UiHub {
             const chunks = await listOutput(follower.jobId, follower.cursor, PAGE);
             if (chunks.length === 0 || !follower.socket.connected) break;
             follower.cursor = chunks[chunks.length - 1]!.seq;
-            follower.socket.emit("job:chunks", { jobId: follower.jobId, chunks });
+            follower.socket.emit(UiEvents.chunks, { v: UI_CONTRACT_VERSION, jobId: follower.jobId, chunks } satisfies JobChunks);
             if (chunks.length < PAGE) break;
           }
         } while (follower.again && follower.socket.connected);
@@ -113,7 +128,9 @@ export class UiHub {
   private async sendStatus(jobId: number, to: Follower[]): Promise<void> {
     try {
       const job = await getJobView(jobId);
-      if (job) for (const follower of to) follower.socket.emit("job:status", { jobId, job });
+      if (!job) return;
+      const message = { v: UI_CONTRACT_VERSION, jobId, job } satisfies JobStatusMessage;
+      for (const follower of to) follower.socket.emit(UiEvents.status, message);
     } catch (error) {
       console.error(`[ui-hub] sending the status of job ${jobId} failed:`, error);
     }

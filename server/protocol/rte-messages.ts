@@ -129,6 +129,10 @@ export const jobItemSchema = z.discriminatedUnion("kind", [
 ]);
 export type JobItem = z.infer<typeof jobItemSchema>;
 
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An item as the RTE produces it, before the spool gives it its sequence number. */
+export type UnnumberedItem = DistributiveOmit<JobItem, "seq">;
+
 /** RTE -> app `job:items` (acknowledged with ItemsAck). */
 export const jobItemsSchema = z.object({
   v: z.literal(CONTRACT_VERSION),

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
-import type { FinalStatus, JobDispatch, JobSecrets } from "../protocol/rte-messages";
+import type { FinalStatus, JobDispatch, JobSecrets, UnnumberedItem } from "../protocol/rte-messages";
 import { createMasker } from "../security/mask";
 import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
@@ -21,7 +21,6 @@ import { OutputBatcher } from "./output-batcher";
 import { playbookArgs, playbookEnv } from "./playbook-command";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, processInfo, terminateGroup } from "./process-group";
-import type { UnnumberedItem } from "./spool";
 
 const EVENTS_FD = 3;
 /**

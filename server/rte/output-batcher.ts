@@ -8,7 +8,7 @@
  * read and dropped: the playbook keeps running, the app's storage is protected.
  */
 import { maskJson, type Masker } from "../security/mask";
-import type { UnnumberedItem } from "./spool";
+import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
 

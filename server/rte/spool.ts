@@ -9,7 +9,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { JobItem } from "../protocol/rte-messages";
+import type { JobItem, UnnumberedItem } from "../protocol/rte-messages";
 import { PRIVATE_FILE_MODE, ensurePrivateDir, makePrivate } from "./private-fs";
 
 interface JobSpool {
@@ -57,7 +57,7 @@ export class Spool {
   }
 
   /** Numbers the items, writes them durably, and keeps them pending until acknowledged. */
-  append(jobId: number, items: DistributiveOmit<JobItem, "seq">[]): JobItem[] {
+  append(jobId: number, items: UnnumberedItem[]): JobItem[] {
     const job = this.jobs.get(jobId);
     if (!job) throw new Error(`job ${jobId} has no spool`);
     const numbered = items.map((item) => ({ ...item, seq: job.nextSeq++ }) as JobItem);
@@ -144,6 +144,3 @@ export class Spool {
     }
   }
 }
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-export type UnnumberedItem = DistributiveOmit<JobItem, "seq">;

@@ -5,6 +5,14 @@
  */
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  UI_CONTRACT_VERSION,
+  UI_NAMESPACE,
+  UiEvents,
+  jobChunksSchema,
+  jobStatusMessageSchema,
+  type JobFollow,
+} from "../../server/protocol/ui-messages";
 import { adminToken, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
 
@@ -44,13 +52,16 @@ it("runs a job launched on node B through the runner held by node A, streaming t
 
   const received: { seq: number; text: string }[] = [];
   let finalStatus = "";
-  socket = io(`${nodeB.url}/ui`, { auth: { token }, transports: ["websocket"] });
+  socket = io(`${nodeB.url}${UI_NAMESPACE}`, { auth: { token }, transports: ["websocket"] });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`job ${id} did not finish on node B's socket; got ${received.length} chunks`)), 90_000);
-    socket!.on("job:chunks", (message: { jobId: number; chunks: { seq: number; text: string }[] }) => {
+    // Parsed with the contract's schemas: a message off the contract fails the test.
+    socket!.on(UiEvents.chunks, (payload: unknown) => {
+      const message = jobChunksSchema.parse(payload);
       if (message.jobId === id) received.push(...message.chunks);
     });
-    socket!.on("job:status", (message: { jobId: number; job: { status: string } }) => {
+    socket!.on(UiEvents.status, (payload: unknown) => {
+      const message = jobStatusMessageSchema.parse(payload);
       if (message.jobId !== id) return;
       finalStatus = message.job.status;
       if (["success", "failed", "aborted", "abandoned"].includes(finalStatus)) {
@@ -59,7 +70,7 @@ it("runs a job launched on node B through the runner held by node A, streaming t
         setTimeout(resolve, 500);
       }
     });
-    socket!.on("connect", () => socket!.emit("job:follow", { jobId: id, after: 0 }));
+    socket!.on("connect", () => socket!.emit(UiEvents.follow, { v: UI_CONTRACT_VERSION, jobId: id, after: 0 } satisfies JobFollow));
   });
 
   expect(finalStatus).toBe("success");

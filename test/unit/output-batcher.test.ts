@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMasker } from "../../server/security/mask";
 import { OutputBatcher, type BatcherOptions } from "../../server/rte/output-batcher";
-import type { UnnumberedItem } from "../../server/rte/spool";
+import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 
 const T0 = 1_700_000_000_000;
 const INTERVAL = 500;

@@ -9,7 +9,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileCache } from "../../server/rte/file-cache";
 import { OutputBatcher } from "../../server/rte/output-batcher";
-import { Spool, type UnnumberedItem } from "../../server/rte/spool";
+import { Spool } from "../../server/rte/spool";
+import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 import { MASK, createMasker } from "../../server/security/mask";
 import { createHash } from "node:crypto";
 

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Spool, type UnnumberedItem } from "../../server/rte/spool";
+import type { UnnumberedItem } from "../../server/protocol/rte-messages";
+import { Spool } from "../../server/rte/spool";
 
 let dir: string;
 beforeEach(() => {
