@@ -175,6 +175,25 @@ export type PlayformEvent = z.infer<typeof knownPlayformEventSchema>;
 export type PlayformEventType = PlayformEvent["type"];
 export type PlayformEventOf<T extends PlayformEventType> = Extract<PlayformEvent, { type: T }>;
 
+/** What one reader of the event stream does with each type of event it cares about. */
+export type PlayformEventHandlers = { [T in PlayformEventType]?: (event: PlayformEventOf<T>) => void };
+
+/**
+ * Feeds events in order to the handler of their type (`every` first, for every event). The
+ * readers of the stream (recap, timeline) differ in what they do, not in how they walk it.
+ */
+export function visitEvents(
+  events: Iterable<PlayformEvent>,
+  handlers: PlayformEventHandlers,
+  every?: (event: PlayformEvent) => void,
+): void {
+  for (const event of events) {
+    every?.(event);
+    // The mapped type pairs each type with its handler; indexing by a union loses that pairing.
+    (handlers[event.type] as ((event: PlayformEvent) => void) | undefined)?.(event);
+  }
+}
+
 export const PLAYFORM_EVENT_TYPES: readonly PlayformEventType[] = [
   "playbook_start",
   "play_start",

@@ -16,7 +16,7 @@
  * - slowest_tasks follow profile_tasks: a task runs from its start to the next task start or
  *   the stats event; a task started again (serial batches) adds up under its first name.
  */
-import type { PlayformEvent, PlayformEventOf } from "./events";
+import { visitEvents, type PlayformEvent, type PlayformEventOf } from "./events";
 import type { Recap, RecapHostRow, RecapPlay, RecapTaskTiming } from "./types";
 
 export interface RecapFromEventsOptions {
@@ -215,36 +215,31 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     };
   };
 
-  for (const e of events) {
-    if (firstTs === null) firstTs = e.ts;
-    switch (e.type) {
-      case "playbook_start":
+  visitEvents(
+    events,
+    {
+      playbook_start: (e) => {
         if (startTs === null) startTs = e.ts;
-        break;
-      case "play_start":
+      },
+      play_start: (e) => {
         // An empty name prints a bare `PLAY` banner, which is not a play banner in the text.
         if (e.name !== "") {
           plays.push({ number: plays.length + 1, name: e.name, hosts: null });
           if (snapshot !== null) playAfterStats = true;
         }
-        break;
-      case "task_start":
-        onTaskStart(e);
-        break;
-      case "task_result":
-        onTaskResult(e);
-        break;
-      case "item_result":
-        onItemResult(e);
-        break;
-      case "stats":
+      },
+      task_start: onTaskStart,
+      task_result: onTaskResult,
+      item_result: onItemResult,
+      stats: (e) => {
         onStats(e);
         playAfterStats = false;
-        break;
-      default:
-        break;
-    }
-  }
+      },
+    },
+    (e) => {
+      if (firstTs === null) firstTs = e.ts;
+    },
+  );
 
   // Each list in the order of the task's first failure line.
   const ignoredSet = new Set<string>();
