@@ -3,7 +3,7 @@
  * map errors. Route files contain only what is specific to their endpoint.
  */
 import { NextResponse } from "next/server";
-import type { z } from "zod";
+import { z } from "zod";
 import { DomainError } from "../errors";
 import { errorBody, httpAnswer, zodMessage } from "./errors";
 import { authenticateRequest } from "../auth/authenticate";
@@ -75,9 +75,42 @@ export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.
   return parsed.data;
 }
 
-/** Route params of `[id]` segments: a positive integer or 404. */
+/**
+ * The largest id or number the database's integer columns hold (Prisma `Int`: PostgreSQL
+ * `integer`, 32 bits). A larger one cannot name a row, and the driver would fail on it.
+ */
+export const MAX_DB_INT = 2_147_483_647;
+
+/** Decimal digits only, without sign, exponent, hex prefix or leading zeros. */
+const DECIMAL = /^(0|[1-9][0-9]{0,9})$/;
+
+function decimalInt(raw: string): number | null {
+  if (!DECIMAL.test(raw)) return null;
+  const value = Number(raw);
+  return value <= MAX_DB_INT ? value : null;
+}
+
+/**
+ * Route params of `[id]` segments: a job id is written in decimal digits and fits the
+ * database's integer; anything else (`0x10`, `1e3`, `01`, 20 digits) names no job: 404.
+ */
 export function parseJobId(raw: string): number {
-  const id = Number(raw);
-  if (!Number.isInteger(id) || id <= 0) throw new DomainError("not_found", `no job ${raw}`);
+  const id = decimalInt(raw);
+  if (id === null || id === 0) throw new DomainError("not_found", `no job ${raw}`);
   return id;
+}
+
+/** A query parameter holding a whole number in decimal digits, from min to max (at most MAX_DB_INT). */
+export function queryInt(min: number, max: number = MAX_DB_INT) {
+  return z
+    .string()
+    .transform((raw, ctx) => {
+      const value = decimalInt(raw);
+      if (value === null) {
+        ctx.addIssue({ code: "custom", message: `must be a whole number in decimal digits, at most ${MAX_DB_INT}` });
+        return z.NEVER;
+      }
+      return value;
+    })
+    .pipe(z.number().min(min).max(max));
 }

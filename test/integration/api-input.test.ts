@@ -71,7 +71,6 @@ describe("ids and paths", () => {
       "/api/jobs/99999999999999999999/compare/previous",
       "/api/jobs/1/compare/99999999999999999999",
       "/api/jobs/2147483648",
-      "/api/jobs/1/output?after=99999999999999999999",
       // Not decimal digits: not job 1 in disguise.
       "/api/jobs/0x1",
       "/api/jobs/1e0",
@@ -108,6 +107,13 @@ describe("ids and paths", () => {
       expect(answer.status, `POST ${path}: ${answer.text.slice(0, 200)}`).toBe(404);
       expect(JSON.parse(answer.text).error.code, path).toBe("not_found");
     }
+    // Numbers in queries are decimal too, and within range: a malformed query is a 400.
+    for (const query of ["after=99999999999999999999", "after=0x10", "limit=1e2"]) {
+      const answer = await raw("GET", `/api/jobs/1/output?${query}`, { headers: auth });
+      expect(answer.status, `${query}: ${answer.text.slice(0, 200)}`).toBe(400);
+      expect(JSON.parse(answer.text).error.code).toBe("bad_request");
+    }
+    expect((await raw("GET", "/api/jobs?limit=0x10", { headers: auth })).status).toBe(400);
     expect((await api.get("/api/jobs/1")).job.id).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { parseJsonBody, parseQuery, requireUser, route } from "@/server/api/route";
+import { parseJsonBody, parseQuery, queryInt, requireUser, route } from "@/server/api/route";
 import { listJobViews } from "@/server/data/jobs";
 import { launchJob } from "@/server/jobs/launch";
 
@@ -19,7 +19,7 @@ export const POST = route(async (request: Request) => {
 });
 
 const listSchema = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  limit: queryInt(1, 500).default(50),
   form: z.string().optional(),
 });
 
