@@ -65,6 +65,8 @@ function answerNotFound(res: ServerResponse, path: string): void {
   res.end(body);
 }
 
+function discard(): void {}
+
 /** After a response that left the request body unread: discard the rest for DRAIN_MS, then close. */
 function drainRefusedBody(req: IncomingMessage): void {
   if (req.complete || req.destroyed) return;
@@ -72,8 +74,10 @@ function drainRefusedBody(req: IncomingMessage): void {
   timer.unref();
   req.once("end", () => clearTimeout(timer));
   req.once("close", () => clearTimeout(timer));
-  // Whoever stopped reading may still hold a 'readable' listener, which keeps the stream from flowing.
+  // Whoever stopped reading may still hold a 'readable' listener, which keeps the stream from
+  // flowing; a 'data' listener makes it flow again once that one is gone.
   req.removeAllListeners("readable");
+  req.on("data", discard);
   req.resume();
 }
 

@@ -72,8 +72,13 @@ export function basicCredentials(request: Request): { username: string; password
   if (!header?.toLowerCase().startsWith("basic ")) {
     throw new DomainError("unauthorized", "send HTTP Basic credentials (Authorization: Basic ...)");
   }
-  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(header.slice(6).trim(), "base64"));
+  } catch {
+    throw new DomainError("unauthorized", "malformed Basic credentials: not valid UTF-8");
+  }
   const colon = decoded.indexOf(":");
-  if (colon < 0) throw new DomainError("unauthorized", "malformed Basic credentials");
+  if (colon < 0 || decoded.includes("\u0000")) throw new DomainError("unauthorized", "malformed Basic credentials");
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

@@ -4,7 +4,7 @@ import { parseJsonBody, parseQuery, queryInt, requireUser, route } from "@/serve
 import { listJobViews } from "@/server/data/jobs";
 import { launchJob } from "@/server/jobs/launch";
 
-const launchSchema = z.object({
+const launchSchema = z.strictObject({
   form: z.string().min(1, "is required"),
   values: z.record(z.string(), z.unknown()).default({}),
   /** Run options the form lets users choose at launch; checked against the form in launchJob. */

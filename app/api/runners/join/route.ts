@@ -1,4 +1,5 @@
 import { NextResponse } from "next/server";
+import { SMALL_JSON_BODY_BYTES } from "@/server/api/body";
 import { parseJsonBody, route } from "@/server/api/route";
 import { joinRequestSchema } from "@/server/protocol/join";
 import { requestToJoin } from "@/server/runners/join";
@@ -8,6 +9,6 @@ import { requestToJoin } from "@/server/runners/join";
  * runner that does nothing until an admin approves it.
  */
 export const POST = route(async (request: Request) => {
-  const body = await parseJsonBody(request, joinRequestSchema);
+  const body = await parseJsonBody(request, joinRequestSchema, { maxBytes: SMALL_JSON_BODY_BYTES });
   return NextResponse.json(await requestToJoin(body), { status: 202 });
 });
