@@ -13,6 +13,8 @@
  * left were written by the client and prove nothing.
  */
 import { isIP } from "node:net";
+import type { LoginClient } from "../auth/login";
+import { KNOWN_CLIENT_COOKIE, readCookie } from "../auth/session";
 
 export const CLIENT_ADDRESS_HEADER = "x-playform-client-ip";
 
@@ -54,4 +56,9 @@ export function resolveClientAddress(
 /** In a route handler: the address the custom server resolved for this request. */
 export function clientAddress(request: Request): string {
   return request.headers.get(CLIENT_ADDRESS_HEADER) ?? "unknown";
+}
+
+/** In the login and token routes: the client's address and the known-client cookie it sent. */
+export function loginClient(request: Request): LoginClient {
+  return { address: clientAddress(request), knownClient: readCookie(request.headers.get("cookie"), KNOWN_CLIENT_COOKIE) };
 }

@@ -1,6 +1,9 @@
 export const SESSION_COOKIE = "playform_session";
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const API_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** Marks a browser that logged in as a user before (known-clients.ts). */
+export const KNOWN_CLIENT_COOKIE = "playform_known";
+export const KNOWN_CLIENT_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Cookie attributes: httpOnly always; Secure when the request came over https. */
 export function sessionCookie(token: string, secure: boolean, maxAgeSeconds: number) {
@@ -12,6 +15,19 @@ export function sessionCookie(token: string, secure: boolean, maxAgeSeconds: num
     secure,
     path: "/",
     maxAge: maxAgeSeconds,
+  };
+}
+
+/** The known-client cookie (known-clients.ts): sent back to the login and token endpoints only. */
+export function knownClientCookie(value: string, secure: boolean) {
+  return {
+    name: KNOWN_CLIENT_COOKIE,
+    value,
+    httpOnly: true,
+    sameSite: "strict" as const,
+    secure,
+    path: "/api/auth",
+    maxAge: KNOWN_CLIENT_TTL_MS / 1000,
   };
 }
 
