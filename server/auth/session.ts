@@ -42,7 +42,13 @@ export function readCookie(header: string | null | undefined, name: string): str
   if (!header) return null;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return null; // malformed percent-encoding: no such cookie, not a 500
+      }
+    }
   }
   return null;
 }
