@@ -114,6 +114,10 @@ describe("ids and paths", () => {
       expect(JSON.parse(answer.text).error.code).toBe("bad_request");
     }
     expect((await raw("GET", "/api/jobs?limit=0x10", { headers: auth })).status).toBe(400);
+    // A malformed cookie is no cookie: 401, not a 500.
+    const cookie = await raw("GET", "/api/auth/me", { headers: { cookie: "playform_session=%zz" } });
+    expect(cookie.status).toBe(401);
+    expect(JSON.parse(cookie.text).error.code).toBe("unauthorized");
     expect((await api.get("/api/jobs/1")).job.id).toBe(1);
   });
 });
