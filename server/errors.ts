@@ -11,6 +11,7 @@ export const DOMAIN_ERROR_CODES = [
   "not_found",
   "conflict",
   "payload_too_large",
+  "unsupported_media_type",
   "validation_failed",
   "too_many_requests",
   "unavailable",

@@ -9,6 +9,8 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { Server as SocketServer } from "socket.io";
+import { parseTrustProxy } from "./api/client-address";
+import { httpEntry } from "./api/http-entry";
 import { ensureAdmin, ensureDemoVaultCredential, importForms } from "./bootstrap";
 import { encryptionSecretSource, loadAppConfig } from "./config";
 import { closeDatabase } from "./data/connection";
@@ -38,6 +40,7 @@ function rteEntry(): string[] {
 
 async function main(): Promise<void> {
   const config = loadAppConfig();
+  const trustedProxies = parseTrustProxy(process.env.PLAYFORM_TRUST_PROXY);
   const dev = config.NODE_ENV === "development";
   const { applied } = await applyMigrations(config.DATABASE_URL);
   if (applied.length > 0) log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
@@ -55,7 +58,8 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  const server = http.createServer((req, res) => void handle(req, res));
+  // Before Next: the client's address for throttling, and a JSON 404 for non-canonical API paths.
+  const server = http.createServer(httpEntry(handle, { trustedProxies }));
   const io = new SocketServer(server, { maxHttpBufferSize: 16 * 1024 * 1024, serveClient: false });
   // With PostgreSQL several app nodes may serve one job's followers: news goes through NOTIFY.
   const bus = await openJobUpdateBus(config.DATABASE_URL);

@@ -14,6 +14,7 @@ export const ERROR_STATUS: Record<DomainErrorCode | "internal", number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   validation_failed: 422,
   too_many_requests: 429,
   internal: 500,
@@ -21,8 +22,28 @@ export const ERROR_STATUS: Record<DomainErrorCode | "internal", number> = {
 };
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Fields listed in one answer; the rest are counted in the message. */
+export const MAX_LISTED_FIELDS = 20;
+const MAX_MESSAGE = 2000;
+const MAX_FIELD_NAME = 200;
+const MAX_FIELD_MESSAGE = 500;
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * The body of every error answer. Short whatever the input: at most MAX_LISTED_FIELDS fields
+ * (the message then lists those and says how many more there are), and bounded texts, so a
+ * request with 400,000 bad keys gets a few hundred bytes back, not megabytes.
+ */
 export function errorBody(code: ErrorCode, message: string, fields?: Record<string, string>) {
-  return { error: { code, message, ...(fields ? { fields } : {}) } };
+  if (!fields) return { error: { code, message: clip(message, MAX_MESSAGE) } };
+  const entries = Object.entries(fields);
+  const listed = entries.slice(0, MAX_LISTED_FIELDS).map(([name, text]) => [clip(name, MAX_FIELD_NAME), clip(text, MAX_FIELD_MESSAGE)]);
+  const more = entries.length - listed.length;
+  const summary = more > 0 ? `${listed.map(([name, text]) => `${name}: ${text}`).join("; ")}; and ${more} more` : message;
+  return { error: { code, message: clip(summary, MAX_MESSAGE), fields: Object.fromEntries(listed) as Record<string, string> } };
 }
 
 /** Status and headers of the answer to a DomainError. */
@@ -31,7 +52,22 @@ export function httpAnswer(error: DomainError): { status: number; headers?: Reco
   return { status: ERROR_STATUS[error.code], headers };
 }
 
-/** "values.message: is required; form: expected string" */
+/** One zod issue in words; unknown keys are named a few at a time, however many there are. */
+export function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code !== "unrecognized_keys") return issue.message;
+  const shown = issue.keys.slice(0, 5).map((key) => JSON.stringify(clip(key, 40)));
+  const more = issue.keys.length > shown.length ? ` and ${issue.keys.length - shown.length} more` : "";
+  return `unknown key${issue.keys.length === 1 ? "" : "s"} ${shown.join(", ")}${more}`;
+}
+
+/** Where an issue is: "values.message", or "" for the body itself. */
+export function issuePath(issue: z.core.$ZodIssue): string {
+  return issue.path.map(String).join(".");
+}
+
+/** "values.message: is required; form: expected string" (the first MAX_LISTED_FIELDS issues, then how many more). */
 export function zodMessage(error: z.ZodError): string {
-  return error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+  const listed = error.issues.slice(0, MAX_LISTED_FIELDS).map((i) => (i.path.length ? `${issuePath(i)}: ${issueText(i)}` : issueText(i)));
+  const more = error.issues.length - listed.length;
+  return more > 0 ? `${listed.join("; ")}; and ${more} more` : listed.join("; ");
 }

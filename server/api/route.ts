@@ -3,9 +3,10 @@
  * map errors. Route files contain only what is specific to their endpoint.
  */
 import { NextResponse } from "next/server";
-import type { z } from "zod";
+import { z } from "zod";
 import { DomainError } from "../errors";
-import { errorBody, httpAnswer, zodMessage } from "./errors";
+import { DEFAULT_JSON_BODY_BYTES, readJsonBody } from "./body";
+import { errorBody, httpAnswer, issuePath, issueText, zodMessage } from "./errors";
 import { authenticateRequest } from "../auth/authenticate";
 import type { PublicUser } from "../data/users";
 
@@ -37,35 +38,39 @@ export async function requireAdmin(request: Request): Promise<PublicUser> {
   return user;
 }
 
+export interface JsonBodyOptions {
+  /** Mismatches as 422 with `fields` (bodies a person fills in through a form) instead of 400. */
+  fields?: boolean;
+  /** The body's size limit: DEFAULT_JSON_BODY_BYTES unless said otherwise (SMALL_JSON_BODY_BYTES without credentials). */
+  maxBytes?: number;
+}
+
 /**
- * The JSON body, checked by the schema. By default a mismatch is a 400 (a malformed request);
- * with `fields: true` it is a 422 whose `fields` name each offending field, for bodies that
- * are filled in by a person through a form.
+ * The JSON body, checked by the schema. Read by readJsonBody (server/api/body.ts): JSON media
+ * type (else 415), size limit (413), valid UTF-8 and no NUL or lone surrogate in any string
+ * (422 naming the field), whatever the schema. By default a schema mismatch is a 400 (a
+ * malformed request); with `fields: true` it is a 422 whose `fields` name each offending
+ * field. Either way the listing is short (errorBody caps it).
  */
-export async function parseJsonBody<S extends z.ZodType>(
-  request: Request,
-  schema: S,
-  options: { fields?: boolean } = {},
-): Promise<z.infer<S>> {
-  let raw: unknown;
-  try {
-    raw = await request.json();
-  } catch {
-    throw new DomainError("bad_request", "request body must be JSON");
-  }
+export async function parseJsonBody<S extends z.ZodType>(request: Request, schema: S, options: JsonBodyOptions = {}): Promise<z.infer<S>> {
+  const raw = await readJsonBody(request, options.maxBytes ?? DEFAULT_JSON_BODY_BYTES);
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   if (!options.fields) throw new DomainError("bad_request", zodMessage(parsed.error));
   const fields: Record<string, string> = {};
-  for (const issue of parsed.error.issues) fields[issue.path.join(".") || "body"] ??= issue.message;
+  for (const issue of parsed.error.issues) fields[issuePath(issue) || "body"] ??= issueText(issue);
   throw new DomainError("validation_failed", zodMessage(parsed.error), fields);
 }
 
 /** A JSON body that may be left out entirely (no body parses as `{}`). */
-export async function optionalJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+export async function optionalJsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  options: JsonBodyOptions = {},
+): Promise<z.infer<S>> {
   const length = request.headers.get("content-length");
   if (length === "0" || (!length && !request.headers.get("content-type"))) return schema.parse({});
-  return parseJsonBody(request, schema);
+  return parseJsonBody(request, schema, options);
 }
 
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
@@ -75,9 +80,42 @@ export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.
   return parsed.data;
 }
 
-/** Route params of `[id]` segments: a positive integer or 404. */
+/**
+ * The largest id or number the database's integer columns hold (Prisma `Int`: PostgreSQL
+ * `integer`, 32 bits). A larger one cannot name a row, and the driver would fail on it.
+ */
+export const MAX_DB_INT = 2_147_483_647;
+
+/** Decimal digits only, without sign, exponent, hex prefix or leading zeros. */
+const DECIMAL = /^(0|[1-9][0-9]{0,9})$/;
+
+function decimalInt(raw: string): number | null {
+  if (!DECIMAL.test(raw)) return null;
+  const value = Number(raw);
+  return value <= MAX_DB_INT ? value : null;
+}
+
+/**
+ * Route params of `[id]` segments: a job id is written in decimal digits and fits the
+ * database's integer; anything else (`0x10`, `1e3`, `01`, 20 digits) names no job: 404.
+ */
 export function parseJobId(raw: string): number {
-  const id = Number(raw);
-  if (!Number.isInteger(id) || id <= 0) throw new DomainError("not_found", `no job ${raw}`);
+  const id = decimalInt(raw);
+  if (id === null || id === 0) throw new DomainError("not_found", `no job ${raw}`);
   return id;
+}
+
+/** A query parameter holding a whole number in decimal digits, from min to max (at most MAX_DB_INT). */
+export function queryInt(min: number, max: number = MAX_DB_INT) {
+  return z
+    .string()
+    .transform((raw, ctx) => {
+      const value = decimalInt(raw);
+      if (value === null) {
+        ctx.addIssue({ code: "custom", message: `must be a whole number in decimal digits, at most ${MAX_DB_INT}` });
+        return z.NEVER;
+      }
+      return value;
+    })
+    .pipe(z.number().min(min).max(max));
 }

@@ -2,57 +2,87 @@ import { DomainError } from "../errors";
 import { issueToken, revokeToken } from "../data/auth-tokens";
 import { findUserByUsername, type PublicUser } from "../data/users";
 import { verifyPassword } from "../security/password";
+import { isKnownClient, knownClientValue } from "./known-clients";
 import { API_TOKEN_TTL_MS, SESSION_TTL_MS } from "./session";
+import { RecentEvents, addressKey, sharedCounter } from "./throttle";
 
 /**
- * Failed logins per username, kept per app node (on globalThis: Next compiles each route into
- * its own bundle, and the login form and the token endpoint must count together). Past the
- * limit, further attempts for that name are refused until the window has passed, so a
- * password cannot be guessed at request speed.
+ * Failed logins are counted per client address and per user name, per app node (throttle.ts):
+ *
+ * - 20 failures from one address within 10 minutes: that address is refused (any name) until
+ *   the window has passed. One client cannot guess at request speed, nor flood the name counter.
+ * - 10 failures for one name within 10 minutes, from anywhere: the name is refused, except to
+ *   a known-good client of that user: one holding the signed cookie of an earlier login as
+ *   that user (known-clients.ts), or at an address that logged in as that user within 30 days.
+ *   So strangers can lock `admin` out for strangers, never for admin's own browser or hosts:
+ *   the right password from a known-good client always works (its address limit aside, which
+ *   only its own failures fill; the cookie is exempt from that one too).
+ *
+ * A success clears nothing: it would hand a guesser new attempts whenever the real user logs in.
  */
-const MAX_FAILURES = 10;
-const WINDOW_MS = 10 * 60 * 1000;
-const KEY = Symbol.for("playform.loginFailures");
+const USER_FAILURES = { limit: 10, windowMs: 10 * 60 * 1000 };
+const ADDRESS_FAILURES = { limit: 20, windowMs: 10 * 60 * 1000 };
+const KNOWN_ADDRESS_MS = 30 * 24 * 60 * 60 * 1000;
 
-function failures(): Map<string, number[]> {
-  const holder = globalThis as typeof globalThis & { [KEY]?: Map<string, number[]> };
-  return (holder[KEY] ??= new Map());
+const failuresByUser = () => sharedCounter("loginFailuresByUser", () => new RecentEvents(USER_FAILURES.limit, USER_FAILURES.windowMs));
+const failuresByAddress = () =>
+  sharedCounter("loginFailuresByAddress", () => new RecentEvents(ADDRESS_FAILURES.limit, ADDRESS_FAILURES.windowMs));
+const knownAddresses = () => sharedCounter("knownLoginAddresses", () => new RecentEvents(1, KNOWN_ADDRESS_MS, 20_000));
+
+/** Who is logging in: the client's address, and the known-client cookie it sent, if any. */
+export interface LoginClient {
+  address: string;
+  knownClient: string | null;
 }
 
-function recentFailures(username: string, now: number): number[] {
-  const recent = (failures().get(username) ?? []).filter((at) => now - at < WINDOW_MS);
-  if (recent.length > 0) failures().set(username, recent);
-  else failures().delete(username);
-  return recent;
-}
+/** A name as a counter key: no account has a longer one, and keys must stay small. */
+const nameKey = (username: string) => username.slice(0, 64);
 
-/** Checks a username and password; the same error for an unknown user and a wrong password. */
-export async function checkCredentials(username: string, password: string): Promise<PublicUser> {
+/**
+ * Checks a username and password from a client; the same error for an unknown user and a
+ * wrong password. Returns the user and a fresh known-client cookie value for that client.
+ */
+export async function checkCredentials(
+  username: string,
+  password: string,
+  client: LoginClient,
+): Promise<{ user: PublicUser; knownClient: string }> {
   const now = Date.now();
-  const recent = recentFailures(username, now);
-  if (recent.length >= MAX_FAILURES) {
-    const retryAfter = Math.ceil((recent[0]! + WINDOW_MS - now) / 1000);
+  const address = addressKey(client.address);
+  const account = await findUserByUsername(username);
+  const cookieKnown = account !== null && isKnownClient(client.knownClient, account, now);
+  const known = cookieKnown || knownAddresses().has(`${nameKey(username)}\n${address}`, now);
+  const addressWait = cookieKnown ? 0 : failuresByAddress().retryAfterSeconds(address, now);
+  if (addressWait > 0) {
     throw new DomainError(
       "too_many_requests",
-      `too many failed logins for "${username}": try again in ${retryAfter} s`,
+      `too many failed logins from your address: try again in ${addressWait} s`,
       undefined,
-      retryAfter,
+      addressWait,
     );
   }
-  const user = await findUserByUsername(username);
-  if (!user || !(await verifyPassword(password, user.passwordHash))) {
-    failures().set(username, [...recent, now]);
+  const nameWait = known ? 0 : failuresByUser().retryAfterSeconds(nameKey(username), now);
+  if (nameWait > 0) {
+    throw new DomainError("too_many_requests", `too many failed logins for "${username}": try again in ${nameWait} s`, undefined, nameWait);
+  }
+  if (!account || !(await verifyPassword(password, account.passwordHash))) {
+    failuresByAddress().record(address, now);
+    failuresByUser().record(nameKey(username), now);
     throw new DomainError("unauthorized", "wrong username or password");
   }
-  failures().delete(username);
-  return { id: user.id, username: user.username, role: user.role };
+  knownAddresses().record(`${nameKey(username)}\n${address}`, now);
+  return { user: { id: account.id, username: account.username, role: account.role }, knownClient: knownClientValue(account, now) };
 }
 
-/** Logs a user in: the user and a new session token, valid for SESSION_TTL_MS (the cookie's lifetime). */
-export async function logIn(username: string, password: string): Promise<{ user: PublicUser; token: string }> {
-  const user = await checkCredentials(username, password);
+/** Logs a user in: the user, a new session token valid for SESSION_TTL_MS (the cookie's lifetime), a known-client cookie value. */
+export async function logIn(
+  username: string,
+  password: string,
+  client: LoginClient,
+): Promise<{ user: PublicUser; token: string; knownClient: string }> {
+  const { user, knownClient } = await checkCredentials(username, password, client);
   const { token } = await issueToken(user.id, "session", SESSION_TTL_MS);
-  return { user, token };
+  return { user, token, knownClient };
 }
 
 /** Ends the session of this token, if there is one. */
@@ -61,9 +91,13 @@ export async function logOut(sessionToken: string | null): Promise<void> {
 }
 
 /** A bearer token for scripts and CI pipelines, valid for API_TOKEN_TTL_MS, for a username and password. */
-export async function issueApiToken(username: string, password: string): Promise<{ token: string; expiresAt: Date }> {
-  const user = await checkCredentials(username, password);
-  return issueToken(user.id, "api", API_TOKEN_TTL_MS);
+export async function issueApiToken(
+  username: string,
+  password: string,
+  client: LoginClient,
+): Promise<{ token: string; expiresAt: Date; knownClient: string }> {
+  const { user, knownClient } = await checkCredentials(username, password, client);
+  return { ...(await issueToken(user.id, "api", API_TOKEN_TTL_MS)), knownClient };
 }
 
 /** `Authorization: Basic base64(user:password)` → credentials, or a 401 that says what is missing. */
@@ -72,8 +106,13 @@ export function basicCredentials(request: Request): { username: string; password
   if (!header?.toLowerCase().startsWith("basic ")) {
     throw new DomainError("unauthorized", "send HTTP Basic credentials (Authorization: Basic ...)");
   }
-  const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(header.slice(6).trim(), "base64"));
+  } catch {
+    throw new DomainError("unauthorized", "malformed Basic credentials: not valid UTF-8");
+  }
   const colon = decoded.indexOf(":");
-  if (colon < 0) throw new DomainError("unauthorized", "malformed Basic credentials");
+  if (colon < 0 || decoded.includes("\u0000")) throw new DomainError("unauthorized", "malformed Basic credentials");
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }

@@ -20,17 +20,17 @@ import { verifyPassword } from "../security/password";
 const USERNAME = /^[a-z0-9][a-z0-9._-]{1,62}$/;
 export const passwordSchema = z.string().min(10, "must be at least 10 characters").max(200, "must be at most 200 characters");
 
-export const newUserSchema = z.object({
+export const newUserSchema = z.strictObject({
   username: z.string().regex(USERNAME, "must be 2-63 lowercase letters, digits, . _ -"),
   password: passwordSchema,
   role: z.enum(["admin", "user"]).default("user"),
 });
 
 export const userChangeSchema = z
-  .object({ role: z.enum(["admin", "user"]).optional(), password: passwordSchema.optional() })
+  .strictObject({ role: z.enum(["admin", "user"]).optional(), password: passwordSchema.optional() })
   .refine((change) => change.role !== undefined || change.password !== undefined, "send role and/or password");
 
-export const ownPasswordSchema = z.object({ currentPassword: z.string().min(1, "is required"), newPassword: passwordSchema });
+export const ownPasswordSchema = z.strictObject({ currentPassword: z.string().min(1, "is required"), newPassword: passwordSchema });
 
 async function requireAccount(username: string) {
   const user = await findUserByUsername(username);

@@ -1,11 +1,11 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { parseJsonBody, parseQuery, requireUser, route } from "@/server/api/route";
+import { parseJsonBody, parseQuery, queryInt, requireUser, route } from "@/server/api/route";
 import { listJobViews } from "@/server/data/jobs";
 import { launchJob } from "@/server/jobs/launch";
 import { jobLifecycle } from "@/server/runtime";
 
-const launchSchema = z.object({
+const launchSchema = z.strictObject({
   form: z.string().min(1, "is required"),
   values: z.record(z.string(), z.unknown()).default({}),
   /** Run options the form lets users choose at launch; checked against the form in launchJob. */
@@ -20,7 +20,7 @@ export const POST = route(async (request: Request) => {
 });
 
 const listSchema = z.object({
-  limit: z.coerce.number().int().min(1).max(500).default(50),
+  limit: queryInt(1, 500).default(50),
   form: z.string().optional(),
 });
 

@@ -1,9 +1,9 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { parseQuery, requireUser, route } from "@/server/api/route";
+import { parseQuery, queryInt, requireUser, route } from "@/server/api/route";
 import { trendOfForm } from "@/server/jobs/analysis";
 
-const querySchema = z.object({ last: z.coerce.number().int().min(1).max(100).default(10) });
+const querySchema = z.object({ last: queryInt(1, 100).default(10) });
 
 /** Across the last N finished runs of a form: never-idempotent tasks, durations, host failure rates. */
 export const GET = route(async (request: Request, { params }: { params: Promise<{ name: string }> }) => {

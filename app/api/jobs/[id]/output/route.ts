@@ -1,11 +1,11 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
+import { parseJobId, parseQuery, queryInt, requireUser, route } from "@/server/api/route";
 import { jobOutputPage } from "@/server/jobs/output";
 
 const querySchema = z.object({
-  after: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(5000).default(1000),
+  after: queryInt(0).default(0),
+  limit: queryInt(1, 5000).default(1000),
 });
 
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {

@@ -1,0 +1,101 @@
+/**
+ * The custom server's HTTP entry: what happens to every request before Next sees it.
+ *
+ * - The client's address is resolved from the socket (and X-Forwarded-For behind trusted
+ *   proxies) and passed on in `x-playform-client-ip`, replacing any copy the client sent
+ *   (see client-address.ts: route handlers have no socket).
+ * - An API path that is not in canonical form is answered here with the JSON 404 of the one
+ *   error shape: encoded dots, slashes or backslashes (`%2e%2e`, `%2f`), `.` and `..`
+ *   segments, empty segments, control characters, malformed percent-encoding. Next would
+ *   normalise such a path, redirect it or resolve it outside /api (`/api/%2e%2e/login` is the
+ *   login page) and answer with HTML; no API client means any of them.
+ * - A response that ends before its request body was read (a body refused for its size or
+ *   type) gets the rest of the body drained for a short while, then the connection is closed,
+ *   so the client reads the answer and a refused upload holds neither memory nor the socket.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from "./client-address";
+import { errorBody } from "./errors";
+
+/** How long the rest of a refused body is read and discarded before the connection is closed. */
+const DRAIN_MS = 2_000;
+
+export interface HttpEntryOptions {
+  /** Reverse proxies in front of the app whose X-Forwarded-For is believed (PLAYFORM_TRUST_PROXY). */
+  trustedProxies: number;
+}
+
+/**
+ * The path of a request target (`/api/jobs/1?after=3` → `/api/jobs/1`), as sent: not decoded,
+ * not normalised. An absolute target (`http://host/api/...`) is cut to its path.
+ */
+function rawPath(url: string): string {
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url);
+  const target = origin ? url.slice(origin[0].length) || "/" : url;
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
+}
+
+/** `/api`, `/api/…`, and `/api` followed by an encoded or backward slash. */
+export function isApiPath(path: string): boolean {
+  return path.startsWith("/api") && /^(?:$|\/|\\|%2f|%5c)/i.test(path.slice(4));
+}
+
+/** True for an API path in canonical form: plain segments only (a trailing slash is left to Next's redirect). */
+export function isCanonicalApiPath(path: string): boolean {
+  // Encoded dot, slash, backslash; control characters (NUL reaches PostgreSQL as an error); a raw backslash.
+  if (/%(?:2e|2f|5c|[01][0-9a-f]|7f)|\\/i.test(path)) return false;
+  const segments = path.split("/").slice(1);
+  for (const [index, segment] of segments.entries()) {
+    if (segment === "." || segment === "..") return false;
+    if (segment === "" && index < segments.length - 1) return false;
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+function answerNotFound(res: ServerResponse, path: string): void {
+  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  const body = JSON.stringify(errorBody("not_found", `no API endpoint at ${shown}`));
+  res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+  res.end(body);
+}
+
+function discard(): void {}
+
+/** After a response that left the request body unread: discard the rest for DRAIN_MS, then close. */
+function drainRefusedBody(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  const timer = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+  timer.unref();
+  req.once("end", () => clearTimeout(timer));
+  req.once("close", () => clearTimeout(timer));
+  // Whoever stopped reading may still hold a 'readable' listener, which keeps the stream from
+  // flowing; a 'data' listener makes it flow again once that one is gone.
+  req.removeAllListeners("readable");
+  req.on("data", discard);
+  req.resume();
+}
+
+/** Wraps Next's request handler with the steps above. */
+export function httpEntry(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  options: HttpEntryOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    delete req.headers[CLIENT_ADDRESS_HEADER];
+    req.headers[CLIENT_ADDRESS_HEADER] = resolveClientAddress(
+      req.socket.remoteAddress,
+      req.headers["x-forwarded-for"],
+      options.trustedProxies,
+    );
+    res.once("finish", () => drainRefusedBody(req));
+    const path = rawPath(req.url ?? "/");
+    if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
+    void handle(req, res);
+  };
+}

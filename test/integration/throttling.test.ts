@@ -1,0 +1,120 @@
+/**
+ * Throttling by client address behind a trusted proxy (PLAYFORM_TRUST_PROXY=1: the address is
+ * the last X-Forwarded-For entry): a stranger's failed logins lock a user out for other
+ * strangers but never for a client that logged in as that user before, and never past the
+ * stranger's own address limit; joins are limited per address and pending runners overall.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPlayform, type RunningPlayform } from "../support/playform";
+
+let app: RunningPlayform;
+
+beforeAll(async () => {
+  app = await startPlayform({ env: { PLAYFORM_TRUST_PROXY: "1" } });
+});
+afterAll(async () => {
+  await app?.stop();
+});
+
+interface Attempt {
+  status: number;
+  retryAfter: number;
+  knownCookie: string | null;
+  json: any;
+}
+
+/** POST /api/auth/login from `address` (as the proxy reports it), with the cookies given. */
+async function login(address: string, username: string, password: string, cookie?: string): Promise<Attempt> {
+  const response = await fetch(`${app.url}/api/auth/login`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      // What a client might claim, then what the trusted proxy appended: the last entry counts.
+      "x-forwarded-for": `10.9.9.9, ${address}`,
+      ...(cookie ? { cookie } : {}),
+    },
+    body: JSON.stringify({ username, password }),
+  });
+  const known = response.headers.getSetCookie().find((c) => c.startsWith("playform_known="));
+  return {
+    status: response.status,
+    retryAfter: Number(response.headers.get("retry-after")),
+    knownCookie: known ? known.split(";")[0]! : null,
+    json: await response.json(),
+  };
+}
+
+async function tokenFrom(address: string, username: string, password: string): Promise<number> {
+  const response = await fetch(`${app.url}/api/auth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`, "x-forwarded-for": address },
+  });
+  return response.status;
+}
+
+describe("login lock-out", () => {
+  it("a stranger locks admin out for strangers, but admin still logs in from a known-good client", async () => {
+    // Admin's usual browser (203.0.113.10) and script host (203.0.113.11) logged in before.
+    const browser = await login("203.0.113.10", "admin", app.adminPassword);
+    expect(browser.status).toBe(200);
+    expect(browser.knownCookie).toMatch(/^playform_known=/);
+    expect(await tokenFrom("203.0.113.11", "admin", app.adminPassword)).toBe(201);
+
+    // A stranger guesses: 10 failures lock the name for every client not known to be admin's.
+    for (let i = 0; i < 10; i++) expect((await login("198.51.100.66", "admin", `guess-${i}`)).status).toBe(401);
+    const locked = await login("198.51.100.66", "admin", app.adminPassword);
+    expect(locked.status).toBe(429);
+    expect(locked.retryAfter).toBeGreaterThan(500);
+    expect(locked.json.error.message).toMatch(/too many failed logins for "admin"/);
+    expect((await login("198.51.100.77", "admin", app.adminPassword)).status).toBe(429);
+    expect(await tokenFrom("198.51.100.77", "admin", app.adminPassword)).toBe(429);
+
+    // The right password from a known-good client works: the browser's cookie from a new
+    // address, the script host by its address, the browser's own address without the cookie.
+    const back = await login("192.0.2.200", "admin", app.adminPassword, browser.knownCookie!);
+    expect(back.status, JSON.stringify(back.json)).toBe(200);
+    expect(await tokenFrom("203.0.113.11", "admin", app.adminPassword)).toBe(201);
+    expect((await login("203.0.113.10", "admin", app.adminPassword)).status).toBe(200);
+    // A wrong password from a known-good client is still wrong, and a forged cookie is no cookie.
+    expect((await login("203.0.113.10", "admin", "wrong")).status).toBe(401);
+    const forged = browser.knownCookie!.slice(0, -4) + (browser.knownCookie!.endsWith("AAAA") ? "BBBB" : "AAAA");
+    expect((await login("192.0.2.201", "admin", app.adminPassword, forged)).status).toBe(429);
+
+    // The stranger's own address runs out too, whatever name it tries next.
+    let status = 0;
+    for (let i = 0; i < 20 && status !== 429; i++) status = (await login("198.51.100.66", `someone-${i}`, "guess")).status;
+    expect(status).toBe(429);
+    // Other addresses and other names are not affected.
+    expect((await login("198.51.100.88", "nobody", "guess")).status).toBe(401);
+  });
+});
+
+describe("join throttle", () => {
+  it("limits joins per forwarded address, and pending runners overall", async () => {
+    const join = (address: string, name: string) =>
+      fetch(`${app.url}/api/runners/join`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": address },
+        body: JSON.stringify({ v: 1, name, version: "x", capacity: 1 }),
+      });
+    for (let i = 0; i < 10; i++) expect((await join("198.51.100.1", `a-${i}`)).status).toBe(202);
+    const limited = await join("198.51.100.1", "a-10");
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    // Another address has its own allowance, until 50 runners wait for an admin.
+    let pending = 10;
+    let answer: Response | null = null;
+    for (let address = 2; pending < 60; address++) {
+      for (let i = 0; i < 10; i++) {
+        answer = await join(`198.51.100.${address}`, `b-${address}-${i}`);
+        if (answer.status !== 202) break;
+        pending++;
+      }
+      if (answer!.status !== 202) break;
+    }
+    expect(pending).toBe(50);
+    expect(answer!.status).toBe(429);
+    expect(Number(answer!.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(((await answer!.json()) as any).error.message).toMatch(/waiting for an admin/);
+  });
+});
