@@ -574,14 +574,28 @@ describe("RTE resilience", () => {
     expect(fs.existsSync(path.join(dirs.spoolDir, String(id)))).toBe(false);
   });
 
-  it("refuses an RTE with a wrong token: it logs `unknown runner token` and never gets a job", async () => {
+  it("refuses a wrong token, and a token presented under another runner's name: neither RTE gets a job", async () => {
     const stranger = startRte({
       instanceId: "res-d",
       appUrl: app.url,
       token: `pfr_${randomBytes(32).toString("base64url")}`,
       ...freshDirs("d"),
     });
+    // The right token of runner `resilience`, in an RTE configured as runner `local` (say, the
+    // wrong Secret mounted): the token is bound to its runner, so the app refuses it.
+    const misnamed = startRte({
+      instanceId: "res-m",
+      appUrl: app.url,
+      token: runnerToken,
+      ...freshDirs("m"),
+      env: { RTE_RUNNER_NAME: "local" },
+    });
     await waitForRteOutput(stranger, /cannot connect to http:\/\/127\.0\.0\.1:\d+: unknown runner token/, 15_000);
+    await waitForRteOutput(
+      misnamed,
+      /cannot connect to http:\/\/127\.0\.0\.1:\d+: this token belongs to runner "resilience", not "local"/,
+      15_000,
+    );
 
     // A job for the runner finds no connected instance: it waits, queued, and is never claimed.
     const id = await launchSlowCounter();
@@ -596,11 +610,11 @@ describe("RTE resilience", () => {
     );
     expect(job.status).toBe("queued");
     expect(job.statusReason).toBe(`waiting for runner ${RUNNER_NAME}: no instance is connected`);
-    for (const rte of [stranger]) {
+    for (const rte of [stranger, misnamed]) {
       expect(rte.output()).not.toMatch(/connected to http|claimed/);
       expect(isRunning(rte)).toBe(true);
     }
-    expect(app.output()).not.toMatch(/instance res-d connected/);
+    expect(app.output()).not.toMatch(/instance res-[dm] connected/);
 
     expect((await api("POST", `/api/jobs/${id}/abort`)).status).toBe(202);
     const aborted = await waitForEnd(id, 15_000);
