@@ -672,7 +672,7 @@ describe("RTE resilience", () => {
     // 2), so it sends the RTE a job beyond its RTE_MAX_JOBS. The RTE itself says no.
     const proxy = newProxy();
     proxy.rewrite = (text, direction) =>
-      direction === "up" && text.startsWith("40/rte,") ? text.replace('"capacity":1}', '"capacity":2}') : text;
+      direction === "up" && text.startsWith("40/rte,") ? text.replace(/"capacity":1([,}])/, '"capacity":2$1') : text;
     const rte = startRte({
       instanceId: "res-f",
       appUrl: await proxy.listen(),
