@@ -19,7 +19,13 @@ let api: ApiClient;
 
 beforeAll(async () => {
   app = await startPlayform({
-    env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms"), RTE_QUEUE_MINUTES: QUEUE_MINUTES },
+    env: {
+      PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms"),
+      RTE_QUEUE_MINUTES: QUEUE_MINUTES,
+      // Meant for runners elsewhere: the local RTE, the app's own runner, must not present it
+      // (the app would refuse its token as another runner's, and startPlayform would time out).
+      RTE_RUNNER_NAME: "elsewhere",
+    },
   });
   api = apiClient(app, await adminToken(app));
   // The fixture form `gate` runs on the runner `resilience`: approved, and no instance of it
