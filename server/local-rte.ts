@@ -64,6 +64,8 @@ function runnerEnvironment(parent: Readonly<Record<string, string | undefined>>)
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
     if (value === undefined || key.startsWith("PLAYFORM_") || key === "DATABASE_URL" || key === "ENCRYPTION_SECRET") continue;
+    // The local RTE is the app's own runner, whatever runner name the app's environment holds.
+    if (key === "RTE_RUNNER_NAME") continue;
     env[key] = value;
   }
   return env;

@@ -75,6 +75,9 @@ export class RteHub {
     }
     const found = await runnerForToken(parsed.data.token);
     if (!found.ok) return new Error(found.reason);
+    if (parsed.data.runner !== undefined && parsed.data.runner !== found.runner.name) {
+      return new Error(`this token belongs to runner "${found.runner.name}", not "${parsed.data.runner}" (RTE_RUNNER_NAME)`);
+    }
     socket.data.runnerId = found.runner.id;
     socket.data.runnerName = found.runner.name;
     socket.data.handshake = parsed.data;

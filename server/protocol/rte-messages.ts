@@ -18,6 +18,8 @@ export const rteHandshakeSchema = z.object({
   instanceId: z.string().min(1).max(200),
   version: z.string().max(100),
   capacity: z.number().int().min(1).max(1000),
+  /** The runner this RTE is configured as (RTE_RUNNER_NAME, when set): its token must be that runner's. */
+  runner: z.string().min(1).max(63).optional(),
 });
 export type RteHandshake = z.infer<typeof rteHandshakeSchema>;
 

@@ -55,7 +55,14 @@ export class RteAgent {
     const recovered = this.spool.recover();
     if (recovered.length > 0) log(`spool holds unacknowledged items of job(s) ${recovered.join(", ")}: they will be resent`);
     this.socket = io(new URL(RTE_NAMESPACE, env.APP_URL).toString(), {
-      auth: { v: CONTRACT_VERSION, token, instanceId: env.RTE_INSTANCE_ID, version: RTE_VERSION, capacity: env.RTE_MAX_JOBS },
+      auth: {
+        v: CONTRACT_VERSION,
+        token,
+        instanceId: env.RTE_INSTANCE_ID,
+        version: RTE_VERSION,
+        capacity: env.RTE_MAX_JOBS,
+        ...(env.runnerName !== null ? { runner: env.runnerName } : {}),
+      },
       transports: ["websocket"],
       reconnectionDelay: 500,
       reconnectionDelayMax: 5_000,

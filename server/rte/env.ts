@@ -40,7 +40,14 @@ const rteEnvSchema = z.object({
   ANSIBLE_PLAYBOOK: z.string().default("ansible-playbook"),
 });
 
-export type RteEnv = z.infer<typeof rteEnvSchema> & { spoolDir: string; workDir: string; cacheDir: string; stateDir: string };
+export type RteEnv = z.infer<typeof rteEnvSchema> & {
+  spoolDir: string;
+  workDir: string;
+  cacheDir: string;
+  stateDir: string;
+  /** RTE_RUNNER_NAME when set explicitly: the app refuses a token of any other runner. */
+  runnerName: string | null;
+};
 
 /** Variables the RTE reads itself: never passed on to a playbook. */
 export const RTE_OWN_VARIABLES = [...Object.keys(rteEnvSchema.shape).filter((k) => k !== "ANSIBLE_PLAYBOOK")];
@@ -58,5 +65,6 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     workDir: work,
     cacheDir: path.join(work, "cache"),
     stateDir: path.resolve(parsed.data.RTE_STATE_PATH),
+    runnerName: env.RTE_RUNNER_NAME !== undefined ? parsed.data.RTE_RUNNER_NAME : null,
   };
 }

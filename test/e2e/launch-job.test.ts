@@ -6,6 +6,8 @@ import { randomBytes } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPlayform, type RunningPlayform } from "../support/playform";
+import { commandLine, descendantPids } from "../support/processes";
+import { waitFor } from "../support/wait";
 import { launchChromium, logIn, newPage, screenshot } from "./browser";
 
 let app: RunningPlayform;
@@ -103,35 +105,42 @@ describe("launching a form", () => {
     await page.waitForURL((url) => /^\/jobs\/\d+$/.test(url.pathname));
     const jobId = Number(new URL(page.url()).pathname.split("/").pop());
 
-    // The playbook's own output (stdout, not just the runner's log lines) is on screen,
-    // message included, while the job is still queued or running and the socket is live.
-    // One evaluation checks all of it, so every fact holds at the same moment; the playbook
-    // sleeps two seconds after printing the message, which leaves the window open.
-    await page.waitForFunction(
-      (expected) => {
-        const status = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
-        const pane = document.querySelector('[data-testid="job-output"]');
-        const stdoutLines = pane?.querySelectorAll('[data-line][data-stream="stdout"]').length ?? 0;
-        const connection = document.querySelector<HTMLElement>('[data-testid="live-indicator"]')?.dataset.connection;
-        return (
-          stdoutLines > 0 &&
-          (pane?.textContent ?? "").includes(expected) &&
-          (status === "running" || status === "queued") &&
-          connection === "live"
-        );
-      },
-      text,
-      { timeout: 60_000, polling: 100 },
+    // The playbook takes a short breath (`sleep 2`) right after it printed the message. That
+    // process is held (SIGSTOP) as soon as it appears, so the job cannot end while the test
+    // looks at the page, however slow the machine: "live" is checked while it really runs.
+    const breath = await waitFor(
+      "the playbook's `sleep 2` to start",
+      () => descendantPids(app.pid).find((pid) => commandLine(pid) === "sleep 2"),
+      { timeoutMs: 60_000, intervalMs: 20, details: () => app.output() },
     );
-    await screenshot(page, "job-page-running");
+    process.kill(breath, "SIGSTOP");
+    try {
+      // The playbook's own output (stdout, not just the runner's log lines) is on screen,
+      // message included, while the job is still running and the socket is live. One
+      // evaluation checks all of it, so every fact holds at the same moment.
+      await page.waitForFunction(
+        (expected) => {
+          const status = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
+          const pane = document.querySelector('[data-testid="job-output"]');
+          const stdoutLines = pane?.querySelectorAll('[data-line][data-stream="stdout"]').length ?? 0;
+          const connection = document.querySelector<HTMLElement>('[data-testid="live-indicator"]')?.dataset.connection;
+          return stdoutLines > 0 && (pane?.textContent ?? "").includes(expected) && status === "running" && connection === "live";
+        },
+        text,
+        { timeout: 60_000, polling: 100 },
+      );
+      await screenshot(page, "job-page-running");
 
-    // Reload mid-run: what has arrived is there again at once, and the page keeps following.
-    await page.reload();
-    await page.waitForFunction(
-      (expected) => (document.querySelector('[data-testid="job-output"]')?.textContent ?? "").includes(expected),
-      text,
-      { timeout: 30_000, polling: 100 },
-    );
+      // Reload mid-run: what has arrived is there again at once, and the page keeps following.
+      await page.reload();
+      await page.waitForFunction(
+        (expected) => (document.querySelector('[data-testid="job-output"]')?.textContent ?? "").includes(expected),
+        text,
+        { timeout: 30_000, polling: 100 },
+      );
+    } finally {
+      process.kill(breath, "SIGCONT");
+    }
 
     const finalStatus = await page.waitForFunction(
       () => {

@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "../../server/security/password";
 import { startPlayform, type RunningPlayform } from "../support/playform";
+import { waitFor } from "../support/wait";
 import { launchChromium, logIn, newPage, screenshot } from "./browser";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -73,9 +74,13 @@ async function addPlainUser(username: string, password: string): Promise<void> {
   }
 }
 
-/** A second RTE, started as an operator would: a name and the app's address, no token. */
-function startJoiningRte(name: string): void {
-  rteDir = fs.mkdtempSync(path.join(os.tmpdir(), `playform-e2e-rte-`));
+/**
+ * A second RTE, started as an operator would: a name and the app's address, and no token (it
+ * asks to join) or the token an admin was shown.
+ */
+function startRte(name: string, token?: string): void {
+  rteDir ??= fs.mkdtempSync(path.join(os.tmpdir(), `playform-e2e-rte-`));
+  rteOutput = "";
   rte = execa(process.execPath, ["dist/rte.js"], {
     cwd: ROOT,
     env: {
@@ -86,7 +91,7 @@ function startJoiningRte(name: string): void {
       RTE_SPOOL_PATH: path.join(rteDir, "spool"),
       RTE_WORK_DIR: path.join(rteDir, "work"),
       RTE_STATE_PATH: path.join(rteDir, "state"),
-      RTE_TOKEN: undefined,
+      RTE_TOKEN: token,
     },
     all: true,
     reject: false,
@@ -135,7 +140,7 @@ describe("runners page", () => {
     expect(await local.getByTestId("runner-heartbeat").getAttribute("data-stale")).toBe("false");
     expect(await page.getByTestId("join-requests").count()).toBe(0);
 
-    startJoiningRte("e2e-runner");
+    startRte("e2e-runner");
     // The page refreshes by itself: no reload.
     const request = page.locator('[data-testid="join-requests"] li[data-runner="e2e-runner"]');
     await request.waitFor({ timeout: 60_000 });
@@ -170,10 +175,29 @@ describe("runners page", () => {
     const box = page.getByTestId("rotated-token");
     expect(await box.textContent()).toContain("will not be shown again");
     expect(await box.textContent()).toContain("rollout restart");
+    const newToken = await token.inputValue();
     await page.locator('tr[data-runner="e2e-runner"][data-connected="false"]').waitFor({ timeout: 30_000 });
     await screenshot(page, "runners-rotated-token");
     await page.getByRole("button", { name: "I have stored it" }).click();
     await box.waitFor({ state: "detached" });
+
+    // The old token stopped working at once: the app closed the link, and the RTE, which still
+    // holds it (in its state file), is refused when it comes back, and stays away.
+    await waitFor(
+      "the RTE to be refused with its old token",
+      () =>
+        /the app closed this runner's link: token rotated by an admin/.test(rteOutput) &&
+        /cannot connect to http:\/\/\S+: unknown runner token/.test(rteOutput),
+      { timeoutMs: 30_000, details: () => `--- rte ---\n${rteOutput}` },
+    );
+    expect(rteOutput.match(/connected to http/g)).toHaveLength(1);
+    expect(await page.locator('tr[data-runner="e2e-runner"]').getAttribute("data-connected")).toBe("false");
+
+    // The token shown is the one that works: the runner restarted with it connects again.
+    rte!.kill("SIGKILL");
+    await rte;
+    startRte("e2e-runner", newToken);
+    await page.locator('tr[data-runner="e2e-runner"][data-connected="true"]').waitFor({ timeout: 60_000 });
   });
 
   it("tells a user who is not an admin that the page is for admins, without a nav link to it", async () => {

@@ -6,7 +6,8 @@
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
-import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
+import { waitFor } from "../support/wait";
 
 let app: RunningPlayform;
 let api: ApiClient;
@@ -39,10 +40,30 @@ it("abandons the jobs of a silent runner instance, and a late end does not chang
   expect(current.status).toBe("abandoned");
   expect(current.statusReason).toMatch(/runner local \(local-0\) sent no heartbeat since/);
 
-  // The RTE wakes up and reports the job's real end: stored, but the job stays abandoned.
+  // The RTE wakes up and reports the job's real end, which it spooled while frozen: the app
+  // stores it, complete and once, and the job stays abandoned.
   process.kill(rtePid, "SIGCONT");
   frozen = null;
-  await app.waitForOutput(/job \d+: finished/, 30_000);
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
-  expect((await api.get(`/api/jobs/${id}`)).job.status).toBe("abandoned");
+  const end = await waitFor(
+    `the late end of job ${id} to be stored`,
+    async () =>
+      (
+        await dbQuery<{ seq: number; data: unknown }>(app, 'SELECT seq, data FROM "JobChunk" WHERE "jobId" = $1 AND kind = $2', [id, "end"])
+      )[0],
+    { timeoutMs: 60_000, details: () => app.output() },
+  );
+  expect(typeof end.data === "string" ? JSON.parse(end.data) : end.data).toEqual({ status: "success", exitCode: 0, reason: null });
+  const seqs = await storedSeqs(app, id);
+  expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  expect(end.seq).toBe(seqs.length);
+  expect(await api.output(id)).toContain("PLAY RECAP");
+
+  const after = (await api.get(`/api/jobs/${id}`)).job;
+  expect(after).toMatchObject({
+    status: "abandoned",
+    statusReason: current.statusReason,
+    exitCode: null,
+    finishedAt: current.finishedAt,
+    lastSeq: seqs.length,
+  });
 });

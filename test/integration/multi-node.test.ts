@@ -13,8 +13,9 @@ import {
   jobStatusMessageSchema,
   type JobFollow,
 } from "../../server/protocol/ui-messages";
-import { adminToken, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
+import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
+import { waitFor } from "../support/wait";
 
 let postgres: TestPostgres;
 let nodeA: RunningPlayform;
@@ -53,30 +54,38 @@ it("runs a job launched on node B through the runner held by node A, streaming t
   const received: { seq: number; text: string }[] = [];
   let finalStatus = "";
   socket = io(`${nodeB.url}${UI_NAMESPACE}`, { auth: { token }, transports: ["websocket"] });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`job ${id} did not finish on node B's socket; got ${received.length} chunks`)), 90_000);
-    // Parsed with the contract's schemas: a message off the contract fails the test.
-    socket!.on(UiEvents.chunks, (payload: unknown) => {
-      const message = jobChunksSchema.parse(payload);
-      if (message.jobId === id) received.push(...message.chunks);
-    });
-    socket!.on(UiEvents.status, (payload: unknown) => {
-      const message = jobStatusMessageSchema.parse(payload);
-      if (message.jobId !== id) return;
-      finalStatus = message.job.status;
-      if (["success", "failed", "aborted", "abandoned"].includes(finalStatus)) {
-        clearTimeout(timer);
-        // The end is stored after the last output; give the last NOTIFY a moment.
-        setTimeout(resolve, 500);
-      }
-    });
-    socket!.on("connect", () => socket!.emit(UiEvents.follow, { v: UI_CONTRACT_VERSION, jobId: id, after: 0 } satisfies JobFollow));
+  // Parsed with the contract's schemas: a message off the contract fails the test.
+  socket.on(UiEvents.chunks, (payload: unknown) => {
+    const message = jobChunksSchema.parse(payload);
+    if (message.jobId === id) received.push(...message.chunks);
   });
-
+  socket.on(UiEvents.status, (payload: unknown) => {
+    const message = jobStatusMessageSchema.parse(payload);
+    if (message.jobId === id) finalStatus = message.job.status;
+  });
+  socket.on("connect", () => socket!.emit(UiEvents.follow, { v: UI_CONTRACT_VERSION, jobId: id, after: 0 } satisfies JobFollow));
+  const progress = () => `status ${finalStatus || "none"}, ${received.length} chunk(s) received\n--- node A ---\n${nodeA.output()}`;
+  await waitFor(`job ${id} to end, told on node B's socket`, () => ["success", "failed", "aborted", "abandoned"].includes(finalStatus), {
+    timeoutMs: 90_000,
+    details: progress,
+  });
   expect(finalStatus).toBe("success");
-  const seqs = received.map((c) => c.seq);
-  expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-  expect(new Set(seqs).size).toBe(seqs.length);
+
+  // What B's follower got is exactly what the database holds of the job's output (output and
+  // runner log items, the ones a follower receives): the same sequence numbers and texts, in
+  // order, each once. The end is stored after the last output; its NOTIFY may still travel.
+  const stored = await dbQuery<{ seq: number; text: string | null }>(
+    nodeA,
+    'SELECT seq, text FROM "JobChunk" WHERE "jobId" = $1 AND kind IN ($2, $3) ORDER BY seq',
+    [id, "output", "log"],
+  );
+  expect(stored.length).toBeGreaterThan(3);
+  await waitFor("node B's follower to receive as many chunks as are stored", () => received.length >= stored.length, {
+    timeoutMs: 15_000,
+    details: progress,
+  });
+  expect(received.map((c) => c.seq)).toEqual(stored.map((c) => c.seq));
+  expect(received.map((c) => c.text)).toEqual(stored.map((c) => c.text ?? ""));
   expect(received.map((c) => c.text).join("")).toContain("across nodes");
   expect(received.map((c) => c.text).join("")).toContain("PLAY RECAP");
 

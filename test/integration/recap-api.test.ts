@@ -3,6 +3,7 @@
  * run-to-run comparison (idempotence), the trend of a form, and analysing an uploaded log.
  */
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
@@ -12,6 +13,7 @@ const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/recap");
 
 let app: RunningPlayform;
 let api: ApiClient;
+let token: string;
 const jobIds: number[] = [];
 
 async function runHello(message: string): Promise<number> {
@@ -22,7 +24,8 @@ async function runHello(message: string): Promise<number> {
 
 beforeAll(async () => {
   app = await startPlayform();
-  api = apiClient(app, await adminToken(app));
+  token = await adminToken(app);
+  api = apiClient(app, token);
   jobIds.push(await runHello("first run"), await runHello("second run"));
 });
 afterAll(async () => {
@@ -104,6 +107,39 @@ describe("POST /api/recap analyses an uploaded log", () => {
     expect(status).toBe(200);
     expect(json.status).toBe("failed");
     expect(json.failed_tasks).toEqual(["Check free space"]);
+  });
+
+  it("refuses a log announced as larger than 512 MiB with 413, without waiting for it", async () => {
+    const limit = 512 * 1024 * 1024;
+    // One byte over the limit is announced; only the first line is ever sent. The answer must
+    // come from the announced length alone, or it would never come.
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = http.request(`${app.url}/api/recap`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "text/plain", "content-length": String(limit + 1) },
+      });
+      const timer = setTimeout(() => {
+        request.destroy();
+        reject(new Error("no answer within 30 s: the server waits for the announced body instead of refusing it"));
+      }, 30_000);
+      request.on("response", (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (body += chunk));
+        response.on("end", () => {
+          clearTimeout(timer);
+          request.destroy();
+          resolve({ status: response.statusCode!, body });
+        });
+      });
+      request.on("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      request.write("PLAY [a log too large to read] ***\n");
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: "payload_too_large", message: `log is larger than ${limit} bytes` } });
   });
 
   it("refuses an empty body, a multipart body without a file, and no credentials", async () => {

@@ -1,21 +1,23 @@
 /**
  * The RTE's "when things break" contract on real parts: the production bundle, real RTE
  * processes (`node dist/rte.js`) started and killed by this test, real ansible-playbook, the
- * app's real SQLite file.
+ * app's real SQLite file, and a proxy on the wire between an RTE and the app where a test
+ * needs to cut the link, lose acknowledgements or speak differently (test/support/rte-proxy.ts).
  *
- * The app keeps its local RTE (startPlayform waits for it); the fixture form `slow-counter`
- * names its own runner, `resilience`, which this test inserts into the database with a token it
- * knows, so every job of that form goes to an RTE process this test controls.
+ * The app keeps its local RTE (startPlayform waits for it); the fixture forms `slow-counter`
+ * and `gate` name their own runner, `resilience`, which this test inserts into the database
+ * with a token it knows, so every job of those forms goes to RTE processes this test controls.
  */
 import Database from "better-sqlite3";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { childPids, isRunningProcess, killGroup, processGroupMembers } from "../support/processes";
+import { decodePacket, encodePacket, RteProxy } from "../support/rte-proxy";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FORMS_DIR = path.join(ROOT, "test/fixtures/forms");
@@ -27,7 +29,7 @@ let apiToken: string;
 let runnerToken: string;
 let scratch: string;
 const rtes: RteProcess[] = [];
-const proxies: CuttableProxy[] = [];
+const proxies: RteProxy[] = [];
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: time, the API, the database
@@ -166,7 +168,14 @@ interface RteProcess {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function startRte(opts: { instanceId: string; appUrl: string; token: string; spoolDir: string; workDir: string }): RteProcess {
+function startRte(opts: {
+  instanceId: string;
+  appUrl: string;
+  token: string;
+  spoolDir: string;
+  workDir: string;
+  env?: Record<string, string>;
+}): RteProcess {
   let output = "";
   const child = spawn(process.execPath, ["dist/rte.js"], {
     cwd: ROOT,
@@ -178,11 +187,13 @@ function startRte(opts: { instanceId: string; appUrl: string; token: string; spo
       LANG: "C.UTF-8",
       APP_URL: opts.appUrl,
       RTE_TOKEN: opts.token,
+      RTE_RUNNER_NAME: RUNNER_NAME,
       RTE_INSTANCE_ID: opts.instanceId,
       PORT: "0",
       RTE_SPOOL_PATH: opts.spoolDir,
       RTE_WORK_DIR: opts.workDir,
       RTE_STATE_PATH: path.join(opts.workDir, "..", "state"),
+      ...opts.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -204,43 +215,11 @@ function isRunning(rte: RteProcess): boolean {
   return rte.child.exitCode === null && rte.child.signalCode === null;
 }
 
-/** Direct children of a process (the RTE's ansible-playbook runs, each leading its own group). */
-function childPids(parent: number): number[] {
-  const pids: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Fields after the command name, which is in parentheses and may contain spaces.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) === parent) pids.push(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** SIGKILL an RTE and the process groups of the playbooks it started (detached, own group). */
 async function killRte(rte: RteProcess): Promise<number[]> {
   const groups = childPids(rte.pid);
   if (isRunning(rte)) rte.child.kill("SIGKILL");
-  for (const group of groups) {
-    try {
-      process.kill(-group, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
+  for (const group of groups) killGroup(group);
   await rte.exit;
   return groups;
 }
@@ -266,55 +245,13 @@ function waitForRteOutput(rte: RteProcess, pattern: RegExp, timeoutMs = 20_000, 
 }
 
 // ---------------------------------------------------------------------------------------------
-// A TCP proxy between an RTE and the app that can cut and refuse connections
+// Helpers: the wire, gates, instances
 // ---------------------------------------------------------------------------------------------
 
-class CuttableProxy {
-  private readonly server: net.Server;
-  private readonly sockets = new Set<net.Socket>();
-  private refusing = false;
-  port = 0;
-
-  constructor(private readonly targetPort: number) {
-    this.server = net.createServer((client) => {
-      if (this.refusing) {
-        client.destroy();
-        return;
-      }
-      const upstream = net.connect(this.targetPort, "127.0.0.1");
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => undefined);
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-      client.on("close", () => upstream.destroy());
-      upstream.on("close", () => client.destroy());
-    });
-    proxies.push(this);
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.port = (this.server.address() as net.AddressInfo).port;
-    return `http://127.0.0.1:${this.port}`;
-  }
-
-  /** Drops every open connection and refuses new ones until restore(). */
-  cut(): void {
-    this.refusing = true;
-    for (const socket of this.sockets) socket.destroy();
-  }
-
-  restore(): void {
-    this.refusing = false;
-  }
-
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
+function newProxy(): RteProxy {
+  const created = new RteProxy(appPort());
+  proxies.push(created);
+  return created;
 }
 
 function appPort(): number {
@@ -347,12 +284,80 @@ function spoolOnDisk(spoolDir: string, jobId: number): { seqs: number[]; acked: 
   return { seqs, acked: fs.existsSync(ackedFile) ? Number(fs.readFileSync(ackedFile, "utf8")) : 0 };
 }
 
+/** Where a gate job (fixture form `gate`) waits: it runs until openGate() creates the file. */
+function gatePath(name: string): string {
+  return path.join(scratch, "gates", name);
+}
+
+async function launchGate(name: string): Promise<number> {
+  const launch = await api("POST", "/api/jobs", { form: "gate", values: { gate: gatePath(name) } });
+  expect(launch.status, JSON.stringify(launch.body)).toBe(201);
+  return launch.body.id as number;
+}
+
+function openGate(name: string): void {
+  fs.writeFileSync(gatePath(name), "open\n");
+}
+
+interface DispatchRow {
+  status: string;
+  instanceId: string | null;
+  // Dates as the SQLite file holds them.
+  dispatchedAt: string | number | null;
+  startedAt: string | number | null;
+  finishedAt: string | number | null;
+}
+
+/** How the app dispatched a job, straight from the database. */
+function dispatchOf(jobId: number): DispatchRow {
+  return withDb(
+    (db) =>
+      db
+        .prepare('SELECT status, "instanceId", "dispatchedAt", "startedAt", "finishedAt" FROM "Job" WHERE id = ?')
+        .get(jobId) as DispatchRow,
+  );
+}
+
+/** Waits until a job runs (claimed and started) and returns the instance it runs on. */
+function waitForInstance(jobId: number): Promise<string> {
+  return waitUntil(
+    `job ${jobId} to run on an instance`,
+    () => {
+      const row = dispatchOf(jobId);
+      if (FINAL.includes(row.status)) throw new Error(`job ${jobId} ended ${row.status} before it was seen running`);
+      return row.status === "running" && row.instanceId;
+    },
+    45_000,
+  );
+}
+
+async function metrics(rte: RteProcess): Promise<string> {
+  return (await fetch(`http://127.0.0.1:${await healthPort(rte)}/metrics`)).text();
+}
+
+function metric(text: string, name: string): number {
+  const escaped = name.replace(/[{}"]/g, (c) => `\\${c}`);
+  const match = new RegExp(`^${escaped} (\\d+)$`, "m").exec(text);
+  if (!match) throw new Error(`no metric ${name} in:\n${text}`);
+  return Number(match[1]);
+}
+
+/** The sequence numbers of every job:items batch an RTE sent through a proxy for a job, in order. */
+function itemBatchesSent(proxy: RteProxy, jobId: number): number[][] {
+  return proxy
+    .events("up", "job:items")
+    .map((data) => data[1] as { jobId: number; items: { seq: number }[] })
+    .filter((batch) => batch.jobId === jobId)
+    .map((batch) => batch.items.map((i) => i.seq));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Set-up and clean-up
 // ---------------------------------------------------------------------------------------------
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "playform-resilience-"));
+  fs.mkdirSync(path.join(scratch, "gates"));
   app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS_DIR } });
   await app.waitForOutput(/imported \d+ form\(s\)/);
   apiToken = await adminToken(app);
@@ -384,34 +389,58 @@ afterAll(async () => {
 
 describe("RTE resilience", () => {
   it("loses nothing and stores nothing twice when the socket drops while a playbook runs", async () => {
-    const proxy = new CuttableProxy(appPort());
-    const rte = startRte({ instanceId: "res-a", appUrl: await proxy.listen(), token: runnerToken, ...freshDirs("a") });
+    const proxy = newProxy();
+    const dirs = freshDirs("a");
+    const rte = startRte({ instanceId: "res-a", appUrl: await proxy.listen(), token: runnerToken, ...dirs });
     await waitForRteOutput(rte, /connected to http/);
 
     const id = await launchSlowCounter();
     await waitForCounterLine(id, 2);
 
+    // First the app's answers are lost on the way back while the RTE's batches still arrive:
+    // the app stores the next batch, but its acknowledgement never reaches the RTE...
+    proxy.dropDownstream();
+    await waitUntil(
+      "a batch the app stored and the RTE saw no acknowledgement for",
+      () => Math.max(0, ...storedChunks(id).map((c) => c.seq)) > spoolOnDisk(dirs.spoolDir, id).acked,
+      15_000,
+    );
+    // ...then the link drops. From here on nothing reaches the RTE: what it holds as acknowledged
+    // is final until it reconnects.
     proxy.cut();
     await waitForRteOutput(rte, /disconnected \(/);
-    await sleep(3_000);
-    // The playbook kept running while the app could not hear from it, and its output waits
-    // in the spool.
+    const ackedAtCut = spoolOnDisk(dirs.spoolDir, id).acked;
+    const storedAtCut = storedChunks(id).map((c) => c.seq);
+    const storedUnacked = storedAtCut.filter((seq) => seq > ackedAtCut);
+    expect(storedUnacked.length).toBeGreaterThan(0);
+
+    // The playbook keeps running while the app cannot hear from it; its output waits in the spool.
+    await waitUntil(
+      "the playbook's output to be spooled while the link is cut",
+      () => Math.max(...spoolOnDisk(dirs.spoolDir, id).seqs) > Math.max(...storedAtCut),
+      15_000,
+    );
     expect((await getJob(id)).status).toBe("running");
-    const metrics = await (await fetch(`http://127.0.0.1:${await healthPort(rte)}/metrics`)).text();
-    expect(metrics).toContain("playform_rte_connected 0\n");
-    expect(metrics).toContain("playform_rte_jobs_running 1\n");
-    expect(Number(/^playform_rte_spool_items (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+    const during = await metrics(rte);
+    expect(metric(during, "playform_rte_connected")).toBe(0);
+    expect(metric(during, "playform_rte_jobs_running")).toBe(1);
+    expect(metric(during, "playform_rte_spool_items")).toBeGreaterThan(0);
     const storedDuringCut = storedOutput(id);
     proxy.restore();
 
     const job = await waitForEnd(id, 60_000);
     expect(job.status).toBe("success");
     expect(job.exitCode).toBe(0);
-    // The RTE came back on the same process (no restart) and resent what the app had not stored.
+    // The RTE came back on the same process (no restart) and resent everything unacknowledged,
+    // including the items the app had already stored: the duplicate path really ran...
     expect(rte.output().match(/connected to http/g)).toHaveLength(2);
     expect(isRunning(rte)).toBe(true);
     expect(storedDuringCut).not.toContain(counterLine(LINES));
+    const timesSent = new Map<number, number>();
+    for (const seq of itemBatchesSent(proxy, id).flat()) timesSent.set(seq, (timesSent.get(seq) ?? 0) + 1);
+    for (const seq of storedUnacked) expect(timesSent.get(seq), `times item ${seq} was sent`).toBeGreaterThanOrEqual(2);
 
+    // ...and every item is stored exactly once, in order, with no gap.
     expect(counterLineCounts(id)).toEqual(Array(LINES).fill(1));
     const chunks = storedChunks(id);
     expect(chunks.map((c) => c.seq)).toEqual(oneToN(chunks.length));
@@ -420,11 +449,13 @@ describe("RTE resilience", () => {
     expect(chunks.filter((c) => c.kind === "end")).toHaveLength(1);
     expect(job.lastSeq).toBe(chunks.length);
     expect(storedOutput(id)).toContain("PLAY RECAP");
+    // The end was acknowledged: the RTE dropped the job's spool.
+    await waitUntil("the job's spool to be deleted", () => !fs.existsSync(path.join(dirs.spoolDir, String(id))), 15_000);
   });
 
   it("after an RTE restart: resends what was spooled but unacknowledged, and the app abandons the lost job", async () => {
     const dirs = freshDirs("b");
-    const proxy = new CuttableProxy(appPort());
+    const proxy = newProxy();
     const appUrl = await proxy.listen();
     const first = startRte({ instanceId: "res-b", appUrl, token: runnerToken, ...dirs });
     await waitForRteOutput(first, /connected to http/);
@@ -445,7 +476,7 @@ describe("RTE resilience", () => {
     // ...then kill the RTE hard, and the playbook's process group with it.
     const groups = await killRte(first);
     expect(groups).toHaveLength(1);
-    await waitUntil("the playbook's process group to be gone", () => groups.every((pid) => !processAlive(pid)), 10_000);
+    await waitUntil("the playbook's process group to be gone", () => groups.every((pid) => !isRunningProcess(pid)), 10_000);
 
     const onDisk = spoolOnDisk(dirs.spoolDir, id);
     const maxSpooled = Math.max(...onDisk.seqs);
@@ -511,30 +542,229 @@ describe("RTE resilience", () => {
     expect(app.output()).toMatch(/runner resilience instance res-c is leaving/);
   });
 
-  it("refuses an RTE with a wrong token: it logs `unknown runner token` and never gets a job", async () => {
-    const rte = startRte({
+  it("drain overrun: a job still running when RTE_DRAIN_SECONDS is up is cancelled, its end is delivered, the RTE exits 0", async () => {
+    const dirs = freshDirs("overrun");
+    const rte = startRte({ instanceId: "res-o", appUrl: app.url, token: runnerToken, ...dirs, env: { RTE_DRAIN_SECONDS: "1" } });
+    await waitForRteOutput(rte, /connected to http/);
+    const id = await launchGate("overrun"); // never opened: it would wait five minutes
+    await waitForInstance(id);
+    const [group] = await waitUntil("the playbook's process group", () => childPids(rte.pid).length > 0 && childPids(rte.pid), 30_000);
+    await waitUntil("the playbook to wait at its gate", () => storedOutput(id).includes("TASK [Wait for the gate]"), 30_000);
+
+    const signalled = Date.now();
+    rte.child.kill("SIGTERM");
+    const exit = await Promise.race([rte.exit, sleep(60_000).then(() => null)]);
+    const took = Date.now() - signalled;
+    expect(exit).toEqual({ code: 0, signal: null });
+    // It waited for the drain limit before it cancelled (and then not RTE_KILL_GRACE_SECONDS
+    // more: the playbook's group ends on SIGTERM).
+    expect(took).toBeGreaterThanOrEqual(1_000);
+    expect(rte.output()).toMatch(/draining: 1 job\(s\) running, waiting up to 1s/);
+    expect(processGroupMembers(group!)).toEqual([]);
+
+    // The cancelled job's end was flushed before the RTE left: stored once, after everything else.
+    const job = await getJob(id);
+    expect(job.status).toBe("aborted");
+    expect(job.exitCode).not.toBe(0);
+    const chunks = storedChunks(id);
+    expect(chunks.map((c) => c.seq)).toEqual(oneToN(chunks.length));
+    expect(chunks.at(-1)!.kind).toBe("end");
+    expect(storedOutput(id)).not.toContain("gate overrun opened");
+    expect(app.output()).toMatch(/runner resilience instance res-o is leaving/);
+    expect(fs.existsSync(path.join(dirs.spoolDir, String(id)))).toBe(false);
+  });
+
+  it("refuses a wrong token, and a token presented under another runner's name: neither RTE gets a job", async () => {
+    const stranger = startRte({
       instanceId: "res-d",
       appUrl: app.url,
       token: `pfr_${randomBytes(32).toString("base64url")}`,
       ...freshDirs("d"),
     });
-    await waitForRteOutput(rte, /cannot connect to http:\/\/127\.0\.0\.1:\d+: unknown runner token/, 15_000);
+    // The right token of runner `resilience`, in an RTE configured as runner `local` (say, the
+    // wrong Secret mounted): the token is bound to its runner, so the app refuses it.
+    const misnamed = startRte({
+      instanceId: "res-m",
+      appUrl: app.url,
+      token: runnerToken,
+      ...freshDirs("m"),
+      env: { RTE_RUNNER_NAME: "local" },
+    });
+    await waitForRteOutput(stranger, /cannot connect to http:\/\/127\.0\.0\.1:\d+: unknown runner token/, 15_000);
+    await waitForRteOutput(
+      misnamed,
+      /cannot connect to http:\/\/127\.0\.0\.1:\d+: this token belongs to runner "resilience", not "local"/,
+      15_000,
+    );
 
-    // A job for its runner finds no connected instance: it waits, queued, and is never claimed.
+    // A job for the runner finds no connected instance: it waits, queued, and is never claimed.
     const id = await launchSlowCounter();
-    await sleep(4_000);
-    const job = await getJob(id);
+    // Visibly queued: once a dispatch pass has seen it, the job says what it waits for.
+    const job = await waitUntil(
+      `job ${id} to say what it waits for`,
+      async () => {
+        const current = await getJob(id);
+        return current.statusReason !== null && current;
+      },
+      15_000,
+    );
     expect(job.status).toBe("queued");
-    // Visibly queued: the job says what it waits for.
     expect(job.statusReason).toBe(`waiting for runner ${RUNNER_NAME}: no instance is connected`);
-    expect(rte.output()).not.toMatch(/connected to http|claimed/);
-    expect(app.output()).not.toMatch(/instance res-d connected/);
-    expect(isRunning(rte)).toBe(true);
+    for (const rte of [stranger, misnamed]) {
+      expect(rte.output()).not.toMatch(/connected to http|claimed/);
+      expect(isRunning(rte)).toBe(true);
+    }
+    expect(app.output()).not.toMatch(/instance res-[dm] connected/);
 
     expect((await api("POST", `/api/jobs/${id}/abort`)).status).toBe(202);
     const aborted = await waitForEnd(id, 15_000);
     expect(aborted.status).toBe("aborted");
     expect(aborted.statusReason).toBe("aborted while queued");
     expect(storedChunks(id)).toEqual([]);
+  });
+
+  it("dispatches to the least-loaded instance, never beyond RTE_MAX_JOBS: further jobs wait, visibly queued", async () => {
+    const x = startRte({ instanceId: "res-x", appUrl: app.url, token: runnerToken, ...freshDirs("x"), env: { RTE_MAX_JOBS: "2" } });
+    await waitForRteOutput(x, /connected to http/);
+    // While X is the only instance, the first job goes there.
+    const first = await launchGate("lb-1");
+    expect(await waitForInstance(first)).toBe("res-x");
+
+    const y = startRte({ instanceId: "res-y", appUrl: app.url, token: runnerToken, ...freshDirs("y"), env: { RTE_MAX_JOBS: "1" } });
+    await waitForRteOutput(y, /connected to http/);
+    await app.waitForOutput(/runner resilience instance res-y connected \(capacity 1\)/);
+    // X runs 1 of 2, Y 0 of 1: the next job goes to Y although X has room.
+    const second = await launchGate("lb-2");
+    expect(await waitForInstance(second)).toBe("res-y");
+    // Y is full: the third goes to X, which is then full as well.
+    const third = await launchGate("lb-3");
+    expect(await waitForInstance(third)).toBe("res-x");
+
+    // Every instance is at its RTE_MAX_JOBS: the fourth job waits, saying so, and is sent nowhere.
+    const fourth = await launchGate("lb-4");
+    const waiting = await waitUntil(
+      `job ${fourth} to say what it waits for`,
+      async () => {
+        const current = await getJob(fourth);
+        return current.statusReason !== null && current;
+      },
+      15_000,
+    );
+    expect(waiting.status).toBe("queued");
+    expect(waiting.statusReason).toMatch(/^waiting for runner resilience/);
+    expect(dispatchOf(fourth)).toMatchObject({ status: "queued", instanceId: null, dispatchedAt: null });
+
+    // A slot frees on Y: the waiting job goes there.
+    openGate("lb-2");
+    expect((await waitForEnd(second, 60_000)).status).toBe("success");
+    expect(await waitForInstance(fourth)).toBe("res-y");
+
+    for (const gate of ["lb-1", "lb-3", "lb-4"]) openGate(gate);
+    for (const id of [first, third, fourth]) expect((await waitForEnd(id, 60_000)).status).toBe("success");
+    // Never more at once than each instance's RTE_MAX_JOBS, and never a refusal: the app knew.
+    const peak = (rte: RteProcess) => Math.max(...[...rte.output().matchAll(/claimed \((\d+)\/\d+ running\)/g)].map((m) => Number(m[1])));
+    expect([peak(x), peak(y)]).toEqual([2, 1]);
+    expect(app.output()).not.toMatch(/not claimed by resilience/);
+  });
+
+  it("an RTE at RTE_MAX_JOBS refuses a job as full: the app puts it back and sends it again once there is room", async () => {
+    // The app's view is off (here: the proxy turns the capacity the RTE announces from 1 into
+    // 2), so it sends the RTE a job beyond its RTE_MAX_JOBS. The RTE itself says no.
+    const proxy = newProxy();
+    proxy.rewrite = (text, direction) =>
+      direction === "up" && text.startsWith("40/rte,") ? text.replace(/"capacity":1([,}])/, '"capacity":2$1') : text;
+    const rte = startRte({
+      instanceId: "res-f",
+      appUrl: await proxy.listen(),
+      token: runnerToken,
+      ...freshDirs("f"),
+      env: { RTE_MAX_JOBS: "1" },
+    });
+    await waitForRteOutput(rte, /connected to http/);
+    await app.waitForOutput(/runner resilience instance res-f connected \(capacity 2\)/);
+
+    const running = await launchGate("full-1");
+    await waitForInstance(running);
+    const refused = await launchGate("full-2");
+    await app.waitForOutput(new RegExp(`job ${refused} not claimed by resilience/res-f: runner is full \\(1/1 jobs\\)`), 30_000);
+    expect(metric(await metrics(rte), 'playform_rte_jobs_total{outcome="refused"}')).toBeGreaterThanOrEqual(1);
+    expect(metric(await metrics(rte), "playform_rte_jobs_running")).toBe(1);
+    expect((await getJob(refused)).status).toBe("queued");
+
+    openGate("full-1");
+    expect((await waitForEnd(running, 60_000)).status).toBe("success");
+    await waitForInstance(refused);
+    openGate("full-2");
+    expect((await waitForEnd(refused, 60_000)).status).toBe("success");
+    // It started only after the first one ended.
+    const at = (value: string | number | null) => new Date(value!).getTime();
+    expect(at(dispatchOf(refused).startedAt)).toBeGreaterThanOrEqual(at(dispatchOf(running).finishedAt));
+    expect(storedChunks(refused).map((c) => c.seq)).toEqual(oneToN(storedChunks(refused).length));
+  });
+
+  it("a claim refused for secrets that cannot be opened, or a contract mismatch, fails the job with the runner's reason", async () => {
+    // The proxy changes the app's job message on its way: one byte of the sealed secrets, or
+    // the contract version (an app speaking a version this RTE does not).
+    const proxy = newProxy();
+    let change: ((dispatch: { v: number; sealed: string }) => void) | null = null;
+    proxy.rewrite = (text, direction) => {
+      const packet = direction === "down" ? decodePacket(text) : null;
+      if (!change || packet?.type !== "event" || packet.data[0] !== "job:dispatch") return text;
+      change(packet.data[1] as { v: number; sealed: string });
+      return encodePacket(packet);
+    };
+    const rte = startRte({ instanceId: "res-s", appUrl: await proxy.listen(), token: runnerToken, ...freshDirs("s") });
+    await waitForRteOutput(rte, /connected to http/);
+
+    change = (dispatch) => {
+      const at = Math.floor(dispatch.sealed.length / 2);
+      const flipped = dispatch.sealed[at] === "A" ? "B" : "A";
+      dispatch.sealed = dispatch.sealed.slice(0, at) + flipped + dispatch.sealed.slice(at + 1);
+    };
+    const tampered = await waitForEnd(await launchGate("refused-secrets"), 30_000);
+    expect(tampered.status).toBe("failed");
+    expect(tampered.statusReason).toBe(
+      "runner resilience refused the job: secrets cannot be opened: sealed bundle cannot be opened with this runner's token for this job",
+    );
+
+    change = (dispatch) => {
+      dispatch.v = 2;
+    };
+    const mismatch = await waitForEnd(await launchGate("refused-version"), 30_000);
+    expect(mismatch.status).toBe("failed");
+    expect(mismatch.statusReason).toBe("runner resilience refused the job: job message does not match contract v1");
+
+    // Nothing ran: no claim, no item stored, two refusals counted.
+    expect(rte.output()).not.toMatch(/claimed/);
+    for (const job of [tampered, mismatch]) expect(storedChunks(job.id)).toEqual([]);
+    expect(metric(await metrics(rte), 'playform_rte_jobs_total{outcome="refused"}')).toBe(2);
+    expect(proxy.events("down", "job:dispatch")).toHaveLength(2);
+  });
+
+  // Last: it restarts the app every other test uses.
+  it("an app restart: the RTE reconnects by itself, its running job finishes and is stored once", async () => {
+    const dirs = freshDirs("restart");
+    const rte = startRte({ instanceId: "res-r", appUrl: app.url, token: runnerToken, ...dirs });
+    await waitForRteOutput(rte, /connected to http/);
+    const id = await launchGate("restart");
+    await waitForInstance(id);
+    await waitUntil("the playbook to wait at its gate", () => storedOutput(id).includes("TASK [Wait for the gate]"), 30_000);
+
+    await app.restart();
+    await waitForRteOutput(rte, /disconnected \(io server disconnect\)/);
+    // Back on its own: the same process, a second connection, no restart of the RTE.
+    await waitForRteOutput(rte, /connected to http/, 60_000, 2);
+    expect(isRunning(rte)).toBe(true);
+    expect(rte.output()).not.toMatch(/spool holds unacknowledged items/);
+    await app.waitForOutput(/runner resilience instance res-r connected/);
+
+    openGate("restart");
+    const job = await waitForEnd(id, 60_000);
+    expect(job.status).toBe("success");
+    const chunks = storedChunks(id);
+    expect(chunks.map((c) => c.seq)).toEqual(oneToN(chunks.length));
+    expect(chunks.filter((c) => c.kind === "end")).toHaveLength(1);
+    expect(job.lastSeq).toBe(chunks.length);
+    expect(occurrences(storedOutput(id), "gate restart opened")).toBe(1);
   });
 });

@@ -2,24 +2,43 @@
  * The end-to-end spine on real parts: the production bundle, a real RTE process over a real
  * socket, real ansible-playbook, a real SQLite file and a real PostgreSQL.
  */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
-import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
+import { adminToken, dbExecute, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
+import { commandLine, isRunningProcess, killGroup, processGroupMembers, processGroupOf } from "../support/processes";
+import { waitFor } from "../support/wait";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** The example hello-world next to the test fixture process-tree, as the app's forms folder. */
+function formsFolder(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-spine-forms-"));
+  fs.cpSync(path.join(ROOT, "server/forms/examples/hello-world"), path.join(dir, "hello-world"), { recursive: true });
+  fs.cpSync(path.join(ROOT, "test/fixtures/forms/process-tree"), path.join(dir, "process-tree"), { recursive: true });
+  return dir;
+}
 
 describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
   let app: RunningPlayform;
   let api: ApiClient;
   let postgres: TestPostgres | undefined;
+  let forms: string | undefined;
 
   beforeAll(async () => {
     if (provider === "postgresql") postgres = await startPostgres();
-    app = await startPlayform(postgres ? { env: { DATABASE_URL: postgres.url } } : {});
+    forms = formsFolder();
+    app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: forms, ...(postgres ? { DATABASE_URL: postgres.url } : {}) } });
     api = apiClient(app, await adminToken(app));
   });
   afterAll(async () => {
     await app?.stop();
     await postgres?.stop();
+    if (forms) fs.rmSync(forms, { recursive: true, force: true });
   });
 
   describe("hello-world through the API, the app and a real RTE", () => {
@@ -62,18 +81,40 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
     });
 
     it("aborts a running job: the playbook's process group is signalled and the job ends aborted", async () => {
-      const id = await api.launch("hello-world", { message: "to be aborted" });
-      // Wait until the playbook is in its 2 s pause, then abort.
-      const deadline = Date.now() + 30_000;
-      while (!(await api.output(id)).includes("Take a short breath")) {
-        if (Date.now() > deadline) throw new Error("playbook did not start");
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      const id = await api.launch("process-tree");
+      // The playbook leaves a child running in the background, which outlives its task: only
+      // a signal to the whole process group reaches it, not one to ansible-playbook alone.
+      const [, pid] = await waitFor(`job ${id} to report its background child`, async () =>
+        /background child pid (\d+)/.exec(await api.output(id)),
+      );
+      const child = Number(pid);
+      const group = processGroupOf(child);
+      expect(group, `background child ${child} is not running`).not.toBeNull();
+      try {
+        // The premise: the child is in the playbook's group, led by ansible-playbook (the RTE
+        // starts it detached, as its own group), and it is not the leader itself.
+        expect(group).not.toBe(child);
+        expect(commandLine(group!)).toMatch(/ansible-playbook/);
+
+        expect((await api.call("POST", `/api/jobs/${id}/abort`)).status).toBe(202);
+        // Every process of the group goes: ansible-playbook, its workers, the running task's
+        // command and the background child.
+        await waitFor(`process group ${group} to end`, () => processGroupMembers(group!).length === 0, {
+          timeoutMs: 30_000,
+          details: () =>
+            processGroupMembers(group!)
+              .map((p) => `${p}: ${commandLine(p)}`)
+              .join("\n"),
+        });
+        expect(isRunningProcess(child)).toBe(false);
+        const job = await api.waitForEnd(id);
+        expect(job.status).toBe("aborted");
+        expect(job.statusReason).toBe("aborted on request");
+        expect(await api.output(id)).not.toContain("PLAY RECAP");
+        expect((await api.call("POST", `/api/jobs/${id}/abort`)).status).toBe(409);
+      } finally {
+        if (group) killGroup(group);
       }
-      expect((await api.call("POST", `/api/jobs/${id}/abort`)).status).toBe(202);
-      const job = await api.waitForEnd(id);
-      expect(job.status).toBe("aborted");
-      expect(await api.output(id)).not.toContain("PLAY RECAP");
-      expect((await api.call("POST", `/api/jobs/${id}/abort`)).status).toBe(409);
     });
   });
 
@@ -122,9 +163,55 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
       expect((await api.call("GET", "/api/forms/nope")).status).toBe(404);
     });
 
-    it("reports liveness and readiness", async () => {
+    it("reports liveness, and readiness: 503 with the reason while a migration is not applied or the database is unreachable", async () => {
+      const ready = () => api.call("GET", "/api/ready", { auth: false });
       expect((await api.call("GET", "/api/live", { auth: false })).json).toEqual({ status: "ok" });
-      expect((await api.call("GET", "/api/ready", { auth: false })).json).toEqual({ status: "ready" });
+      expect(await ready()).toMatchObject({ status: 200, json: { status: "ready" } });
+
+      // A migration recorded as started but not finished is one the app has not applied.
+      const [last] = await dbQuery<{ migration_name: string; finished_at: unknown }>(
+        app,
+        'SELECT migration_name, finished_at FROM "_prisma_migrations" ORDER BY migration_name DESC LIMIT 1',
+      );
+      expect(last?.finished_at).toBeTruthy();
+      await dbExecute(app, 'UPDATE "_prisma_migrations" SET finished_at = NULL WHERE migration_name = $1', [last!.migration_name]);
+      try {
+        expect(await ready()).toMatchObject({
+          status: 503,
+          json: { status: "not_ready", reason: `1 migration(s) pending: ${last!.migration_name}` },
+        });
+        // Liveness is about the process, not the database.
+        expect((await api.call("GET", "/api/live", { auth: false })).status).toBe(200);
+      } finally {
+        await dbExecute(app, 'UPDATE "_prisma_migrations" SET finished_at = $1 WHERE migration_name = $2', [
+          last!.finished_at,
+          last!.migration_name,
+        ]);
+      }
+      expect(await ready()).toMatchObject({ status: 200, json: { status: "ready" } });
+
+      if (provider === "postgresql") {
+        // The database refuses new connections (as while it restarts): the check cannot reach it.
+        const database = new URL(app.databaseUrl).pathname.slice(1);
+        const maintenance = new URL(app.databaseUrl);
+        maintenance.pathname = "/postgres";
+        const allowConnections = async (allow: boolean) => {
+          const client = new pg.Client({ connectionString: maintenance.toString() });
+          await client.connect();
+          try {
+            await client.query(`ALTER DATABASE "${database}" WITH ALLOW_CONNECTIONS ${allow}`);
+          } finally {
+            await client.end();
+          }
+        };
+        await allowConnections(false);
+        try {
+          expect(await ready()).toMatchObject({ status: 503, json: { status: "not_ready", reason: "database unreachable" } });
+        } finally {
+          await allowConnections(true);
+        }
+        expect(await ready()).toMatchObject({ status: 200, json: { status: "ready" } });
+      }
     });
   });
 });

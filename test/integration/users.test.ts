@@ -1,6 +1,7 @@
 /**
  * Accounts: admins create users and set roles and passwords; users launch jobs but cannot
- * manage runners or users; the last admin is protected; changes end old sessions.
+ * manage runners or users; the last admin is protected; changes end old sessions; the session
+ * cookie's flags and logout.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
@@ -15,6 +16,26 @@ async function tokenFor(username: string, password: string): Promise<{ status: n
     headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` },
   });
   return { status: response.status, token: response.status === 201 ? ((await response.json()) as { token: string }).token : undefined };
+}
+
+/** Signs in as the browser does: the session cookie's `name=value`, from Set-Cookie. */
+async function logIn(username: string, password: string, headers: Record<string, string> = {}): Promise<string> {
+  const { response } = await loginAnswer(username, password, headers);
+  expect(response.status).toBe(200);
+  return /^[^;]+/.exec(response.headers.get("set-cookie") ?? "")![0];
+}
+
+async function loginAnswer(username: string, password: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${app.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ username, password }),
+  });
+  return { response, setCookie: response.headers.get("set-cookie") ?? "" };
+}
+
+function withCookie(cookie: string, url: string, method = "GET"): Promise<Response> {
+  return fetch(`${app.url}${url}`, { method, headers: { cookie } });
 }
 
 beforeAll(async () => {
@@ -67,11 +88,60 @@ describe("users", () => {
     expect((await tokenFor("bob", "bob-password-1")).status).toBe(401);
     expect((await tokenFor("bob", "bob-password-2")).status).toBe(201);
 
+    // A role change ends the tokens and browser sessions bob holds from before it, even though
+    // his password stays the same.
+    const beforeRole = apiClient(app, (await tokenFor("bob", "bob-password-2")).token!);
+    const session = await logIn("bob", "bob-password-2");
+    expect((await beforeRole.call("GET", "/api/auth/me")).json.user.role).toBe("user");
+    expect((await withCookie(session, "/api/auth/me")).status).toBe(200);
     expect((await admin.call("PATCH", "/api/users/bob", { json: { role: "admin" } })).status).toBe(204);
+    const stale = await beforeRole.call("GET", "/api/auth/me");
+    expect(stale.status).toBe(401);
+    expect(stale.json.error.code).toBe("unauthorized");
+    expect((await beforeRole.call("GET", "/api/runners")).status).toBe(401);
+    expect((await withCookie(session, "/api/auth/me")).status).toBe(401);
     const promoted = apiClient(app, (await tokenFor("bob", "bob-password-2")).token!);
+    expect((await promoted.call("GET", "/api/auth/me")).json.user.role).toBe("admin");
     expect((await promoted.call("GET", "/api/runners")).status).toBe(200);
     expect((await admin.call("DELETE", "/api/users/bob")).status).toBe(204);
     expect((await tokenFor("bob", "bob-password-2")).status).toBe(401);
+  });
+
+  it("signs in with an httpOnly, SameSite=Lax session cookie (Secure behind https); logout ends that session", async () => {
+    const attributes = (setCookie: string) => {
+      const [pair, ...rest] = setCookie.split(/;\s*/);
+      return { pair: pair!, flags: rest.map((a) => a.toLowerCase()) };
+    };
+    const plain = await loginAnswer("admin", app.adminPassword);
+    expect(plain.response.status).toBe(200);
+    expect(((await plain.response.json()) as { user: { username: string } }).user.username).toBe("admin");
+    const cookie = attributes(plain.setCookie);
+    expect(cookie.pair).toMatch(/^playform_session=[^;]+$/);
+    expect(cookie.flags).toEqual(expect.arrayContaining(["httponly", "samesite=lax", "path=/", "max-age=43200"]));
+    expect(cookie.flags).not.toContain("secure");
+
+    // Behind a TLS-terminating proxy the request is http, and x-forwarded-proto says https.
+    const https = await loginAnswer("admin", app.adminPassword, { "x-forwarded-proto": "https" });
+    expect(https.response.status).toBe(200);
+    const secureCookie = attributes(https.setCookie);
+    expect(secureCookie.flags).toEqual(expect.arrayContaining(["httponly", "samesite=lax", "secure"]));
+
+    for (const session of [cookie.pair, secureCookie.pair]) {
+      const me = await withCookie(session, "/api/auth/me");
+      expect(me.status).toBe(200);
+      expect(((await me.json()) as { user: { username: string } }).user.username).toBe("admin");
+    }
+
+    // Logout clears the cookie in the browser and ends the session on the server: the old
+    // cookie value, replayed, is refused. The other session is not affected.
+    const logout = await withCookie(cookie.pair, "/api/auth/logout", "POST");
+    expect(logout.status).toBe(204);
+    const cleared = attributes(logout.headers.get("set-cookie") ?? "");
+    expect(cleared.pair).toBe("playform_session=");
+    expect(cleared.flags).toEqual(expect.arrayContaining(["httponly", "max-age=0"]));
+    expect((await withCookie(cookie.pair, "/api/auth/me")).status).toBe(401);
+    expect((await withCookie(cookie.pair, "/api/jobs")).status).toBe(401);
+    expect((await withCookie(secureCookie.pair, "/api/auth/me")).status).toBe(200);
   });
 
   it("protects the last admin and the acting admin", async () => {

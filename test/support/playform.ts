@@ -12,19 +12,25 @@ import path from "node:path";
 
 export interface RunningPlayform {
   url: string;
-  /** The app process (its local RTE is a child of it). */
-  pid: number;
+  /** The app process (its local RTE is a child of it); a new one after restart(). */
+  readonly pid: number;
   databaseUrl: string;
   adminPassword: string;
   dataDir: string;
-  /** Everything the app and its RTE printed so far. */
+  /** Everything the app and its RTE printed so far (across restarts). */
   output(): string;
   /** Resolves once the app's output contains text matching the pattern. */
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /**
+   * Stops the app as an orchestrator would (SIGTERM) and starts it again on the same port, with
+   * the same database and settings. RTEs connected to it must find their way back by themselves.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
+const RUNNING_AT = /Playform is running at (http:\/\/\S+)/;
 
 export async function startPlayform(opts: { env?: Record<string, string> } = {}): Promise<RunningPlayform> {
   if (!fs.existsSync(path.join(ROOT, "dist/server.js"))) throw new Error("dist/server.js is missing: run `npm run build` first");
@@ -32,55 +38,72 @@ export async function startPlayform(opts: { env?: Record<string, string> } = {})
   const adminPassword = opts.env?.PLAYFORM_ADMIN_PASSWORD ?? `pw-${randomBytes(9).toString("base64url")}`;
   let output = "";
   const databaseUrl = opts.env?.DATABASE_URL ?? `file:${path.join(dataDir, "playform.db")}`;
-  const child: ResultPromise = execa(process.execPath, ["dist/server.js"], {
-    cwd: ROOT,
-    env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: databaseUrl,
-      PLAYFORM_ADMIN_PASSWORD: adminPassword,
-      RTE_SPOOL_PATH: path.join(dataDir, "rte/spool"),
-      RTE_WORK_DIR: path.join(dataDir, "rte/work"),
-      ...opts.env,
-    },
-    all: true,
-    reject: false,
-    buffer: false,
-  });
-  child.all?.setEncoding("utf8").on("data", (text: string) => {
-    output += text;
-    if (process.env.PLAYFORM_TEST_VERBOSE) process.stdout.write(text);
-  });
+  let child: ResultPromise;
 
-  const waitForOutput = async (pattern: RegExp, timeoutMs = 60_000) => {
+  const waitForOutput = async (pattern: RegExp, timeoutMs = 60_000, from = 0) => {
     const deadline = Date.now() + timeoutMs;
-    while (!pattern.test(output)) {
+    while (!pattern.test(output.slice(from))) {
       if (child.exitCode !== null) throw new Error(`Playform exited (${child.exitCode}) before printing ${pattern}:\n${output}`);
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} in Playform's output:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };
 
-  await waitForOutput(/Playform is running at (http:\/\/\S+)/);
-  const url = /Playform is running at (http:\/\/\S+)/.exec(output)![1]!.replace(/\(.*$/, "").trim();
-  // The local RTE is a separate process: wait until it has connected.
-  if (opts.env?.PLAYFORM_LOCAL_RTE !== "false") await waitForOutput(/\[rte\].*connected to /);
+  /** Starts the app process; resolves with its URL once it serves and its local RTE is connected. */
+  const launch = async (port: number): Promise<string> => {
+    const from = output.length;
+    child = execa(process.execPath, ["dist/server.js"], {
+      cwd: ROOT,
+      env: {
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: databaseUrl,
+        PLAYFORM_ADMIN_PASSWORD: adminPassword,
+        RTE_SPOOL_PATH: path.join(dataDir, "rte/spool"),
+        RTE_WORK_DIR: path.join(dataDir, "rte/work"),
+        ...opts.env,
+      },
+      all: true,
+      reject: false,
+      buffer: false,
+    });
+    child.all?.setEncoding("utf8").on("data", (text: string) => {
+      output += text;
+      if (process.env.PLAYFORM_TEST_VERBOSE) process.stdout.write(text);
+    });
+    await waitForOutput(RUNNING_AT, 60_000, from);
+    const url = RUNNING_AT.exec(output.slice(from))![1]!.replace(/\(.*$/, "").trim();
+    // The local RTE is a separate process: wait until it has connected.
+    if (opts.env?.PLAYFORM_LOCAL_RTE !== "false") await waitForOutput(/\[rte\].*connected to /, 60_000, from);
+    return url;
+  };
 
+  const terminate = async () => {
+    if (child.exitCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    await child;
+    clearTimeout(timer);
+  };
+
+  const url = await launch(0);
   return {
     url,
-    pid: child.pid!,
+    get pid() {
+      return child.pid!;
+    },
     databaseUrl,
     adminPassword,
     dataDir,
     output: () => output,
-    waitForOutput,
+    waitForOutput: (pattern, timeoutMs) => waitForOutput(pattern, timeoutMs),
+    restart: async () => {
+      await terminate();
+      const again = await launch(Number(new URL(url).port));
+      if (again !== url) throw new Error(`Playform came back at ${again}, not ${url}`);
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-        await child;
-        clearTimeout(timer);
-      }
+      await terminate();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -113,6 +136,30 @@ export async function dbQuery<T>(app: RunningPlayform, sql: string, params: unkn
   await client.connect();
   try {
     return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A statement that changes the app's database behind its back (SQLite or PostgreSQL), for
+ * tests that set up a state the API cannot reach. `$1`, `$2`… as in dbQuery.
+ */
+export async function dbExecute(app: RunningPlayform, sql: string, params: unknown[] = []): Promise<void> {
+  if (app.databaseUrl.startsWith("file:")) {
+    const db = new Database(app.databaseUrl.slice("file:".length), { fileMustExist: true });
+    db.pragma("busy_timeout = 5000");
+    try {
+      db.prepare(sql.replace(/\$\d+/g, "?")).run(...params);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: app.databaseUrl });
+  await client.connect();
+  try {
+    await client.query(sql, params);
   } finally {
     await client.end();
   }

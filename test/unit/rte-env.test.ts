@@ -28,6 +28,11 @@ describe("loadRteEnv", () => {
     expect(loadError({ RTE_TOKEN: "\n" })).toBe("invalid RTE configuration:\n  RTE_TOKEN: is empty");
   });
 
+  it("names its runner to the app only when RTE_RUNNER_NAME is set (the host name is only a default for joining)", () => {
+    expect(loadRteEnv(vars({ RTE_TOKEN: "t", RTE_RUNNER_NAME: "dc1" })).runnerName).toBe("dc1");
+    expect(loadRteEnv(vars({ RTE_TOKEN: "t" })).runnerName).toBeNull();
+  });
+
   it("has no token when RTE_TOKEN is absent (the RTE then asks to join)", () => {
     expect(loadRteEnv(vars({})).RTE_TOKEN).toBeUndefined();
   });
@@ -54,6 +59,7 @@ describe("loadRteEnv", () => {
       workDir: path.resolve("data/rte/work"),
       cacheDir: path.join(path.resolve("data/rte/work"), "cache"),
       stateDir: path.resolve("data/rte/state"),
+      runnerName: null,
     });
   });
 

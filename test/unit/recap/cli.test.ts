@@ -1,5 +1,5 @@
 /** The recap command as users run it: a child process, JSON on stdout, exit codes. */
-import { spawnSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -10,10 +10,23 @@ const TSX = join(REPO, "node_modules/.bin/tsx");
 const CLI = join(REPO, "server/recap/cli.ts");
 const FIXTURE = join(REPO, "test/fixtures/recap/failed_host");
 
-function run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(TSX, [CLI, ...args], { cwd: REPO, input, encoding: "utf8", timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
 }
+
+/** Runs a command to its end, asynchronously (so the test's own timeout can still fire). */
+function spawnAndWait(command: string, args: string[], input?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = execFile(command, args, { cwd: REPO, encoding: "utf8", timeout: 60_000 }, (_error, stdout, stderr) =>
+      resolve({ code: child.exitCode, stdout, stderr }),
+    );
+    child.stdin!.end(input);
+  });
+}
+
+const run = (args: string[], input?: string) => spawnAndWait(TSX, [CLI, ...args], input);
 
 const expected: unknown = JSON.parse(readFileSync(join(FIXTURE, "expected.json"), "utf8"));
 
@@ -41,51 +54,50 @@ describe("parseRecapStream (the CLI's reading path)", () => {
   });
 });
 
-describe("recap CLI", () => {
-  it("prints the recap of a log file as 2-space indented JSON", () => {
-    const r = run([join(FIXTURE, "log.txt")]);
+// Every case starts real processes (tsx compiles the CLI on the fly: a second or two, several on
+// a busy machine), so they get a minute each instead of the unit suite's 5 s.
+describe("recap CLI", { timeout: 60_000 }, () => {
+  it("prints the recap of a log file as 2-space indented JSON", async () => {
+    const r = await run([join(FIXTURE, "log.txt")]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(expected);
     expect(r.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
   });
 
-  it("reads standard input when the file is -", () => {
-    const r = run(["-"], readFileSync(join(FIXTURE, "log.txt"), "utf8"));
+  it("reads standard input when the file is -", async () => {
+    const r = await run(["-"], readFileSync(join(FIXTURE, "log.txt"), "utf8"));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(expected);
   });
 
-  it("exits 2 with one message naming a missing file and the reason", () => {
-    const r = run(["/nonexistent/run.log"]);
+  it("exits 2 with one message naming a missing file and the reason", async () => {
+    const r = await run(["/nonexistent/run.log"]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toEqual(["recap: cannot read '/nonexistent/run.log': no such file or directory"]);
   });
 
-  it("exits 2 with the usage on bad usage", () => {
-    for (const args of [[], ["a", "b"], ["--compare", "only-one"], ["--bogus"]]) {
-      const r = run(args);
-      expect(r.code).toBe(2);
+  it("exits 2 with the usage on bad usage", async () => {
+    const cases = [[], ["a", "b"], ["--compare", "only-one"], ["--bogus"]];
+    const runs = await Promise.all(cases.map((args) => run(args)));
+    runs.forEach((r, i) => {
+      expect(r.code, JSON.stringify(cases[i])).toBe(2);
       expect(r.stderr).toMatch(/^usage: npm run --silent recap -- LOGFILE/);
-    }
+    });
   });
 
-  it("compares two logs with --compare", () => {
+  it("compares two logs with --compare", async () => {
     const root = join(REPO, "test/fixtures/recap");
-    const r = run(["--compare", join(root, "roles_handlers/log.txt"), join(root, "check_mode/log.txt")]);
+    const r = await run(["--compare", join(root, "roles_handlers/log.txt"), join(root, "check_mode/log.txt")]);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as { elapsed: unknown; changed_only_second: unknown };
     expect(out.elapsed).toEqual({ a: 41, b: 27, delta_sec: -14 });
     expect(out.changed_only_second).toEqual([]);
   });
 
-  it("works through the npm script", () => {
-    const r = spawnSync("npm", ["run", "--silent", "recap", "--", join(FIXTURE, "log.txt")], {
-      cwd: REPO,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(r.status).toBe(0);
+  it("works through the npm script", async () => {
+    const r = await spawnAndWait("npm", ["run", "--silent", "recap", "--", join(FIXTURE, "log.txt")]);
+    expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(expected);
   });
 });
