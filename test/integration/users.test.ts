@@ -20,9 +20,9 @@ async function tokenFor(username: string, password: string): Promise<{ status: n
 
 /** Signs in as the browser does: the session cookie's `name=value`, from Set-Cookie. */
 async function logIn(username: string, password: string, headers: Record<string, string> = {}): Promise<string> {
-  const { response } = await loginAnswer(username, password, headers);
+  const { response, setCookie } = await loginAnswer(username, password, headers);
   expect(response.status).toBe(200);
-  return /^[^;]+/.exec(response.headers.get("set-cookie") ?? "")![0];
+  return /^[^;]+/.exec(setCookie)![0];
 }
 
 async function loginAnswer(username: string, password: string, headers: Record<string, string> = {}) {
@@ -31,7 +31,9 @@ async function loginAnswer(username: string, password: string, headers: Record<s
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify({ username, password }),
   });
-  return { response, setCookie: response.headers.get("set-cookie") ?? "" };
+  // A login also sets the known-client cookie (login throttling): pick the session's own.
+  const setCookie = response.headers.getSetCookie().find((c) => c.startsWith("playform_session=")) ?? "";
+  return { response, setCookie };
 }
 
 function withCookie(cookie: string, url: string, method = "GET"): Promise<Response> {
