@@ -6,13 +6,10 @@ import path from "node:path";
 import { RTE_VERSION, RteAgent } from "./agent";
 import { loadRteEnv } from "./env";
 import { startHealthServer } from "./health";
-import { LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
+import { EXIT_LOCKED, LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
 import { cleanUpAfterPreviousRun } from "./leftovers";
 import { ensurePrivateDir } from "./private-fs";
-
-/** Exit code when another RTE holds this spool or work dir. */
-export const EXIT_LOCKED = 4;
 
 function log(message: string): void {
   process.stdout.write(`[rte] ${new Date().toISOString()} ${message}\n`);

@@ -125,7 +125,7 @@ class RestartableApp {
 
   async stop(): Promise<void> {
     if (this.running()) {
-      this.child.kill("SIGTERM");
+      this.child!.kill("SIGTERM");
       const timer = setTimeout(() => this.child?.kill("SIGKILL"), 60_000);
       await this.exited;
       clearTimeout(timer);
