@@ -20,7 +20,7 @@ import { UiHub } from "./hub/ui-hub";
 import { openJobUpdateBus } from "./data/job-update-bus";
 import { Dispatcher } from "./jobs/dispatcher";
 import { JobLifecycle } from "./jobs/lifecycle";
-import { LocalRte, localRteDirs, readLocalToken, writeLocalToken } from "./local-rte";
+import { LocalRte, keepAppDataPrivate, localRteDirs, readLocalToken, writeLocalToken } from "./local-rte";
 import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
 import { playformRuntime } from "./runtime";
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   const dev = config.NODE_ENV === "development";
   const { applied } = await applyMigrations(config.DATABASE_URL);
   if (applied.length > 0) log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
+  keepAppDataPrivate(config.DATABASE_URL);
   // Credentials are encrypted at rest with a key from ENCRYPTION_SECRET (generated into
   // encryption.key next to the SQLite database when unset): known before anything reads one.
   initEncryptionSecret(encryptionSecretSource(config), log);

@@ -17,6 +17,7 @@ import fs from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { execa, type Result, type ResultPromise } from "execa";
+import { databaseFilesDir, providerFromUrl, sqliteFilePath } from "./data/database-url";
 import { EXIT_LOCKED, LOCK_FILE, livingHolder, type LockHolder } from "./rte/instance-lock";
 import { processInfo } from "./rte/process-group";
 
@@ -85,6 +86,30 @@ export function rteStopTimes(env: Readonly<Record<string, string | undefined>>):
   const drainSeconds = positive(env.RTE_DRAIN_SECONDS, 60);
   const graceSeconds = positive(env.RTE_KILL_GRACE_SECONDS, 10);
   return { drainSeconds, deadlineMs: (drainSeconds + graceSeconds + STOP_MARGIN_SECONDS) * 1000 };
+}
+
+/**
+ * The app's files are the app's alone. Playbooks of the local RTE run on this machine (as
+ * another user when the RTE is root): the SQLite database (with its -wal and -shm files) and
+ * the generated encryption key are made 0600 whatever the umask created them with, and the
+ * default data folder, which holds them and the local RTE's folders, 0700. A folder named in
+ * DATABASE_URL is left as it is: it may be shared (/var/lib), only the files are ours.
+ */
+export function keepAppDataPrivate(databaseUrl: string): void {
+  const tighten = (target: string, mode: number) => {
+    try {
+      if ((fs.statSync(target).mode & 0o777) !== mode) fs.chmodSync(target, mode);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  };
+  const dir = databaseFilesDir(databaseUrl);
+  if (dir === path.resolve("data")) tighten(dir, 0o700);
+  tighten(path.join(dir, "encryption.key"), 0o600);
+  if (providerFromUrl(databaseUrl) !== "sqlite") return;
+  const file = sqliteFilePath(databaseUrl);
+  if (file === ":memory:") return;
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) tighten(file + suffix, 0o600);
 }
 
 export interface LocalRteOptions {

@@ -101,6 +101,9 @@ export class RteHarness {
 
   async start(): Promise<void> {
     this.scratch = fs.mkdtempSync(path.join(os.tmpdir(), `playform-${this.runnerName}-`));
+    // Playbooks write their pid files and read their gates here, as the playbook user (the RTE
+    // runs them as playform-run when it is root): open to every user, like /tmp.
+    fs.chmodSync(this.scratch, 0o1777);
     this.app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: this.formsDir } });
     await this.app.waitForOutput(/imported \d+ form\(s\)/);
     this.api = apiClient(this.app, await adminToken(this.app));
