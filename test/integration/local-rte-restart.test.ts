@@ -8,6 +8,7 @@
  * start at the same address.
  */
 import { execa, type ResultPromise } from "execa";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
@@ -225,4 +226,37 @@ describe("the app restarted while its local RTE runs a job", () => {
     await app.stop();
     await waitUntil("the adopted RTE to exit", () => !processAlive(rte), 30_000);
   });
+});
+
+it("an RTE whose output pipe is closed (the app that read it was killed) keeps running", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-local-epipe-"));
+  const rte = spawn(process.execPath, ["dist/rte.js"], {
+    cwd: ROOT,
+    env: {
+      NODE_ENV: "production",
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      // Nothing listens there: it keeps logging that it cannot connect, into the closed pipe.
+      APP_URL: `http://127.0.0.1:${await freePort()}`,
+      RTE_TOKEN: "pfr_unused",
+      PORT: "0",
+      RTE_SPOOL_PATH: path.join(dir, "spool"),
+      RTE_WORK_DIR: path.join(dir, "work"),
+      RTE_JOBS_DIR: path.join(dir, "jobs"),
+      RTE_PLAYBOOK_USER: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => rte.once("exit", (code: number | null) => resolve(code)));
+  try {
+    await new Promise((resolve) => rte.stdout.once("data", resolve));
+    rte.stdout.destroy();
+    rte.stderr.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(rte.exitCode).toBeNull();
+    rte.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  } finally {
+    rte.kill("SIGKILL");
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
