@@ -19,6 +19,9 @@ function log(message: string): void {
 }
 
 export async function runRte(): Promise<void> {
+  // The local RTE writes to the output of the app that started it, which may be gone (killed
+  // with the pipe it read from): a log line that cannot be written must not end the jobs.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   let env;
   try {
     env = loadRteEnv();
