@@ -18,4 +18,9 @@ if [ ! -f dist/server.js ] || [ ! -f .next/BUILD_ID ] || [ -n "$(find app compon
   echo "playform: building (next build + server bundle)"
   npm run --silent build
 fi
+if [ "$(id -u)" -ne 0 ]; then
+  # Only root can run playbooks as another user; the local runner says so again at its start.
+  echo "playform: not root: the local runner runs playbooks as $(id -un), who can read this app's secrets" >&2
+  echo "playform: (start as root to run them as playform-run; README: "Fault tolerance and security")" >&2
+fi
 exec npm start

@@ -22,7 +22,7 @@ import { UiHub } from "./hub/ui-hub";
 import { openJobUpdateBus } from "./data/job-update-bus";
 import { Dispatcher } from "./jobs/dispatcher";
 import { JobLifecycle } from "./jobs/lifecycle";
-import { LocalRte } from "./local-rte";
+import { LocalRte, keepAppDataPrivate, localRteDirs, readLocalToken, writeLocalToken } from "./local-rte";
 import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
 import { playformRuntime } from "./runtime";
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
   const dev = config.NODE_ENV === "development";
   const { applied } = await applyMigrations(config.DATABASE_URL);
   if (applied.length > 0) log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
+  keepAppDataPrivate(config.DATABASE_URL);
   // Credentials are encrypted at rest with a key from ENCRYPTION_SECRET (generated into
   // encryption.key next to the SQLite database when unset): known before anything reads one.
   initEncryptionSecret(encryptionSecretSource(config), log);
@@ -100,12 +101,18 @@ async function main(): Promise<void> {
 
   let localRte: LocalRte | null = null;
   if (config.PLAYFORM_LOCAL_RTE) {
-    const { token } = await provisionLocalRunner(config.PLAYFORM_LOCAL_RTE_NAME, config.PLAYFORM_LOCAL_RTE_CAPACITY);
+    const dirs = localRteDirs(process.env);
+    // The token of the previous start, kept in the RTE's state folder: still valid, it lets a
+    // local RTE that outlived the previous app process reconnect to this one.
+    const kept = readLocalToken(dirs.stateDir);
+    const { token, reused } = await provisionLocalRunner(config.PLAYFORM_LOCAL_RTE_NAME, config.PLAYFORM_LOCAL_RTE_CAPACITY, kept);
+    if (!reused) writeLocalToken(dirs.stateDir, token);
     localRte = new LocalRte({
       appUrl: `http://127.0.0.1:${port}`,
-      token,
+      tokenReused: reused,
       capacity: config.PLAYFORM_LOCAL_RTE_CAPACITY,
       port: config.PLAYFORM_LOCAL_RTE_PORT,
+      dirs,
       entry: rteEntry(),
       log,
     });
@@ -115,11 +122,18 @@ async function main(): Promise<void> {
 
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      log(
+        `${signal}: already stopping, waiting for the local RTE to drain (kill -9 stops the app at once; the RTE then finishes on its own and the next start adopts it)`,
+      );
+      return;
+    }
     stopping = true;
     log(`${signal}: stopping`);
     void (async () => {
       dispatcher.stop();
+      // First the local RTE, which drains through this app: its link, and so the HTTP and
+      // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();
       hub.close();
       await io.close();

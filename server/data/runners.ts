@@ -19,11 +19,22 @@ export async function runnerForToken(
 
 /**
  * The runner of the start command's local RTE: created approved (and default when no other
- * default exists), with a fresh token on every start. The token is handed to the child
- * process through its environment, so the operator never copies it by hand.
+ * default exists). `kept` is the token the app kept from its previous start: it stays valid while
+ * it still matches the approved runner, so a local RTE that outlived the previous app process
+ * reconnects with it. Otherwise (first start, the token lost, the runner revoked or its token
+ * rotated) a new token is issued; `reused` says which.
  */
-export async function provisionLocalRunner(name: string, capacity: number): Promise<{ token: string; runner: RunnerIdentity }> {
+export async function provisionLocalRunner(
+  name: string,
+  capacity: number,
+  kept: string | null,
+): Promise<{ token: string; reused: boolean; runner: RunnerIdentity }> {
   const db = getDb();
+  const existing = await db.runner.findUnique({ where: { name } });
+  if (kept && existing?.status === "approved" && existing.tokenHash === sha256Hex(kept)) {
+    await db.runner.update({ where: { id: existing.id }, data: { capacity } });
+    return { token: kept, reused: true, runner: { id: existing.id, name: existing.name } };
+  }
   const token = newSecret("pfr");
   const hasDefault = (await db.runner.count({ where: { isDefault: true, NOT: { name } } })) > 0;
   const runner = await db.runner.upsert({
@@ -39,7 +50,7 @@ export async function provisionLocalRunner(name: string, capacity: number): Prom
     },
     update: { status: "approved", tokenHash: sha256Hex(token), capacity },
   });
-  return { token, runner: { id: runner.id, name: runner.name } };
+  return { token, reused: false, runner: { id: runner.id, name: runner.name } };
 }
 
 /** The runner a job goes to: the form's named runner, else the default one. */

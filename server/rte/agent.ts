@@ -22,6 +22,7 @@ import type { RteEnv } from "./env";
 import { FileCache, readSharedFiles } from "./file-cache";
 import { JobRun } from "./job-run";
 import { RunningJobs } from "./leftovers";
+import type { PlaybookUser } from "./playbook-user";
 import { Spool } from "./spool";
 
 export const RTE_VERSION = "0.1.0";
@@ -48,6 +49,7 @@ export class RteAgent {
     private readonly env: RteEnv,
     private readonly token: string,
     private readonly log: (message: string) => void,
+    private readonly playbookUser: PlaybookUser | null,
   ) {
     this.spool = new Spool(env.spoolDir);
     this.cache = new FileCache(env.cacheDir);
@@ -184,6 +186,7 @@ export class RteAgent {
         },
         log: this.log,
         running: this.running,
+        playbookUser: this.playbookUser,
       },
       startCancelled,
     );

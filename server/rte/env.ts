@@ -2,7 +2,8 @@
  * The RTE's configuration, parsed once at boot. A bad value stops the process with a message
  * naming the variable, instead of failing later in a job.
  */
-import { hostname } from "node:os";
+import { createHash } from "node:crypto";
+import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 
@@ -33,6 +34,20 @@ const rteEnvSchema = z.object({
   RTE_MAX_JOBS: positiveInt(4),
   RTE_SPOOL_PATH: z.string().default("data/rte/spool"),
   RTE_WORK_DIR: z.string().default("data/rte/work"),
+  /**
+   * Where running jobs' folders are laid out (the folder the playbook runs in). Every folder
+   * above it must be open to the playbook user, so by default it is not in the work dir (which
+   * may sit in a private data folder) but in the temp folder, one per work dir.
+   */
+  RTE_JOBS_DIR: z.string().min(1).optional(),
+  /**
+   * The user playbooks run as. Unset: `playform-run` when the RTE runs as root (created when
+   * missing), the RTE's own user otherwise. Empty: the RTE's own user (see playbook-user.ts).
+   */
+  RTE_PLAYBOOK_USER: z
+    .string()
+    .regex(/^$|^[a-z_][a-z0-9_-]*[$]?$/i, "a user name (letters, digits, _ -)")
+    .optional(),
   RTE_DRAIN_SECONDS: positiveInt(60),
   RTE_KILL_GRACE_SECONDS: positiveInt(10),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -47,7 +62,14 @@ export type RteEnv = z.infer<typeof rteEnvSchema> & {
   stateDir: string;
   /** RTE_RUNNER_NAME when set explicitly: the app refuses a token of any other runner. */
   runnerName: string | null;
+  jobsDir: string;
 };
+
+/** The default RTE_JOBS_DIR: in the temp folder, named after the work dir it belongs to. */
+export function defaultJobsDir(workDir: string): string {
+  const id = createHash("sha256").update(path.resolve(workDir)).digest("hex").slice(0, 12);
+  return path.join(tmpdir(), `playform-jobs-${id}`);
+}
 
 /** Variables the RTE reads itself: never passed on to a playbook. */
 export const RTE_OWN_VARIABLES = [...Object.keys(rteEnvSchema.shape).filter((k) => k !== "ANSIBLE_PLAYBOOK")];
@@ -66,5 +88,6 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     cacheDir: path.join(work, "cache"),
     stateDir: path.resolve(parsed.data.RTE_STATE_PATH),
     runnerName: env.RTE_RUNNER_NAME !== undefined ? parsed.data.RTE_RUNNER_NAME : null,
+    jobsDir: path.resolve(parsed.data.RTE_JOBS_DIR ?? defaultJobsDir(work)),
   };
 }

@@ -17,6 +17,8 @@ import { PRIVATE_FILE_MODE } from "./private-fs";
 import { bootId, processInfo } from "./process-group";
 
 export const LOCK_FILE = "rte.lock";
+/** The RTE's exit status when another living RTE holds its spool or work dir. */
+export const EXIT_LOCKED = 4;
 const REFRESH_MS = 10_000;
 export const STALE_MS = 30_000;
 
@@ -85,6 +87,22 @@ export function holderAlive(holder: LockHolder, file: string, now = Date.now()):
   if (info && holder.startTime && info.startTime !== holder.startTime) return null;
   if (info?.zombie) return null;
   return `pid ${holder.pid} is alive`;
+}
+
+/**
+ * The living process holding the lock file, or null (no lock, or a stale one). For the app that
+ * starts a local RTE: an RTE that outlived the previous app still holds its folders.
+ */
+export function livingHolder(file: string): LockHolder | null {
+  const found = readHolder(file);
+  if (!found?.holder) return null;
+  try {
+    return holderAlive(found.holder, file) ? found.holder : null;
+  } catch (error) {
+    // Released between the read and the check.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
 }
 
 /**

@@ -16,9 +16,11 @@ import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
+import { handOver } from "./job-folder";
 import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
 import { OutputBatcher } from "./output-batcher";
 import { playbookArgs, playbookEnv } from "./playbook-command";
+import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, processInfo, terminateGroup } from "./process-group";
 
@@ -37,6 +39,8 @@ export interface JobRunDeps {
   log: (message: string) => void;
   /** Where the job is recorded while it runs, for a later start to clean up after a crash. */
   running: RunningJobs;
+  /** Who the playbook runs as; null: as the RTE itself. */
+  playbookUser: PlaybookUser | null;
 }
 
 export class JobRun {
@@ -95,15 +99,17 @@ export class JobRun {
   }
 
   private paths() {
-    const { workDir } = this.deps.env;
     const id = this.job.jobId;
-    const jobDir = path.join(workDir, "jobs", String(id));
+    const jobDir = path.join(this.deps.env.jobsDir, String(id));
     return {
       jobDir,
-      extravars: path.join(workDir, "extravars", `extravars_${id}.json`),
-      hidden: path.join(workDir, "extravars", `.extravars_${id}_hidden.json`),
-      // Inside the job folder, so it goes with the folder whatever else fails in cleanup.
+      // Everything the playbook reads is in its folder, the one folder its user may enter (the
+      // work dir is the RTE's alone), and goes with the folder whatever else fails in cleanup.
+      extravars: path.join(jobDir, `.playform_extravars_${id}.json`),
+      hidden: path.join(jobDir, `.playform_hidden_extravars_${id}.json`),
       sshKey: path.join(jobDir, `.playform_ssh_key_${id}`),
+      /** The copy a form with keepExtravars keeps after the job, where only the RTE reads it. */
+      kept: path.join(this.deps.env.workDir, "extravars", `extravars_${id}.json`),
     };
   }
 
@@ -141,18 +147,24 @@ export class JobRun {
       const { fetched, cached } = await this.deps.cache.materialize(this.job.manifest, paths.jobDir, this.deps.fetchFiles);
       const source = this.deps.env.RTE_FILES === "local" ? "read from the shared folder" : "fetched from the app";
       batcher.log(`job files ready: ${fetched} ${source}, ${cached} from the cache`);
-      ensurePrivateDir(path.dirname(paths.extravars));
-      fs.writeFileSync(paths.extravars, JSON.stringify(this.job.extravars), { mode: 0o600 });
+      // "wx": a form file of the same name is never overwritten, or handed to ansible or ssh instead.
+      fs.writeFileSync(paths.extravars, JSON.stringify(this.job.extravars), { mode: 0o600, flag: "wx" });
+      if (this.job.options.keepExtravars) {
+        ensurePrivateDir(path.dirname(paths.kept));
+        fs.writeFileSync(paths.kept, JSON.stringify(this.job.extravars), { mode: 0o600 });
+      }
       const hidden = { ...this.secrets.hiddenExtravars };
       const { sshKey } = this.secrets;
       if (sshKey) {
-        // 0600 or ssh refuses the key ("UNPROTECTED PRIVATE KEY FILE"); "wx" so a form file of
-        // the same name is never overwritten or handed to ssh instead.
+        // 0600 and the playbook user's (handOver) or ssh refuses the key ("UNPROTECTED PRIVATE KEY FILE").
         fs.writeFileSync(paths.sshKey, sshKey.privateKey, { mode: 0o600, flag: "wx" });
         hidden.ansible_user = sshKey.username;
         hidden.ansible_ssh_private_key_file = paths.sshKey;
       }
-      fs.writeFileSync(paths.hidden, JSON.stringify(hidden), { mode: 0o600 });
+      fs.writeFileSync(paths.hidden, JSON.stringify(hidden), { mode: 0o600, flag: "wx" });
+      const user = this.deps.playbookUser;
+      const gid = user ? jobGid(user, this.job.jobId) : null;
+      if (user && gid !== null) handOver(paths.jobDir, { uid: user.uid, gid });
 
       const args = playbookArgs({
         playbook: this.job.playbook,
@@ -163,10 +175,25 @@ export class JobRun {
         vaultPasswordScript: this.secrets.vaultPassword !== null ? vaultPasswordScript() : null,
       });
       batcher.start();
+      // As another user: a home and ansible's temp files of its own, in its folder (the user's
+      // home is /nonexistent). The remote temp folder is "$HOME/.ansible/tmp", expanded by the
+      // target's shell: for the local connection this HOME, on a managed host the login's home
+      // (the default "~/.ansible/tmp" would be expanded as ~playform-run, /nonexistent, here).
+      const identity: Record<string, string> = user
+        ? {
+            HOME: paths.jobDir,
+            USER: user.name,
+            LOGNAME: user.name,
+            ANSIBLE_LOCAL_TEMP: path.join(paths.jobDir, ".ansible", "tmp"),
+            ANSIBLE_REMOTE_TEMP: process.env.ANSIBLE_REMOTE_TEMP ?? "$HOME/.ansible/tmp",
+          }
+        : {};
       const child = execa(this.deps.env.ANSIBLE_PLAYBOOK, args, {
         cwd: paths.jobDir,
-        env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId }),
+        env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity }),
         extendEnv: false,
+        // setgid, setuid (and no supplementary groups: libuv drops them) in the child before exec.
+        ...(user && gid !== null ? { uid: user.uid, gid } : {}),
         detached: true,
         // fd 3 is the callback plugin's event side channel (PLAYFORM_EVENTS_FD).
         stdio: [this.secrets.vaultPassword !== null ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
@@ -245,11 +272,10 @@ export class JobRun {
         this.deps.log(`job ${this.job.jobId}: could not remove ${target}: ${String(error)}`);
       }
     };
-    // Removed on its own before the folder: if removing the folder fails halfway, the key is
-    // not among what is left behind.
+    // Removed on their own before the folder: if removing the folder fails halfway, the key and
+    // the secrets are not among what is left behind.
     remove(paths.sshKey);
     remove(paths.hidden);
-    if (!this.job.options.keepExtravars) remove(paths.extravars);
     remove(paths.jobDir);
   }
 }

@@ -6,9 +6,10 @@
  * the job's files are laid out, completed with the playbook's process group right after the
  * spawn, removed once the group is gone and the files are. At start, under the lock (so no
  * living RTE uses this work dir), the RTE ends every recorded group that is still the one it
- * recorded, then removes every job folder, every hidden extravars file, the visible ones of
- * recorded jobs (unless the form keeps them), half-written cache files and the records. The
- * spool is left alone: what it holds is still delivered.
+ * recorded, then removes every job folder (RTE_JOBS_DIR; each holds its job's extravars and ssh
+ * key), the extravars files older versions kept in the work dir (unless the form keeps them),
+ * half-written cache files and the records. The spool is left alone: what it holds is still
+ * delivered.
  *
  * "Still the one it recorded": a pid, hence a process group id, can be reused once the group
  * is gone. A group is only signalled when one of its living members is the recorded leader
@@ -19,6 +20,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { RteEnv } from "./env";
+import { LOCK_FILE } from "./instance-lock";
 import { PRIVATE_FILE_MODE, ensurePrivateDir } from "./private-fs";
 import { bootId, groupMembers, processInfo, terminateGroup } from "./process-group";
 
@@ -143,19 +145,27 @@ export async function cleanUpAfterPreviousRun(env: RteEnv, log: (message: string
   const remove = (target: string) => {
     if (!fs.existsSync(target)) return;
     fs.rmSync(target, { recursive: true, force: true });
-    removed.push(path.relative(env.workDir, target));
+    removed.push(target.startsWith(env.workDir + path.sep) ? path.relative(env.workDir, target) : target);
   };
-  const jobsDir = path.join(env.workDir, "jobs");
+  // Where job folders were before RTE_JOBS_DIR (an RTE upgraded after a crash still has them).
+  const oldJobsDir = path.join(env.workDir, "jobs");
   const extravarsDir = path.join(env.workDir, "extravars");
-  for (const dir of [jobsDir, extravarsDir, env.cacheDir]) ensurePrivateDir(dir);
-  // Job folders hold the playbook's files and the ssh key; every one left is a dead job's.
-  for (const entry of fs.readdirSync(jobsDir)) remove(path.join(jobsDir, entry));
-  // Hidden extravars files hold passwords and secret variables: none may outlive its job.
+  for (const dir of [extravarsDir, env.cacheDir]) ensurePrivateDir(dir);
+  // Job folders hold the playbook's files, its extravars and the ssh key; every one left is a
+  // dead job's (the jobs folder is this RTE's alone: it holds its lock).
+  if (fs.existsSync(env.jobsDir)) {
+    for (const entry of fs.readdirSync(env.jobsDir)) if (entry !== LOCK_FILE) remove(path.join(env.jobsDir, entry));
+  }
+  if (fs.existsSync(oldJobsDir)) {
+    for (const entry of fs.readdirSync(oldJobsDir)) remove(path.join(oldJobsDir, entry));
+  }
+  // Hidden extravars files (kept here by older versions) hold passwords and secret variables:
+  // none may outlive its job.
   for (const entry of fs.readdirSync(extravarsDir))
     if (/^\.extravars_\d+_hidden\.json$/.test(entry)) remove(path.join(extravarsDir, entry));
   for (const record of records) if (!record.keepExtravars) remove(path.join(extravarsDir, `extravars_${record.jobId}.json`));
   // A cache file being written when the RTE died (the complete ones are kept).
   for (const entry of fs.readdirSync(env.cacheDir)) if (entry.endsWith(".tmp")) remove(path.join(env.cacheDir, entry));
   running.clear();
-  if (removed.length > 0) log(`removed what the previous RTE process left in ${env.workDir}: ${removed.join(", ")}`);
+  if (removed.length > 0) log(`removed what the previous RTE process left in ${env.workDir} and ${env.jobsDir}: ${removed.join(", ")}`);
 }

@@ -1,24 +1,27 @@
 /**
  * Entry point of the runtime environment process (`npm run rte`, or PLAYFORM_ROLE=rte).
  */
+import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { RTE_VERSION, RteAgent } from "./agent";
 import { loadRteEnv } from "./env";
 import { startHealthServer } from "./health";
-import { LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
+import { EXIT_LOCKED, LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
+import { callbackPluginDir, vaultPasswordScript } from "./ansible/plugin-path";
 import { cleanUpAfterPreviousRun } from "./leftovers";
-import { ensurePrivateDir } from "./private-fs";
-
-/** Exit code when another RTE holds this spool or work dir. */
-export const EXIT_LOCKED = 4;
+import { PlaybookUserError, checkReachable, resolvePlaybookUser, type PlaybookUser } from "./playbook-user";
+import { PRIVATE_DIR_MODE, ensureOwnedDir, ensurePrivateDir } from "./private-fs";
 
 function log(message: string): void {
   process.stdout.write(`[rte] ${new Date().toISOString()} ${message}\n`);
 }
 
 export async function runRte(): Promise<void> {
+  // The local RTE writes to the output of the app that started it, which may be gone (killed
+  // with the pipe it read from): a log line that cannot be written must not end the jobs.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   let env;
   try {
     env = loadRteEnv();
@@ -26,11 +29,20 @@ export async function runRte(): Promise<void> {
     process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(2);
   }
-  // Before anything reads or cleans the spool or the work dir: they must be ours alone.
+  let playbookUser: PlaybookUser | null;
+  try {
+    playbookUser = await resolvePlaybookUser(env, log);
+  } catch (error) {
+    process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof PlaybookUserError ? 2 : 1);
+  }
+  // Before anything reads or cleans the spool, the work dir or the jobs folder: they must be
+  // ours alone. The jobs folder is the one the playbook user may pass through (not list).
   const locks: HeldLock[] = [];
   try {
-    for (const dir of new Set([env.spoolDir, env.workDir])) {
-      ensurePrivateDir(dir);
+    for (const dir of new Set([env.spoolDir, env.workDir, env.jobsDir])) {
+      if (dir === env.jobsDir) ensureOwnedDir(dir, playbookUser ? 0o711 : PRIVATE_DIR_MODE);
+      else ensurePrivateDir(dir);
       const lock = acquireLock(path.join(dir, LOCK_FILE), env.RTE_INSTANCE_ID);
       locks.push(lock);
       if (lock.tookOver) {
@@ -45,7 +57,23 @@ export async function runRte(): Promise<void> {
   }
   process.on("exit", () => {
     for (const lock of locks) lock.release();
+    // The default jobs folder is in the temp folder, one per work dir: not left there empty.
+    if (!env.RTE_JOBS_DIR) {
+      try {
+        fs.rmdirSync(env.jobsDir);
+      } catch {
+        // Not empty (a job's folder could not be removed): the next start cleans it.
+      }
+    }
   });
+  if (playbookUser) {
+    try {
+      checkReachable(playbookUser, env.jobsDir, found(callbackPluginDir), found(vaultPasswordScript));
+    } catch (error) {
+      process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(error instanceof PlaybookUserError ? 2 : 1);
+    }
+  }
   // A previous process on this work dir may have died with playbooks running and secrets on
   // disk: end those and remove these before anything else (the spool stays, to be resent).
   try {
@@ -63,7 +91,7 @@ export async function runRte(): Promise<void> {
     process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(error instanceof JoinRefusedError ? 3 : 1);
   }
-  const agent = new RteAgent(env, token, log);
+  const agent = new RteAgent(env, token, log, playbookUser);
   const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS);
   log(`health endpoints on port ${(health.address() as AddressInfo).port} (/live /ready /metrics)`);
   let stopping = false;
@@ -79,4 +107,13 @@ export async function runRte(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** A path Playform ships, or null when it is missing (the job that needs it fails, saying so). */
+function found(locate: () => string): string | null {
+  try {
+    return locate();
+  } catch {
+    return null;
+  }
 }

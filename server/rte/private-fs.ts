@@ -6,6 +6,7 @@
  * when it is found.
  */
 import fs from "node:fs";
+import path from "node:path";
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -24,4 +25,27 @@ export function makePrivate(file: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
+}
+
+/**
+ * A folder this process must own, with exactly `mode`. For folders at a predictable path in a
+ * shared place (the jobs folder in /tmp): another user could have created it first, or put a
+ * symbolic link there, to read what the RTE lays out in it; both are refused, never used.
+ */
+export function ensureOwnedDir(dir: string, mode: number): void {
+  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: PRIVATE_DIR_MODE });
+  try {
+    fs.mkdirSync(dir, { mode: PRIVATE_DIR_MODE });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  const st = fs.lstatSync(dir);
+  const uid = process.getuid?.();
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) {
+    throw new Error(
+      `${dir} exists but is ${st.isSymbolicLink() ? "a symbolic link" : st.isDirectory() ? `owned by uid ${st.uid}` : "not a folder"}: ` +
+        `refusing to lay out jobs in it (remove it, or set RTE_JOBS_DIR)`,
+    );
+  }
+  if ((st.mode & 0o7777) !== mode) fs.chmodSync(dir, mode);
 }

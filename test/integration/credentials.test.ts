@@ -10,6 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultJobsDir } from "../../server/rte/env";
 import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
@@ -194,7 +195,7 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
       const login = /key exists=True mode=0600 user=deploy-user path=(\S+?)"/.exec(output);
       expect(login, output).not.toBeNull();
       const keyFile = login![1]!;
-      const jobDir = path.join(app.dataDir, "rte/work/jobs", String(id));
+      const jobDir = path.join(defaultJobsDir(path.join(app.dataDir, "rte/work")), String(id));
       expect(path.dirname(keyFile)).toBe(jobDir);
       // The key printed by `cat` comes out masked line by line.
       for (const line of keyBodyLines) expect(output).not.toContain(line);
@@ -203,7 +204,7 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
       // After the job: no key file, no job folder, no hidden extravars file.
       expect(fs.existsSync(keyFile)).toBe(false);
       expect(fs.existsSync(jobDir)).toBe(false);
-      expect(fs.existsSync(path.join(app.dataDir, "rte/work/extravars", `.extravars_${id}_hidden.json`))).toBe(false);
+      expect(fs.existsSync(path.join(jobDir, `.playform_hidden_extravars_${id}.json`))).toBe(false);
     });
 
     it("uses a credential replaced after the form was imported", async () => {

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { defaultJobsDir } from "../../server/rte/env";
 import { ROOT, RteHarness, groupMembers, processAlive, type RteProcess } from "../support/rte-harness";
 
 const GRACE_SECONDS = 2;
@@ -57,8 +58,8 @@ describe("after kill -9 of an RTE, the next start on the same folders", () => {
     );
     const pgid = pgidOf(child);
     h.strayGroups.add(pgid);
-    const hidden = path.join(dirs.workDir, "extravars", `.extravars_${id}_hidden.json`);
-    const jobDir = path.join(dirs.workDir, "jobs", String(id));
+    const jobDir = path.join(defaultJobsDir(dirs.workDir), String(id));
+    const hidden = path.join(jobDir, `.playform_hidden_extravars_${id}.json`);
 
     // Cut the link so the next lines stay in the spool, unacknowledged.
     proxy.cut();

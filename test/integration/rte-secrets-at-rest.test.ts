@@ -13,6 +13,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { defaultJobsDir } from "../../server/rte/env";
 import { ROOT, RteHarness } from "../support/rte-harness";
 
 const PASSWORD = "pä\"ss\\wörd'it-CoreAlpha7391";
@@ -105,8 +106,8 @@ it("keeps every form of every secret out of the spool and the stored job, and ev
 
   const gate = path.join(h.scratch, "secrets-gate");
   const id = await h.api.launch("secret-leaks", { api_key: PASSWORD, gate });
-  const hidden = path.join(dirs.workDir, "extravars", `.extravars_${id}_hidden.json`);
-  const jobDir = path.join(dirs.workDir, "jobs", String(id));
+  const jobDir = path.join(defaultJobsDir(dirs.workDir), String(id));
+  const hidden = path.join(jobDir, `.playform_hidden_extravars_${id}.json`);
   await h.waitUntil(
     "the playbook to wait at its gate",
     () => fs.existsSync(hidden) && fs.existsSync(path.join(jobDir, "playbook.yml")),

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
+import { defaultJobsDir } from "../../server/rte/env";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
@@ -43,6 +44,7 @@ it("masks a password value in raw, base64, URL-encoded and JSON-escaped form", a
   // keepExtravars keeps the visible file: it must not hold the password.
   const kept = path.join(app.dataDir, "rte/work/extravars", `extravars_${id}.json`);
   expect(JSON.parse(fs.readFileSync(kept, "utf8"))).toEqual({ note: "visible" });
-  expect(fs.existsSync(path.join(app.dataDir, "rte/work/extravars", `.extravars_${id}_hidden.json`))).toBe(false);
-  expect(fs.existsSync(path.join(app.dataDir, "rte/work/jobs", String(id)))).toBe(false);
+  // The job's folder, with its extravars files (the hidden one holds the password), is gone.
+  const jobDir = path.join(defaultJobsDir(path.join(app.dataDir, "rte/work")), String(id));
+  expect(fs.existsSync(jobDir)).toBe(false);
 });

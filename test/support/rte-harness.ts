@@ -13,6 +13,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { defaultJobsDir } from "../../server/rte/env";
 import { apiClient, type ApiClient } from "./api";
 import { adminToken, startPlayform, type RunningPlayform } from "./playform";
 
@@ -101,6 +102,9 @@ export class RteHarness {
 
   async start(): Promise<void> {
     this.scratch = fs.mkdtempSync(path.join(os.tmpdir(), `playform-${this.runnerName}-`));
+    // Playbooks write their pid files and read their gates here, as the playbook user (the RTE
+    // runs them as playform-run when it is root): open to every user, like /tmp.
+    fs.chmodSync(this.scratch, 0o1777);
     this.app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: this.formsDir } });
     await this.app.waitForOutput(/imported \d+ form\(s\)/);
     this.api = apiClient(this.app, await adminToken(this.app));
@@ -124,7 +128,10 @@ export class RteHarness {
 
   /** Kills every RTE and playbook this test started. */
   async cleanUp(): Promise<void> {
-    await Promise.all(this.rtes.splice(0).map((rte) => this.kill(rte, { groups: true })));
+    const rtes = this.rtes.splice(0);
+    await Promise.all(rtes.map((rte) => this.kill(rte, { groups: true })));
+    // A killed RTE leaves its jobs folder (in the temp folder, not in scratch) with its lock.
+    for (const rte of rtes) fs.rmSync(defaultJobsDir(rte.workDir), { recursive: true, force: true });
     await Promise.all(this.proxies.splice(0).map((proxy) => proxy.close()));
     for (const group of this.strayGroups) {
       try {

@@ -37,7 +37,14 @@ describe("deploy/kubernetes/rte.yaml", () => {
     expect(pod.automountServiceAccountToken).toBe(false);
     expect(container.imagePullPolicy).toBe("Always");
     expect(container.command).toEqual(["node", "dist/rte.js"]);
-    expect(pod.securityContext.runAsNonRoot).toBe(true);
+  });
+
+  it("runs as root only to start playbooks as another user: no escalation, every other capability dropped", () => {
+    expect(container.securityContext.runAsUser).toBe(0);
+    expect(container.securityContext.allowPrivilegeEscalation).toBe(false);
+    expect(container.securityContext.capabilities.drop).toEqual(["ALL"]);
+    expect([...container.securityContext.capabilities.add].sort()).toEqual(["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETGID", "SETUID"]);
+    expect(env.RTE_PLAYBOOK_USER).toBeUndefined(); // the default, playform-run, created in the image
   });
 });
 

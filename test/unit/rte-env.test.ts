@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { RTE_OWN_VARIABLES, loadRteEnv } from "../../server/rte/env";
+import { RTE_OWN_VARIABLES, defaultJobsDir, loadRteEnv } from "../../server/rte/env";
 
 /** An environment with only these variables (NODE_ENV is required by the ProcessEnv type only). */
 function vars(values: Record<string, string>): NodeJS.ProcessEnv {
@@ -60,6 +60,7 @@ describe("loadRteEnv", () => {
       cacheDir: path.join(path.resolve("data/rte/work"), "cache"),
       stateDir: path.resolve("data/rte/state"),
       runnerName: null,
+      jobsDir: defaultJobsDir(path.resolve("data/rte/work")),
     });
   });
 
@@ -114,6 +115,8 @@ describe("loadRteEnv", () => {
         "RTE_STATE_PATH",
         "RTE_ADDRESS",
         "RTE_WORK_DIR",
+        "RTE_JOBS_DIR",
+        "RTE_PLAYBOOK_USER",
       ].sort(),
     );
   });

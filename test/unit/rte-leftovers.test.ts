@@ -1,7 +1,8 @@
 /**
  * Cleaning up after an RTE process that died: recorded process groups are ended only while
- * they are still the job's (a reused pid is left alone), and the work dir loses every job
- * folder and hidden extravars file, but keeps what a form asked to keep and the file cache.
+ * they are still the job's (a reused pid is left alone), every job folder goes (RTE_JOBS_DIR,
+ * and the work dir's where older versions kept them) with every hidden extravars file, but what
+ * a form asked to keep and the file cache stay.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -19,7 +20,12 @@ const groups: number[] = [];
 
 beforeEach(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-leftovers-"));
-  env = loadRteEnv({ RTE_WORK_DIR: path.join(dir, "work"), RTE_SPOOL_PATH: path.join(dir, "spool"), RTE_KILL_GRACE_SECONDS: "1" });
+  env = loadRteEnv({
+    RTE_WORK_DIR: path.join(dir, "work"),
+    RTE_SPOOL_PATH: path.join(dir, "spool"),
+    RTE_JOBS_DIR: path.join(dir, "jobs"),
+    RTE_KILL_GRACE_SECONDS: "1",
+  });
   logs = [];
 });
 afterEach(() => {
@@ -105,9 +111,12 @@ describe("cleanUpAfterPreviousRun", () => {
     running.record(record({ jobId: 1, pgid: ours.pid!, leaderStartTime: processInfo(ours.pid!)!.startTime }));
     running.record(record({ jobId: 2, runId: "run-2", pgid: unrelated.pid!, leaderStartTime: "1" }));
     running.record(record({ jobId: 3, runId: "run-3", keepExtravars: true }));
-    fs.mkdirSync(path.join(work, "jobs", "1", "roles"), { recursive: true });
-    fs.writeFileSync(path.join(work, "jobs", "1", ".playform_ssh_key_1"), "KEY");
-    fs.mkdirSync(path.join(work, "jobs", "9"), { recursive: true });
+    fs.mkdirSync(path.join(env.jobsDir, "1", "roles"), { recursive: true });
+    fs.writeFileSync(path.join(env.jobsDir, "1", ".playform_ssh_key_1"), "KEY");
+    fs.writeFileSync(path.join(env.jobsDir, "1", ".playform_hidden_extravars_1.json"), '{"pw":"secret"}');
+    fs.mkdirSync(path.join(env.jobsDir, "9"), { recursive: true });
+    fs.writeFileSync(path.join(env.jobsDir, "rte.lock"), "{}"); // the lock of the RTE cleaning up
+    fs.mkdirSync(path.join(work, "jobs", "7"), { recursive: true }); // where older versions kept job folders
     fs.mkdirSync(path.join(work, "extravars"), { recursive: true });
     for (const id of [1, 2, 3]) {
       fs.writeFileSync(path.join(work, "extravars", `.extravars_${id}_hidden.json`), '{"pw":"secret"}');
@@ -123,13 +132,14 @@ describe("cleanUpAfterPreviousRun", () => {
     for (const pid of ourMembers) expect(processInfo(pid)?.zombie ?? true).toBe(true);
     expect(groupMembers(ours.pid!)).toEqual([]);
     expect(groupMembers(unrelated.pid!)!.sort()).toEqual(unrelatedMembers.sort());
+    expect(fs.readdirSync(env.jobsDir)).toEqual(["rte.lock"]);
     expect(fs.readdirSync(path.join(work, "jobs"))).toEqual([]);
     expect(fs.readdirSync(path.join(work, "extravars")).sort()).toEqual(["extravars_3.json", "extravars_8.json"]);
     expect(fs.readdirSync(env.cacheDir)).toEqual(["a".repeat(64)]);
     expect(fs.readdirSync(path.join(work, "running"))).toEqual([]);
     expect(logs.join("\n")).toMatch(/job 1 was running when this RTE last stopped and its playbook still runs/);
     expect(logs.join("\n")).toMatch(new RegExp(`job 2 .*process group ${unrelated.pid} now belongs to other processes: left alone`));
-    for (const folder of [work, path.join(work, "jobs"), path.join(work, "extravars"), env.cacheDir]) {
+    for (const folder of [work, path.join(work, "extravars"), env.cacheDir]) {
       expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
     }
   });

@@ -1,0 +1,38 @@
+/**
+ * Handing a job's folder to the playbook user (see playbook-user.ts).
+ *
+ * The RTE lays the folder out as itself (0700, files 0600), then, before the playbook starts,
+ * hands it over: folders stay the RTE's but open to the job's group (0770), so the playbook can
+ * read, write and create in them and no other job can enter; files belong to the playbook user
+ * and the job's group (0600; ssh insists that a key file be its user's and private).
+ */
+import fs from "node:fs";
+import path from "node:path";
+
+export const JOB_FOLDER_MODE = 0o770;
+
+export interface FolderOwner {
+  uid: number;
+  gid: number;
+}
+
+export function handOver(dir: string, owner: FolderOwner): void {
+  const self = process.getuid?.() ?? 0;
+  const walk = (folder: string) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const target = path.join(folder, entry.name);
+      if (entry.isDirectory()) {
+        walk(target);
+        fs.chownSync(target, self, owner.gid);
+        fs.chmodSync(target, JOB_FOLDER_MODE);
+      } else if (entry.isFile()) {
+        // The mode first: once the file is another user's, changing it takes CAP_FOWNER.
+        fs.chmodSync(target, 0o600);
+        fs.chownSync(target, owner.uid, owner.gid);
+      }
+    }
+  };
+  walk(dir);
+  fs.chownSync(dir, self, owner.gid);
+  fs.chmodSync(dir, JOB_FOLDER_MODE);
+}
