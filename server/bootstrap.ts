@@ -1,10 +1,16 @@
 /**
- * First-start set-up, idempotent on every start: the admin account, the forms folder and the
- * example vault-demo form's credential.
+ * First-start set-up, idempotent on every start: the admin account, the forms folder, the
+ * example vault-demo form's credential and the local runner. Several app nodes may start at
+ * the same moment on one PostgreSQL database: startUp runs all of it under the start-up lock,
+ * and each write also tolerates finding its row already there.
  */
-import { randomBytes } from "node:crypto";
-import { countUsers, createUser, findUserByUsername, setPassword, type PublicUser } from "./data/users";
+import { hkdfSync, randomBytes } from "node:crypto";
+import { countUsers, createUserUnlessTaken, findUserByUsername, setPassword, type PublicUser } from "./data/users";
 import { upsertForm } from "./data/forms";
+import { providerFromUrl } from "./data/database-url";
+import { provisionLocalRunner, reserveLocalInstance } from "./data/runners";
+import { withStartupLock } from "./data/startup-lock";
+import { credentialKey } from "./security/encryption-secret";
 import { listForms } from "./forms/catalog";
 import { loadFormsFrom } from "./forms/import";
 import { DomainError } from "./errors";
@@ -20,7 +26,11 @@ export async function ensureAdmin(config: AppConfig, log: (line: string) => void
     return;
   }
   const password = config.PLAYFORM_ADMIN_PASSWORD ?? randomBytes(12).toString("base64url");
-  await createUser("admin", password, "admin");
+  if (!(await createUserUnlessTaken("admin", password, "admin"))) {
+    // Created by another node in the meantime (only possible outside the start-up lock).
+    if (config.PLAYFORM_ADMIN_PASSWORD) await setPassword("admin", config.PLAYFORM_ADMIN_PASSWORD);
+    return;
+  }
   if (config.PLAYFORM_ADMIN_PASSWORD) log("created the admin account 'admin' (password from PLAYFORM_ADMIN_PASSWORD)");
   else {
     log("created the admin account 'admin' with this generated password (shown once, note it now):");
@@ -80,4 +90,53 @@ export async function ensureDemoVaultCredential(log: (line: string) => void): Pr
     throw error;
   }
   log(`created the credential "${DEMO_VAULT_CREDENTIAL}" for the vault-demo example form (demo password, see its description)`);
+}
+
+/** How long a local instance id stays taken after its last sign of life (or its reservation). */
+const LOCAL_INSTANCE_RESERVATION_SECONDS = 120;
+
+/** What a start provisioned for this node's local RTE. */
+export interface LocalRunnerGrant {
+  token: string;
+  instanceId: string;
+}
+
+/**
+ * Everything an app node writes at start, under the start-up lock (one node at a time on
+ * PostgreSQL). Returns the local RTE's token and instance id when the node starts one.
+ */
+export async function startUp(config: AppConfig, log: (line: string) => void): Promise<LocalRunnerGrant | null> {
+  return withStartupLock(config.DATABASE_URL, async () => {
+    await ensureAdmin(config, log);
+    await importForms(config, log);
+    await ensureDemoVaultCredential(log);
+    if (!config.PLAYFORM_LOCAL_RTE) return null;
+    const name = config.PLAYFORM_LOCAL_RTE_NAME;
+    const token = localRunnerToken(name);
+    const runner = await provisionLocalRunner(name, config.PLAYFORM_LOCAL_RTE_CAPACITY, token);
+    // One app node on SQLite: its local RTE is always local-0, also after a crash.
+    const instanceId =
+      providerFromUrl(config.DATABASE_URL) === "sqlite"
+        ? "local-0"
+        : await reserveLocalInstance(
+            runner.id,
+            config.PLAYFORM_NODE_ID,
+            config.PLAYFORM_LOCAL_RTE_CAPACITY,
+            // Long enough for a reservation to outlive the rest of a slow start (Next.js
+            // prepares before the local RTE starts); a crashed node's id is free again after it.
+            new Date(Date.now() - Math.max(config.RTE_HEARTBEAT_TIMEOUT_SECONDS, LOCAL_INSTANCE_RESERVATION_SECONDS) * 1000),
+          );
+    return { token, instanceId };
+  });
+}
+
+/**
+ * The local runner's token, derived from ENCRYPTION_SECRET (HKDF-SHA256, its own info string):
+ * every app node sharing the database computes the same one, so a node starting never locks
+ * the local RTEs of the others out, as a fresh random token per start did. Several nodes share
+ * ENCRYPTION_SECRET anyway (credentials), and whoever holds it can read every credential.
+ */
+function localRunnerToken(name: string): string {
+  const bytes = hkdfSync("sha256", credentialKey(), Buffer.alloc(0), Buffer.from(`playform:local-runner-token:v1:${name}`, "utf8"), 32);
+  return `pfr_${Buffer.from(bytes).toString("base64url")}`;
 }

@@ -9,11 +9,10 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { Server as SocketServer } from "socket.io";
-import { ensureAdmin, ensureDemoVaultCredential, importForms } from "./bootstrap";
+import { startUp } from "./bootstrap";
 import { encryptionSecretSource, loadAppConfig } from "./config";
 import { closeDatabase } from "./data/connection";
 import { applyMigrations, migrationStatus } from "./data/migrate";
-import { provisionLocalRunner } from "./data/runners";
 import { RteHub } from "./hub/rte-hub";
 import type { JobUpdatePublisher } from "./hub/job-updates";
 import { UiHub } from "./hub/ui-hub";
@@ -44,9 +43,8 @@ async function main(): Promise<void> {
   // Credentials are encrypted at rest with a key from ENCRYPTION_SECRET (generated into
   // encryption.key next to the SQLite database when unset): known before anything reads one.
   initEncryptionSecret(encryptionSecretSource(config), log);
-  await ensureAdmin(config, log);
-  await importForms(config, log);
-  await ensureDemoVaultCredential(log);
+  // Admin, forms, demo credential, local runner: one node at a time (PostgreSQL advisory lock).
+  const localRunner = await startUp(config, log);
   if (!(await findExecutable("ansible-playbook"))) {
     log("WARNING: ansible-playbook is not installed: jobs will fail until it is.");
     log("         Install it with: sudo apt-get install -y ansible   (Debian/Ubuntu)");
@@ -95,11 +93,11 @@ async function main(): Promise<void> {
   const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
 
   let localRte: LocalRte | null = null;
-  if (config.PLAYFORM_LOCAL_RTE) {
-    const { token } = await provisionLocalRunner(config.PLAYFORM_LOCAL_RTE_NAME, config.PLAYFORM_LOCAL_RTE_CAPACITY);
+  if (localRunner) {
     localRte = new LocalRte({
       appUrl: `http://127.0.0.1:${port}`,
-      token,
+      token: localRunner.token,
+      instanceId: localRunner.instanceId,
       capacity: config.PLAYFORM_LOCAL_RTE_CAPACITY,
       port: config.PLAYFORM_LOCAL_RTE_PORT,
       entry: rteEntry(),

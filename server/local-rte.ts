@@ -8,6 +8,8 @@ import path from "node:path";
 export interface LocalRteOptions {
   appUrl: string;
   token: string;
+  /** `local-0`, or the next free `local-N` when several app nodes share a PostgreSQL database. */
+  instanceId: string;
   capacity: number;
   port: number;
   entry: string[];
@@ -31,7 +33,7 @@ export class LocalRte {
         ...runnerEnvironment(process.env),
         APP_URL: this.options.appUrl,
         RTE_TOKEN: this.options.token,
-        RTE_INSTANCE_ID: "local-0",
+        RTE_INSTANCE_ID: this.options.instanceId,
         RTE_MAX_JOBS: String(this.options.capacity),
         PORT: String(this.options.port),
         RTE_SPOOL_PATH: process.env.RTE_SPOOL_PATH ?? path.resolve("data/rte/spool"),

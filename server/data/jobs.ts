@@ -1,4 +1,5 @@
 import { getDb } from "./db";
+import { isUniqueViolation } from "./unique";
 import { Prisma } from "./generated/sqlite/client";
 import type { RunOptions } from "../forms/run-options";
 import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
@@ -262,9 +263,6 @@ export async function jobEvents(jobId: number): Promise<unknown[]> {
   return rows.flatMap((r) => (Array.isArray(r.data) ? (r.data as unknown[]) : []));
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "P2002";
-}
 
 /**
  * Stores a batch of numbered items exactly once: items already stored (a resend after a

@@ -18,13 +18,14 @@ export async function runnerForToken(
 }
 
 /**
- * The runner of the start command's local RTE: created approved (and default when no other
- * default exists), with a fresh token on every start. The token is handed to the child
- * process through its environment, so the operator never copies it by hand.
+ * The runner of the start command's local RTE, created approved (and default when no other
+ * default exists) or re-approved, with the given token. The token is handed to the child
+ * process through its environment, so the operator never copies it by hand. Every app node
+ * starting a local RTE passes the same token (see server/bootstrap.ts): a node that replaced it
+ * would lock the other nodes' local RTEs out.
  */
-export async function provisionLocalRunner(name: string, capacity: number): Promise<{ token: string; runner: RunnerIdentity }> {
+export async function provisionLocalRunner(name: string, capacity: number, token: string): Promise<RunnerIdentity> {
   const db = getDb();
-  const token = newSecret("pfr");
   const hasDefault = (await db.runner.count({ where: { isDefault: true, NOT: { name } } })) > 0;
   const runner = await db.runner.upsert({
     where: { name },
@@ -39,7 +40,35 @@ export async function provisionLocalRunner(name: string, capacity: number): Prom
     },
     update: { status: "approved", tokenHash: sha256Hex(token), capacity },
   });
-  return { token, runner: { id: runner.id, name: runner.name } };
+  return { id: runner.id, name: runner.name };
+}
+
+/**
+ * An instance id for this node's local RTE: `local-N` with the lowest N no live instance of the
+ * runner uses (connected, heard from since `aliveSince`), so several app nodes' local RTEs are
+ * distinct instances (one instance's state report would otherwise abandon the jobs of another)
+ * and the first one keeps the familiar `local-0`. The row is written at once, as if connected,
+ * so a node starting right after this one (under the start-up lock) picks the next id; the
+ * RTE's own connection then takes the row over. A reservation, like an instance, no longer
+ * counts once its last sign of life is older than `aliveSince`.
+ */
+export async function reserveLocalInstance(runnerId: string, nodeId: string, capacity: number, aliveSince: Date): Promise<string> {
+  const db = getDb();
+  const live = await db.runnerInstance.findMany({
+    where: { runnerId, connected: true, lastSeenAt: { gte: aliveSince } },
+    select: { instanceId: true },
+  });
+  const taken = new Set(live.map((i) => i.instanceId));
+  let n = 0;
+  while (taken.has(`local-${n}`)) n++;
+  const instanceId = `local-${n}`;
+  const now = new Date();
+  await db.runnerInstance.upsert({
+    where: { runnerId_instanceId: { runnerId, instanceId } },
+    create: { id: randomUUID(), runnerId, instanceId, nodeId, capacity, connected: true, connectedAt: now, lastSeenAt: now },
+    update: { nodeId, capacity, connected: true, connectedAt: now, lastSeenAt: now, runningJobs: 0 },
+  });
+  return instanceId;
 }
 
 /** The runner a job goes to: the form's named runner, else the default one. */
