@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   // The dispatcher needs the lifecycle and the lifecycle wakes the dispatcher; nothing changes
   // a job before the server listens, by when `dispatcher` below exists.
   const jobs = new JobLifecycle({ publish, wakeDispatcher: () => dispatcher.kick() });
-  const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish);
+  const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish, { heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS });
   hub.attach(io);
   const dispatcher = new Dispatcher(hub, jobs, {
     queueMinutes: config.RTE_QUEUE_MINUTES,

@@ -91,30 +91,39 @@ export async function findRunnerLoad(
   return runner ? { name: runner.name, connectedInstances: runner.instances } : null;
 }
 
-/** Runner instances whose last heartbeat is older than `cutoff`. */
+/** Runner instances whose last heartbeat is older than `cutoff`, with the interval they keep (null: 15 s). */
 export async function listInstancesSilentSince(
   cutoff: Date,
-): Promise<{ runnerId: string; runnerName: string; instanceId: string; lastSeenAt: Date }[]> {
+): Promise<{ runnerId: string; runnerName: string; instanceId: string; lastSeenAt: Date; heartbeatMs: number | null }[]> {
   const rows = await getDb().runnerInstance.findMany({
     where: { lastSeenAt: { lt: cutoff } },
-    select: { runnerId: true, instanceId: true, lastSeenAt: true, runner: { select: { name: true } } },
+    select: { runnerId: true, instanceId: true, lastSeenAt: true, heartbeatMs: true, runner: { select: { name: true } } },
   });
-  return rows.map((r) => ({ runnerId: r.runnerId, runnerName: r.runner.name, instanceId: r.instanceId, lastSeenAt: r.lastSeenAt }));
+  return rows.map((r) => ({
+    runnerId: r.runnerId,
+    runnerName: r.runner.name,
+    instanceId: r.instanceId,
+    lastSeenAt: r.lastSeenAt,
+    heartbeatMs: r.heartbeatMs,
+  }));
 }
 
+/** `heartbeatMs`: the interval the instance was told to keep; null for an RTE that keeps its fixed 15 s. */
 export async function recordInstanceConnected(
   runnerId: string,
   instanceId: string,
   nodeId: string,
   capacity: number,
   version: string,
+  heartbeatMs: number | null,
 ): Promise<void> {
   const db = getDb();
   const now = new Date();
+  const data = { nodeId, capacity, version, heartbeatMs, connected: true, connectedAt: now, lastSeenAt: now };
   await db.runnerInstance.upsert({
     where: { runnerId_instanceId: { runnerId, instanceId } },
-    create: { id: randomUUID(), runnerId, instanceId, nodeId, capacity, version, connected: true, connectedAt: now, lastSeenAt: now },
-    update: { nodeId, capacity, version, connected: true, connectedAt: now, lastSeenAt: now },
+    create: { id: randomUUID(), runnerId, instanceId, ...data },
+    update: data,
   });
   await db.runner.update({ where: { id: runnerId }, data: { lastHeartbeatAt: now, version } });
 }

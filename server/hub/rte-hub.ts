@@ -6,19 +6,23 @@
 import type { Namespace, Server, Socket } from "socket.io";
 import {
   CONTRACT_VERSION,
+  LEGACY_HEARTBEAT_SECONDS,
   RTE_NAMESPACE,
   RteEvents,
+  RteFeatures,
   filesRequestSchema,
   jobItemsSchema,
   rteHandshakeSchema,
   rteStateSchema,
   type FilesAnswer,
   type ItemsAck,
+  type RteConfig,
 } from "../protocol/rte-messages";
 import { findJobRunnerId, getJobForDispatch, listRunningJobsOnInstance, storeJobItems } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
 import type { JobLifecycle } from "../jobs/lifecycle";
+import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
 import { manifestSchema } from "../jobs/manifest-schema";
 import type { JobUpdatePublisher } from "./job-updates";
 
@@ -50,6 +54,7 @@ export class RteHub {
     private readonly jobs: JobLifecycle,
     /** For new output; status changes are published by the lifecycle. */
     private readonly publish: JobUpdatePublisher,
+    private readonly options: { heartbeatTimeoutSeconds: number },
   ) {}
 
   attach(io: Server): void {
@@ -118,9 +123,23 @@ export class RteHub {
       console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} disconnected (${reason})`);
       void recordInstanceDisconnected(link.runnerId, link.instanceId, this.nodeId);
     });
+    // The heartbeat interval follows RTE_HEARTBEAT_TIMEOUT_SECONDS (four per timeout): an RTE's
+    // fixed 15 s would have a timeout under 15 s abandon healthy jobs. RTEs that do not take
+    // the interval from the app keep 15 s, and the reaper gives them the time that needs.
+    const timeout = this.options.heartbeatTimeoutSeconds;
+    const takesInterval = handshake.features?.includes(RteFeatures.heartbeatInterval) ?? false;
+    const heartbeatSeconds = heartbeatIntervalSeconds(timeout);
+    if (takesInterval) socket.emit(RteEvents.config, { v: CONTRACT_VERSION, heartbeatSeconds } satisfies RteConfig);
+    else if (timeout < silentAfterSeconds(timeout, null)) {
+      console.warn(
+        `[rte-hub] runner ${link.runnerName} instance ${link.instanceId} (RTE ${handshake.version}) keeps a fixed ${LEGACY_HEARTBEAT_SECONDS} s ` +
+          `heartbeat: its jobs are abandoned after ${silentAfterSeconds(timeout, null)} s of silence, not RTE_HEARTBEAT_TIMEOUT_SECONDS=${timeout}; upgrade it`,
+      );
+    }
     // After the handlers: what the RTE sends right after connecting (its state, resent items)
     // must not arrive before anyone listens.
-    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version);
+    const heartbeatMs = takesInterval ? Math.round(heartbeatSeconds * 1000) : null;
+    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version, heartbeatMs);
   }
 
   private async onItems(link: RunnerLink, payload: unknown): Promise<ItemsAck> {

@@ -34,6 +34,7 @@ import { runOptionsSchema } from "../forms/run-options";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
+import { silentAfterSeconds } from "./heartbeat";
 import type { JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
 
@@ -217,8 +218,11 @@ export class Dispatcher {
    * end even while its siblings keep the runner itself alive.
    */
   private async reapSilentRunners(): Promise<void> {
-    const cutoff = new Date(Date.now() - this.options.heartbeatTimeoutSeconds * 1000);
-    for (const instance of await listInstancesSilentSince(cutoff)) {
+    const timeout = this.options.heartbeatTimeoutSeconds;
+    const now = Date.now();
+    for (const instance of await listInstancesSilentSince(new Date(now - timeout * 1000))) {
+      // An older RTE keeps its fixed 15 s heartbeat whatever the timeout: give it the time that needs.
+      if (instance.lastSeenAt.getTime() >= now - silentAfterSeconds(timeout, instance.heartbeatMs) * 1000) continue;
       for (const id of await listRunningJobsOnInstance(instance.runnerId, instance.instanceId)) {
         const reason = `runner ${instance.runnerName} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
         await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);
