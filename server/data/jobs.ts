@@ -122,26 +122,48 @@ export async function getJobForDispatch(id: number) {
 /** A job row with its form: what the dispatcher needs to build a dispatch message. */
 export type JobWithForm = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
 
-/** The runner a job was launched for (null: no such job, or none). */
-export async function findJobRunnerId(jobId: number): Promise<string | null> {
-  const job = await getDb().job.findUnique({ where: { id: jobId }, select: { runnerId: true } });
-  return job?.runnerId ?? null;
+/** Where a job is: its runner, the instance it was dispatched to, its status. */
+export interface JobPlacement {
+  id: number;
+  runnerId: string | null;
+  instanceId: string | null;
+  status: JobStatus;
+  /** Whether the runner's end item is stored (the runner, not the app, ended the job). */
+  endStored: boolean;
 }
 
-/** Queued jobs no node has taken yet, oldest first. */
+export async function findJobPlacements(ids: readonly number[]): Promise<JobPlacement[]> {
+  if (ids.length === 0) return [];
+  const rows = await getDb().job.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, runnerId: true, instanceId: true, status: true, _count: { select: { chunks: { where: { kind: "end" } } } } },
+  });
+  return rows.map((r) => ({ id: r.id, runnerId: r.runnerId, instanceId: r.instanceId, status: r.status, endStored: r._count.chunks > 0 }));
+}
+
+/** Queued jobs no node has taken yet and nobody asked to abort, oldest first. */
 export async function listJobsToDispatch(limit: number): Promise<JobWithForm[]> {
   return getDb().job.findMany({
-    where: { status: "queued", dispatchedAt: null, runnerId: { not: null } },
+    where: { status: "queued", dispatchedAt: null, abortRequested: false, runnerId: { not: null } },
     orderBy: { id: "asc" },
     take: limit,
     include: { form: true },
   });
 }
 
-/** Ids of queued jobs no node has taken that joined the queue before `cutoff`. */
-export async function listUndispatchedJobsQueuedBefore(cutoff: Date): Promise<number[]> {
+/** Ids of queued jobs someone asked to abort, whether a dispatch of theirs is unanswered or not. */
+export async function listQueuedJobsToAbort(): Promise<number[]> {
+  const rows = await getDb().job.findMany({ where: { status: "queued", abortRequested: true }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Ids of queued jobs that joined the queue before `cutoff`, dispatched or not: a dispatch that
+ * is never answered must not stop the queue timeout.
+ */
+export async function listJobsQueuedBefore(cutoff: Date): Promise<number[]> {
   const rows = await getDb().job.findMany({
-    where: { status: "queued", dispatchedAt: null, queuedAt: { lt: cutoff } },
+    where: { status: "queued", queuedAt: { lt: cutoff } },
     select: { id: true },
   });
   return rows.map((r) => r.id);
@@ -149,19 +171,50 @@ export async function listUndispatchedJobsQueuedBefore(cutoff: Date): Promise<nu
 
 /**
  * Takes a queued job for one runner instance: only one node wins, because only a job still
- * queued and not dispatched is updated. Returns whether this call took it.
+ * queued, not dispatched and not being aborted is updated. Returns the dispatch time when this
+ * call took it, else null.
  */
-export async function markJobDispatched(jobId: number, instanceId: string): Promise<boolean> {
+export async function markJobDispatched(jobId: number, instanceId: string): Promise<Date | null> {
+  const dispatchedAt = new Date();
   const result = await getDb().job.updateMany({
-    where: { id: jobId, status: "queued", dispatchedAt: null },
-    data: { dispatchedAt: new Date(), instanceId, statusReason: null },
+    where: { id: jobId, status: "queued", dispatchedAt: null, abortRequested: false },
+    data: { dispatchedAt, instanceId, statusReason: null },
   });
-  return result.count > 0;
+  return result.count > 0 ? dispatchedAt : null;
 }
 
-/** Undoes markJobDispatched for a job still queued (its claim was refused or unanswered). */
-export async function returnJobToQueue(jobId: number): Promise<void> {
-  await getDb().job.updateMany({ where: { id: jobId, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
+/**
+ * Undoes one markJobDispatched for a job still queued (its claim was refused or unanswered):
+ * only that dispatch, so a later one (by another node, after the unanswered-dispatch rule put
+ * the job back) stays as it is.
+ */
+export async function returnJobToQueue(jobId: number, dispatch: { instanceId: string; dispatchedAt: Date }): Promise<void> {
+  await getDb().job.updateMany({
+    where: { id: jobId, status: "queued", instanceId: dispatch.instanceId, dispatchedAt: dispatch.dispatchedAt },
+    data: { dispatchedAt: null, instanceId: null },
+  });
+}
+
+/**
+ * Puts back in the queue every job whose dispatch, sent before `before`, was never answered:
+ * it is still queued (a claim moves it to running). Any node may do it, and only a dispatch
+ * older than `before` is undone (a conditional update), so a fresh one never is.
+ */
+export async function returnUnansweredDispatches(before: Date): Promise<{ id: number; instanceId: string | null }[]> {
+  const db = getDb();
+  const stale = await db.job.findMany({
+    where: { status: "queued", dispatchedAt: { lt: before } },
+    select: { id: true, instanceId: true },
+  });
+  const returned: { id: number; instanceId: string | null }[] = [];
+  for (const job of stale) {
+    const result = await db.job.updateMany({
+      where: { id: job.id, status: "queued", dispatchedAt: { lt: before } },
+      data: { dispatchedAt: null, instanceId: null },
+    });
+    if (result.count > 0) returned.push(job);
+  }
+  return returned;
 }
 
 /** Sets why a queued job waits; returns false when it is no longer queued. */
@@ -312,6 +365,9 @@ function chunkData(jobId: number, item: JobItem) {
 }
 
 export interface JobTransitionFields {
+  /** The instance running it (set when a runner's claim or start arrives). */
+  instanceId?: string;
+  dispatchedAt?: Date;
   statusReason?: string | null;
   exitCode?: number | null;
   queuedAt?: Date;
@@ -331,8 +387,13 @@ export async function transitionJob(
   from: readonly JobStatus[],
   to: JobStatus,
   fields: JobTransitionFields = {},
+  /** Only while the job is dispatched to this instance. */
+  onInstance?: string,
 ): Promise<boolean> {
-  const result = await getDb().job.updateMany({ where: { id: jobId, status: { in: [...from] } }, data: { ...fields, status: to } });
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: { in: [...from] }, ...(onInstance !== undefined ? { instanceId: onInstance } : {}) },
+    data: { ...fields, status: to },
+  });
   return result.count > 0;
 }
 

@@ -18,10 +18,10 @@ import {
   type ItemsAck,
   type RteConfig,
 } from "../protocol/rte-messages";
-import { findJobRunnerId, getJobForDispatch, listRunningJobsOnInstance, storeJobItems } from "../data/jobs";
+import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJobDispatched, storeJobItems } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
-import type { JobLifecycle } from "../jobs/lifecycle";
+import { isFinalStatus, type JobLifecycle } from "../jobs/lifecycle";
 import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
 import { manifestSchema } from "../jobs/manifest-schema";
 import type { JobUpdatePublisher } from "./job-updates";
@@ -39,8 +39,18 @@ export interface RunnerLink {
   capacity: number;
   /** Jobs this instance reported running, plus those dispatched since. */
   running: Set<number>;
+  /** Jobs this instance was told to cancel because they are not its to run (logged once). */
+  strays: Set<number>;
   draining: boolean;
 }
+
+/**
+ * Whether a runner instance may run a job, report on it and fetch its files: `here` when the
+ * job is dispatched to it (or was back in the queue and now is), `elsewhere` when the job is
+ * another instance's or the app ended it before it reached this one, `unknown` when it is no
+ * job of this runner.
+ */
+type Placement = "here" | "elsewhere" | "unknown";
 
 /** Jobs running on an instance that no longer has them are abandoned, after this much grace. */
 const STATE_GRACE_MS = 30_000;
@@ -96,6 +106,7 @@ export class RteHub {
       instanceId: handshake.instanceId,
       capacity: handshake.capacity,
       running: new Set(),
+      strays: new Set(),
       draining: false,
     };
     const key = `${link.runnerId}:${link.instanceId}`;
@@ -149,12 +160,18 @@ export class RteHub {
       return { acked: [] };
     }
     const { jobId, items } = parsed.data;
-    // A runner can report only on jobs it was sent: anything else is dropped, not stored.
-    if ((await findJobRunnerId(jobId)) !== link.runnerId) return { acked: [], drop: true };
+    // A runner can report only on jobs it was sent: anything else is dropped, not stored. So is
+    // a second run of a job on another instance (a dispatch answered after it was taken back
+    // and sent elsewhere): its items would mix with the real run's under the same numbers.
+    const placement = await this.place(link, jobId);
+    if (placement !== "here") {
+      if (placement === "elsewhere") this.cancelStray(link, jobId, "it is not this instance's job (any more)");
+      return { acked: [], drop: true };
+    }
     const fresh = await storeJobItems(jobId, items);
     if (fresh.some((i) => i.kind === "output" || i.kind === "log")) this.publish({ jobId, output: true, status: false });
     for (const item of fresh) {
-      if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000));
+      if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000), link.instanceId);
       if (item.kind === "end") {
         await this.jobs.ended(jobId, { status: item.status, exitCode: item.exitCode, reason: item.reason, at: new Date(item.ts * 1000) });
         link.running.delete(jobId);
@@ -166,11 +183,11 @@ export class RteHub {
   private async onFiles(link: RunnerLink, payload: unknown): Promise<FilesAnswer> {
     const parsed = filesRequestSchema.safeParse(payload);
     if (!parsed.success) return { files: [], error: "malformed files request" };
-    const job = await getJobForDispatch(parsed.data.jobId);
     // The RTE may ask before its claim answer has been recorded: a job dispatched to this very
     // instance counts, whether its status already says running or not.
-    const dispatchedHere = job?.dispatchedAt != null && job.instanceId === link.instanceId && job.status === "queued";
-    if (!job || job.runnerId !== link.runnerId || (job.status !== "running" && !dispatchedHere)) {
+    const placement = await this.place(link, parsed.data.jobId);
+    const job = placement === "here" ? await getJobForDispatch(parsed.data.jobId) : null;
+    if (!job || (job.status !== "running" && job.status !== "queued")) {
       return { files: [], error: `job ${parsed.data.jobId} is not running on this runner` };
     }
     try {
@@ -192,6 +209,7 @@ export class RteHub {
     }
     link.draining = state.draining;
     link.running = new Set(state.running);
+    await this.reconcileRunning(link, state.running);
     await recordHeartbeat(link.runnerId, link.instanceId, state.running.length);
     // After an RTE restart its playbooks are gone: jobs we think run there, that it neither
     // runs nor holds in its spool, can never finish.
@@ -202,6 +220,58 @@ export class RteHub {
       const reason = `runner ${link.runnerName} (${link.instanceId}) no longer has this job: it restarted while the playbook ran`;
       await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);
     }
+  }
+
+  /**
+   * Where a job stands for this instance. A job back in the queue (its dispatch to this
+   * instance went unanswered and was taken back) is dispatched to this instance again here:
+   * the instance is running it, so it is the one place the job can run without running twice.
+   */
+  private async place(link: RunnerLink, jobId: number): Promise<Placement> {
+    const [job] = await findJobPlacements([jobId]);
+    if (!job || job.runnerId !== link.runnerId) return "unknown";
+    if (job.instanceId === link.instanceId) return "here";
+    if (job.instanceId === null && job.status === "queued" && (await markJobDispatched(jobId, link.instanceId))) {
+      console.warn(
+        `[rte-hub] job ${jobId}: instance ${link.instanceId} of runner ${link.runnerName} claimed it after its dispatch was taken back; it runs there`,
+      );
+      return "here";
+    }
+    return "elsewhere";
+  }
+
+  /**
+   * The jobs an instance says it runs, against what the database says: a job still queued for
+   * it was claimed (the claim answer was lost: its node died, or it came after the timeout)
+   * and now runs; a job that is another instance's, or that the app ended while its dispatch
+   * was unanswered (aborted, timed out, abandoned), is cancelled there.
+   */
+  private async reconcileRunning(link: RunnerLink, running: readonly number[]): Promise<void> {
+    if (running.length === 0) return;
+    const known = new Map((await findJobPlacements(running)).map((job) => [job.id, job]));
+    for (const jobId of running) {
+      const job = known.get(jobId);
+      const placement = job && job.instanceId === link.instanceId ? "here" : await this.place(link, jobId);
+      if (placement !== "here") {
+        this.cancelStray(link, jobId, placement === "unknown" ? "it is no job of this runner" : "it is not this instance's job (any more)");
+        continue;
+      }
+      const status = job?.instanceId === link.instanceId ? job.status : "queued";
+      if (status === "queued" && (await this.jobs.claimed(jobId, link.instanceId))) {
+        console.warn(`[rte-hub] job ${jobId}: runs on ${link.runnerName}/${link.instanceId}, whose claim answer never arrived`);
+      } else if (job && isFinalStatus(job.status) && !job.endStored) {
+        this.cancelStray(link, jobId, `the app ended it (${job.status})`);
+      }
+    }
+  }
+
+  /** Tells an instance to stop a run that is not (or no longer) its job's. */
+  private cancelStray(link: RunnerLink, jobId: number, why: string): void {
+    if (!link.strays.has(jobId)) {
+      link.strays.add(jobId);
+      console.warn(`[rte-hub] cancelling job ${jobId} on ${link.runnerName}/${link.instanceId}: ${why}`);
+    }
+    link.socket.emit(RteEvents.cancel, { v: CONTRACT_VERSION, jobId });
   }
 
   /** Links of this node that can take a job for the runner, least loaded first. */

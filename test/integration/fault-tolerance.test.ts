@@ -197,6 +197,7 @@ it("ends a job aborted while its dispatch is unanswered, and cancels the run of 
   thaw(rte);
   await app.waitForOutput(new RegExp(`job ${id}: finished`), 20_000);
   const [end] = await dbQuery<{ data: string }>(app, `SELECT data FROM "JobChunk" WHERE "jobId" = $1 AND kind = 'end'`, [id]);
-  expect(JSON.parse(end!.data)).toMatchObject({ status: "aborted" });
+  // "aborted on request": the runner's playbook was cancelled, not refused its files.
+  expect(JSON.parse(end!.data)).toMatchObject({ status: "aborted", reason: "aborted on request" });
   expect((await api.get(`/api/jobs/${id}`)).job.status).toBe("aborted");
 });
