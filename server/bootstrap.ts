@@ -11,6 +11,7 @@ import { providerFromUrl } from "./data/database-url";
 import { provisionLocalRunner, reserveLocalInstance } from "./data/runners";
 import { withStartupLock } from "./data/startup-lock";
 import { credentialKey } from "./security/encryption-secret";
+import { sealLegacyPasswordValues } from "./jobs/job-secrets";
 import { listForms } from "./forms/catalog";
 import { loadFormsFrom } from "./forms/import";
 import { DomainError } from "./errors";
@@ -110,6 +111,8 @@ export async function startUp(config: AppConfig, log: (line: string) => void): P
     await ensureAdmin(config, log);
     await importForms(config, log);
     await ensureDemoVaultCredential(log);
+    const sealed = await sealLegacyPasswordValues();
+    if (sealed > 0) log(`removed plain password values from ${sealed} job(s) launched before they were kept encrypted`);
     if (!config.PLAYFORM_LOCAL_RTE) return null;
     const name = config.PLAYFORM_LOCAL_RTE_NAME;
     const token = localRunnerToken(name);

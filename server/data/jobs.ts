@@ -73,31 +73,81 @@ export interface NewJob {
   userId: string;
   runnerId: string | null;
   values: Record<string, unknown>;
+  /** Extravars without the password fields' values. */
   extravars: Record<string, unknown>;
+  /** The password fields' extravars: stored only sealed (see createJob). */
+  secretExtravars?: Record<string, unknown>;
   manifest: ManifestEntry[];
   runOptions: RunOptions;
 }
 
+/**
+ * Stores a new job. Its password extravars are stored only as `seal` turns them into (sealed
+ * with the new job's id, which is why the insert and the update are one transaction): the
+ * plain values never reach the database, not even for a moment.
+ */
 export async function createJob(
   input: NewJob & { status: JobStatus; statusReason: string | null; queuedAt: Date | null },
+  seal?: (jobId: number, secrets: Record<string, unknown>) => string,
 ): Promise<number> {
-  const job = await getDb().job.create({
-    data: {
-      formId: input.formId,
-      formName: input.formName,
-      userId: input.userId,
-      runnerId: input.runnerId,
-      status: input.status,
-      statusReason: input.statusReason,
-      queuedAt: input.queuedAt,
-      values: input.values as object,
-      extravars: input.extravars as object,
-      manifest: input.manifest as object[],
-      runOptions: input.runOptions as object,
-    },
-    select: { id: true },
+  const data = {
+    formId: input.formId,
+    formName: input.formName,
+    userId: input.userId,
+    runnerId: input.runnerId,
+    status: input.status,
+    statusReason: input.statusReason,
+    queuedAt: input.queuedAt,
+    values: input.values as object,
+    extravars: input.extravars as object,
+    manifest: input.manifest as object[],
+    runOptions: input.runOptions as object,
+  };
+  const secrets = input.secretExtravars ?? {};
+  if (Object.keys(secrets).length === 0) return (await getDb().job.create({ data, select: { id: true } })).id;
+  if (!seal) throw new Error("a job's password values are stored sealed, and no seal was given");
+  return getDb().$transaction(async (tx) => {
+    const { id } = await tx.job.create({ data, select: { id: true } });
+    await tx.job.update({ where: { id }, data: { secretExtravars: seal(id, secrets) } });
+    return id;
   });
-  return job.id;
+}
+
+/** Jobs that may still run (waiting, queued, running), with what they hold of their extravars. */
+export async function findUnfinishedJobExtravars(): Promise<
+  {
+    id: number;
+    status: JobStatus;
+    extravars: Record<string, unknown>;
+    secretExtravars: string | null;
+    formDefinition: unknown;
+  }[]
+> {
+  const rows = await getDb().job.findMany({
+    where: { status: { in: ["approval", "queued", "running"] } },
+    select: { id: true, status: true, extravars: true, secretExtravars: true, form: { select: { definition: true } } },
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    extravars: (r.extravars ?? {}) as Record<string, unknown>,
+    secretExtravars: r.secretExtravars,
+    formDefinition: r.form.definition,
+  }));
+}
+
+/** Replaces a job's extravars and sealed password extravars while its status is still `whileStatus`. */
+export async function replaceJobExtravars(
+  jobId: number,
+  whileStatus: JobStatus,
+  extravars: Record<string, unknown>,
+  secretExtravars: string | null,
+): Promise<boolean> {
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: whileStatus },
+    data: { extravars: extravars as object, secretExtravars },
+  });
+  return result.count > 0;
 }
 
 export async function getJobView(id: number): Promise<JobView | null> {
@@ -365,9 +415,8 @@ function chunkData(jobId: number, item: JobItem) {
 }
 
 export interface JobTransitionFields {
-  /** The instance running it (set when a runner's claim or start arrives). */
-  instanceId?: string;
-  dispatchedAt?: Date;
+  /** Erases the sealed password extravars (a job that runs or ended needs them no more). */
+  secretExtravars?: null;
   statusReason?: string | null;
   exitCode?: number | null;
   queuedAt?: Date;

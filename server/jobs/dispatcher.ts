@@ -42,6 +42,7 @@ import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
 import { silentAfterSeconds } from "./heartbeat";
+import { openJobSecrets } from "./job-secrets";
 import { isFinalStatus, type JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
 
@@ -174,7 +175,19 @@ export class Dispatcher {
       await returnJobToQueue(job.id, { instanceId: link.instanceId, dispatchedAt });
     };
     const form = formDefinitionSchema.parse(job.form.definition);
-    const { visible: extravars, hidden } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
+    // Password values are in the sealed column; a job launched before they were kept apart
+    // still has them among its extravars (see sealLegacyPasswordValues).
+    const { visible: extravars, hidden: legacy } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
+    let hidden: Record<string, unknown>;
+    try {
+      hidden = { ...legacy, ...(job.secretExtravars ? openJobSecrets(job.id, job.secretExtravars) : {}) };
+    } catch (error) {
+      console.error(`[dispatcher] job ${job.id}: its password values cannot be opened:`, error);
+      link.running.delete(job.id);
+      const reason = "its password values cannot be decrypted (see the server log): was ENCRYPTION_SECRET changed since the launch?";
+      await this.jobs.transition(job.id, "failed", { statusReason: reason }, ["queued"]);
+      return;
+    }
     // Password values and the form's credentials travel sealed; on the runner they land in the
     // hidden extravars file (always deleted after the run: keepExtravars keeps only the visible
     // one), on stdin (vault password) and in a 0600 key file inside the job folder (ssh).

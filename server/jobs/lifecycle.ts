@@ -26,6 +26,7 @@ import {
 import type { JobUpdatePublisher } from "../hub/job-updates";
 import type { FinalStatus } from "../protocol/rte-messages";
 import { requireJob } from "./access";
+import { sealJobSecrets } from "./job-secrets";
 
 /** From each status, the statuses a job may move to. A status with none is final. */
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
@@ -46,6 +47,9 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
 };
 
 export const JOB_STATUSES = Object.keys(JOB_TRANSITIONS) as JobStatus[];
+
+/** Statuses from which a job may still be sent to a runner (and so needs its password values). */
+const MAY_BE_DISPATCHED: readonly JobStatus[] = ["approval", "queued"];
 
 /** Statuses after which nothing about the job changes any more. */
 export const FINAL_STATUSES: readonly JobStatus[] = JOB_STATUSES.filter((status) => JOB_TRANSITIONS[status].length === 0);
@@ -79,6 +83,7 @@ export class JobLifecycle {
       needsApproval
         ? { ...job, status: "approval", statusReason: "waiting for an admin to approve it", queuedAt: null }
         : { ...job, status: "queued", statusReason: null, queuedAt: new Date() },
+      sealJobSecrets,
     );
     if (!needsApproval) this.deps.wakeDispatcher();
     return id;
@@ -169,6 +174,8 @@ export class JobLifecycle {
     if (sources.length === 0) return false;
     const now = new Date();
     const stamps: JobTransitionFields = isFinalStatus(to) ? { finishedAt: now } : to === "queued" ? { queuedAt: now } : {};
+    // Password values are kept (sealed) only while a dispatch may still need them.
+    if (!MAY_BE_DISPATCHED.includes(to)) stamps.secretExtravars = null;
     if (!(await transitionJob(jobId, sources, to, { ...stamps, ...fields }, onInstance))) return false;
     this.announce(jobId);
     if (to === "queued") this.deps.wakeDispatcher();
