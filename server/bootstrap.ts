@@ -8,9 +8,10 @@ import { hkdfSync, randomBytes } from "node:crypto";
 import { countUsers, createUserUnlessTaken, findUserByUsername, setPassword, type PublicUser } from "./data/users";
 import { upsertForm } from "./data/forms";
 import { providerFromUrl } from "./data/database-url";
-import { provisionLocalRunner, reserveLocalInstance } from "./data/runners";
+import { countLiveInstances, findLocalRunner, provisionLocalRunner, reserveLocalInstance } from "./data/runners";
 import { withStartupLock } from "./data/startup-lock";
 import { credentialKey } from "./security/encryption-secret";
+import { sha256Hex } from "./security/tokens";
 import { sealLegacyPasswordValues } from "./jobs/job-secrets";
 import { listForms } from "./forms/catalog";
 import { loadFormsFrom } from "./forms/import";
@@ -115,31 +116,39 @@ export async function startUp(config: AppConfig, log: (line: string) => void): P
     if (sealed > 0) log(`removed plain password values from ${sealed} job(s) launched before they were kept encrypted`);
     if (!config.PLAYFORM_LOCAL_RTE) return null;
     const name = config.PLAYFORM_LOCAL_RTE_NAME;
-    const token = localRunnerToken(name);
-    const runner = await provisionLocalRunner(name, config.PLAYFORM_LOCAL_RTE_CAPACITY, token);
+    const singleNode = providerFromUrl(config.DATABASE_URL) === "sqlite";
+    // Long enough for a reservation to outlive the rest of a slow start (Next.js prepares
+    // before the local RTE starts); a crashed node's id is free again after it.
+    const aliveSince = new Date(Date.now() - Math.max(config.RTE_HEARTBEAT_TIMEOUT_SECONDS, LOCAL_INSTANCE_RESERVATION_SECONDS) * 1000);
+    const { token, seed } = await localRunnerToken(name, singleNode, aliveSince);
+    const runner = await provisionLocalRunner(name, config.PLAYFORM_LOCAL_RTE_CAPACITY, token, seed);
     // One app node on SQLite: its local RTE is always local-0, also after a crash.
-    const instanceId =
-      providerFromUrl(config.DATABASE_URL) === "sqlite"
-        ? "local-0"
-        : await reserveLocalInstance(
-            runner.id,
-            config.PLAYFORM_NODE_ID,
-            config.PLAYFORM_LOCAL_RTE_CAPACITY,
-            // Long enough for a reservation to outlive the rest of a slow start (Next.js
-            // prepares before the local RTE starts); a crashed node's id is free again after it.
-            new Date(Date.now() - Math.max(config.RTE_HEARTBEAT_TIMEOUT_SECONDS, LOCAL_INSTANCE_RESERVATION_SECONDS) * 1000),
-          );
+    const instanceId = singleNode
+      ? "local-0"
+      : await reserveLocalInstance(runner.id, config.PLAYFORM_NODE_ID, config.PLAYFORM_LOCAL_RTE_CAPACITY, aliveSince);
     return { token, instanceId };
   });
 }
 
 /**
- * The local runner's token, derived from ENCRYPTION_SECRET (HKDF-SHA256, its own info string):
- * every app node sharing the database computes the same one, so a node starting never locks
- * the local RTEs of the others out, as a fresh random token per start did. Several nodes share
- * ENCRYPTION_SECRET anyway (credentials), and whoever holds it can read every credential.
+ * The local runner's token: HKDF-SHA256 of the ENCRYPTION_SECRET key with a random seed stored on
+ * the runner (not secret by itself), so every app node sharing the database can compute it.
+ * A start takes a fresh seed, hence a fresh token, unless another node's local RTE is live with
+ * the current one: replacing it then would lock that RTE out. So a single node still gets a new
+ * token at every start, and a token an admin rotated or revoked on the Runners page is never
+ * brought back.
  */
-function localRunnerToken(name: string): string {
-  const bytes = hkdfSync("sha256", credentialKey(), Buffer.alloc(0), Buffer.from(`playform:local-runner-token:v1:${name}`, "utf8"), 32);
-  return `pfr_${Buffer.from(bytes).toString("base64url")}`;
+async function localRunnerToken(name: string, singleNode: boolean, aliveSince: Date): Promise<{ token: string; seed: string }> {
+  const derive = (seed: string) => {
+    const info = Buffer.from(`playform:local-runner-token:v1:${name}:${seed}`, "utf8");
+    return `pfr_${Buffer.from(hkdfSync("sha256", credentialKey(), Buffer.alloc(0), info, 32)).toString("base64url")}`;
+  };
+  const runner = await findLocalRunner(name);
+  const current = runner?.status === "approved" && runner.tokenSeed ? derive(runner.tokenSeed) : null;
+  const stillValid = current !== null && sha256Hex(current) === runner?.tokenHash;
+  if (!singleNode && stillValid && (await countLiveInstances(runner!.id, aliveSince)) > 0) {
+    return { token: current, seed: runner!.tokenSeed! };
+  }
+  const seed = randomBytes(16).toString("base64url");
+  return { token: derive(seed), seed };
 }

@@ -17,14 +17,26 @@ export async function runnerForToken(
   return { ok: true, runner: { id: runner.id, name: runner.name } };
 }
 
+/** The start command's local runner as stored: what decides whether its token can be kept. */
+export async function findLocalRunner(
+  name: string,
+): Promise<{ id: string; status: RunnerStatus; tokenHash: string | null; tokenSeed: string | null } | null> {
+  return getDb().runner.findUnique({ where: { name }, select: { id: true, status: true, tokenHash: true, tokenSeed: true } });
+}
+
+/** How many instances of a runner are connected and were heard from (or reserved) since `aliveSince`. */
+export async function countLiveInstances(runnerId: string, aliveSince: Date): Promise<number> {
+  return getDb().runnerInstance.count({ where: { runnerId, connected: true, lastSeenAt: { gte: aliveSince } } });
+}
+
 /**
  * The runner of the start command's local RTE, created approved (and default when no other
- * default exists) or re-approved, with the given token. The token is handed to the child
- * process through its environment, so the operator never copies it by hand. Every app node
- * starting a local RTE passes the same token (see server/bootstrap.ts): a node that replaced it
- * would lock the other nodes' local RTEs out.
+ * default exists) or re-approved, with the given token and the seed it was derived from. The
+ * token is handed to the child process through its environment, so the operator never copies
+ * it by hand. App nodes running at the same time pass the same token (see server/bootstrap.ts):
+ * a node that replaced it would lock the other nodes' local RTEs out.
  */
-export async function provisionLocalRunner(name: string, capacity: number, token: string): Promise<RunnerIdentity> {
+export async function provisionLocalRunner(name: string, capacity: number, token: string, tokenSeed: string): Promise<RunnerIdentity> {
   const db = getDb();
   const hasDefault = (await db.runner.count({ where: { isDefault: true, NOT: { name } } })) > 0;
   const runner = await db.runner.upsert({
@@ -34,11 +46,12 @@ export async function provisionLocalRunner(name: string, capacity: number, token
       name,
       status: "approved",
       tokenHash: sha256Hex(token),
+      tokenSeed,
       isDefault: !hasDefault,
       capacity,
       decidedAt: new Date(),
     },
-    update: { status: "approved", tokenHash: sha256Hex(token), capacity },
+    update: { status: "approved", tokenHash: sha256Hex(token), tokenSeed, capacity },
   });
   return { id: runner.id, name: runner.name };
 }

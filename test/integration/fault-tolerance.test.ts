@@ -166,6 +166,7 @@ it("runs a job whose dispatch was never answered after the app and its frozen ru
   await sleep(3_000);
   for (const id of [runs, aborts]) expect(await placement(id)).toMatchObject({ status: "queued", instanceId: "local-0" });
   expect((await placement(runs)).dispatchedAt).not.toBeNull();
+  const [runner] = await dbQuery<{ tokenHash: string }>(app, `SELECT "tokenHash" FROM "Runner" WHERE name = 'local'`);
   const appPid = app.pid;
   process.kill(appPid, "SIGKILL");
   process.kill(rte, "SIGKILL");
@@ -173,8 +174,10 @@ it("runs a job whose dispatch was never answered after the app and its frozen ru
   await waitFor("the app and its runner to be gone", async () => !alive(appPid) && !alive(rte), 10_000);
   await app.stop();
 
-  // Same database, a fresh app and a fresh local runner.
+  // Same database, a fresh app and a fresh local runner (with a fresh token: one node alone).
   await start();
+  const [restarted] = await dbQuery<{ tokenHash: string }>(app, `SELECT "tokenHash" FROM "Runner" WHERE name = 'local'`);
+  expect(restarted!.tokenHash).not.toBe(runner!.tokenHash);
   expect((await api.call("POST", `/api/jobs/${aborts}/abort`)).status).toBe(202);
   const aborted = await api.waitForEnd(aborts, 10_000);
   expect(aborted.status).toBe("aborted");

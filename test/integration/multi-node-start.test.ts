@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiClient } from "../support/api";
+import { withStartupLock } from "../../server/data/startup-lock";
 import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
 
@@ -63,4 +64,19 @@ it("starts all three nodes, and what a start writes exists once", async () => {
   // And the cluster works: a job launched on each node succeeds.
   const ids = await Promise.all(nodes.map(async (n) => [n, await apiClient(n, await adminToken(n)).launch("hello-world")] as const));
   for (const [n, id] of ids) expect((await apiClient(n, await adminToken(n)).waitForEnd(id)).status).toBe("success");
+});
+
+it("runs start-up writes one node at a time: the lock excludes the others until released", async () => {
+  const events: string[] = [];
+  await Promise.all(
+    ["a", "b", "c"].map((name) =>
+      withStartupLock(postgres.url, async () => {
+        events.push(`enter ${name}`);
+        await sleep(300);
+        events.push(`leave ${name}`);
+      }),
+    ),
+  );
+  expect(events).toHaveLength(6);
+  for (let i = 0; i < 6; i += 2) expect(events[i + 1]).toBe(events[i]!.replace("enter", "leave"));
 });
