@@ -250,13 +250,16 @@ export class RteHub {
     if (running.length === 0) return;
     const known = new Map((await findJobPlacements(running)).map((job) => [job.id, job]));
     for (const jobId of running) {
-      const job = known.get(jobId);
-      const placement = job && job.instanceId === link.instanceId ? "here" : await this.place(link, jobId);
+      const found = known.get(jobId);
+      // Dispatched here already (the usual case), else placed now if it can be.
+      const job = found && found.runnerId === link.runnerId && found.instanceId === link.instanceId ? found : null;
+      const placement = job ? "here" : await this.place(link, jobId);
       if (placement !== "here") {
         this.cancelStray(link, jobId, placement === "unknown" ? "it is no job of this runner" : "it is not this instance's job (any more)");
         continue;
       }
-      const status = job?.instanceId === link.instanceId ? job.status : "queued";
+      // Placed just now: it was back in the queue, and is queued for this instance now.
+      const status = job ? job.status : "queued";
       if (status === "queued" && (await this.jobs.claimed(jobId, link.instanceId))) {
         console.warn(`[rte-hub] job ${jobId}: runs on ${link.runnerName}/${link.instanceId}, whose claim answer never arrived`);
       } else if (job && isFinalStatus(job.status) && !job.endStored) {
