@@ -199,8 +199,12 @@ it("ends a job aborted while its dispatch is unanswered, and cancels the run of 
   await sleep(11_000);
   thaw(rte);
   await app.waitForOutput(new RegExp(`job ${id}: finished`), 20_000);
-  const [end] = await dbQuery<{ data: string }>(app, `SELECT data FROM "JobChunk" WHERE "jobId" = $1 AND kind = 'end'`, [id]);
+  const end = await waitFor(
+    "the run's end item",
+    async () => (await dbQuery<{ data: string }>(app, `SELECT data FROM "JobChunk" WHERE "jobId" = $1 AND kind = 'end'`, [id]))[0],
+    10_000,
+  );
   // "aborted on request": the runner's playbook was cancelled, not refused its files.
-  expect(JSON.parse(end!.data)).toMatchObject({ status: "aborted", reason: "aborted on request" });
+  expect(JSON.parse(end.data)).toMatchObject({ status: "aborted", reason: "aborted on request" });
   expect((await api.get(`/api/jobs/${id}`)).job.status).toBe("aborted");
 });
