@@ -1,10 +1,18 @@
 /**
- * First-start set-up, idempotent on every start: the admin account, the forms folder and the
- * example vault-demo form's credential.
+ * First-start set-up, idempotent on every start: the admin account, the forms folder, the
+ * example vault-demo form's credential and the local runner. Several app nodes may start at
+ * the same moment on one PostgreSQL database: startUp runs all of it under the start-up lock,
+ * and each write also tolerates finding its row already there.
  */
-import { randomBytes } from "node:crypto";
-import { countUsers, createUser, findUserByUsername, setPassword, type PublicUser } from "./data/users";
+import { hkdfSync, randomBytes } from "node:crypto";
+import { countUsers, createUserUnlessTaken, findUserByUsername, setPassword, type PublicUser } from "./data/users";
 import { upsertForm } from "./data/forms";
+import { providerFromUrl } from "./data/database-url";
+import { countLiveInstances, findLocalRunner, provisionLocalRunner, reserveLocalInstance } from "./data/runners";
+import { withStartupLock } from "./data/startup-lock";
+import { credentialKey } from "./security/encryption-secret";
+import { sha256Hex } from "./security/tokens";
+import { sealLegacyPasswordValues } from "./jobs/job-secrets";
 import { listForms } from "./forms/catalog";
 import { loadFormsFrom } from "./forms/import";
 import { DomainError } from "./errors";
@@ -20,7 +28,11 @@ export async function ensureAdmin(config: AppConfig, log: (line: string) => void
     return;
   }
   const password = config.PLAYFORM_ADMIN_PASSWORD ?? randomBytes(12).toString("base64url");
-  await createUser("admin", password, "admin");
+  if (!(await createUserUnlessTaken("admin", password, "admin"))) {
+    // Created by another node in the meantime (only possible outside the start-up lock).
+    if (config.PLAYFORM_ADMIN_PASSWORD) await setPassword("admin", config.PLAYFORM_ADMIN_PASSWORD);
+    return;
+  }
   if (config.PLAYFORM_ADMIN_PASSWORD) log("created the admin account 'admin' (password from PLAYFORM_ADMIN_PASSWORD)");
   else {
     log("created the admin account 'admin' with this generated password (shown once, note it now):");
@@ -80,4 +92,76 @@ export async function ensureDemoVaultCredential(log: (line: string) => void): Pr
     throw error;
   }
   log(`created the credential "${DEMO_VAULT_CREDENTIAL}" for the vault-demo example form (demo password, see its description)`);
+}
+
+/** How long a local instance id stays taken after its last sign of life (or its reservation). */
+const LOCAL_INSTANCE_RESERVATION_SECONDS = 120;
+
+/** What a start provisioned for this node's local RTE. */
+export interface LocalRunnerGrant {
+  token: string;
+  /** The token kept from the previous start is still the runner's: an RTE left from then can reconnect. */
+  tokenReused: boolean;
+  instanceId: string;
+}
+
+/**
+ * Everything an app node writes at start, under the start-up lock (one node at a time on
+ * PostgreSQL). Returns the local RTE's token and instance id when the node starts one.
+ */
+export async function startUp(
+  config: AppConfig,
+  log: (line: string) => void,
+  keptLocalToken: string | null = null,
+): Promise<LocalRunnerGrant | null> {
+  return withStartupLock(config.DATABASE_URL, async () => {
+    await ensureAdmin(config, log);
+    await importForms(config, log);
+    await ensureDemoVaultCredential(log);
+    const sealed = await sealLegacyPasswordValues();
+    if (sealed > 0) log(`removed plain password values from ${sealed} job(s) launched before they were kept encrypted`);
+    if (!config.PLAYFORM_LOCAL_RTE) return null;
+    const name = config.PLAYFORM_LOCAL_RTE_NAME;
+    const singleNode = providerFromUrl(config.DATABASE_URL) === "sqlite";
+    // Long enough for a reservation to outlive the rest of a slow start (Next.js prepares
+    // before the local RTE starts); a crashed node's id is free again after it.
+    const aliveSince = new Date(Date.now() - Math.max(config.RTE_HEARTBEAT_TIMEOUT_SECONDS, LOCAL_INSTANCE_RESERVATION_SECONDS) * 1000);
+    const { token, seed } = await localRunnerToken(name, singleNode, aliveSince, keptLocalToken);
+    const runner = await provisionLocalRunner(name, config.PLAYFORM_LOCAL_RTE_CAPACITY, token, seed);
+    // One app node on SQLite: its local RTE is always local-0, also after a crash.
+    const instanceId = singleNode
+      ? "local-0"
+      : await reserveLocalInstance(runner.id, config.PLAYFORM_NODE_ID, config.PLAYFORM_LOCAL_RTE_CAPACITY, aliveSince);
+    return { token, tokenReused: token === keptLocalToken, instanceId };
+  });
+}
+
+/**
+ * The local runner's token: HKDF-SHA256 of the ENCRYPTION_SECRET key with a random seed stored on
+ * the runner (not secret by itself), so every app node sharing the database can compute it.
+ * A start keeps the current token when this node's own local RTE may still hold it (`kept`, the
+ * token the previous start left in the RTE's state folder: an RTE that outlived a kill -9 of the
+ * app reconnects with it), or when another node's local RTE is live with it (replacing it would
+ * lock that RTE out). Otherwise it takes a fresh seed, hence a fresh token. A token an admin
+ * rotated or revoked on the Runners page no longer matches and is never brought back.
+ */
+async function localRunnerToken(
+  name: string,
+  singleNode: boolean,
+  aliveSince: Date,
+  kept: string | null,
+): Promise<{ token: string; seed: string }> {
+  const derive = (seed: string) => {
+    const info = Buffer.from(`playform:local-runner-token:v1:${name}:${seed}`, "utf8");
+    return `pfr_${Buffer.from(hkdfSync("sha256", credentialKey(), Buffer.alloc(0), info, 32)).toString("base64url")}`;
+  };
+  const runner = await findLocalRunner(name);
+  const current = runner?.status === "approved" && runner.tokenSeed ? derive(runner.tokenSeed) : null;
+  const stillValid = current !== null && sha256Hex(current) === runner?.tokenHash;
+  if (stillValid && kept === current) return { token: current, seed: runner!.tokenSeed! };
+  if (!singleNode && stillValid && (await countLiveInstances(runner!.id, aliveSince)) > 0) {
+    return { token: current, seed: runner!.tokenSeed! };
+  }
+  const seed = randomBytes(16).toString("base64url");
+  return { token: derive(seed), seed };
 }

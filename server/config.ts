@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { databaseFilesDir, providerFromUrl } from "./data/database-url";
+import { MIN_HEARTBEAT_TIMEOUT_SECONDS } from "./jobs/heartbeat";
 import type { EncryptionSecretSource } from "./security/encryption-secret";
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
@@ -25,7 +26,18 @@ const appEnvSchema = z.object({
   PLAYFORM_LOCAL_RTE_PORT: z.coerce.number().int().min(0).default(0),
   PLAYFORM_NODE_ID: z.string().default(`${hostname()}-${process.pid}`),
   RTE_QUEUE_MINUTES: z.coerce.number().positive().default(30),
-  RTE_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(120),
+  /**
+   * Runners are asked for a heartbeat every timeout/4 seconds (at most every 15 s): below 4 s
+   * that would be more than one a second, so such a setting is refused rather than honoured.
+   */
+  RTE_HEARTBEAT_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(
+      MIN_HEARTBEAT_TIMEOUT_SECONDS,
+      `must be at least ${MIN_HEARTBEAT_TIMEOUT_SECONDS} seconds: runners send a heartbeat every timeout/4 seconds, and faster than once a second is not supported`,
+    )
+    .default(120),
   /**
    * Encrypts stored credentials (server/security/credential-crypto.ts). Unset: generated once
    * into encryption.key next to the SQLite database. Trimmed, because a Secret mounted with a

@@ -11,11 +11,10 @@ import next from "next";
 import { Server as SocketServer } from "socket.io";
 import { parseTrustProxy } from "./api/client-address";
 import { httpEntry } from "./api/http-entry";
-import { ensureAdmin, ensureDemoVaultCredential, importForms } from "./bootstrap";
+import { startUp } from "./bootstrap";
 import { encryptionSecretSource, loadAppConfig } from "./config";
 import { closeDatabase } from "./data/connection";
 import { applyMigrations, migrationStatus } from "./data/migrate";
-import { provisionLocalRunner } from "./data/runners";
 import { RteHub } from "./hub/rte-hub";
 import type { JobUpdatePublisher } from "./hub/job-updates";
 import { UiHub } from "./hub/ui-hub";
@@ -48,9 +47,11 @@ async function main(): Promise<void> {
   // Credentials are encrypted at rest with a key from ENCRYPTION_SECRET (generated into
   // encryption.key next to the SQLite database when unset): known before anything reads one.
   initEncryptionSecret(encryptionSecretSource(config), log);
-  await ensureAdmin(config, log);
-  await importForms(config, log);
-  await ensureDemoVaultCredential(log);
+  // Admin, forms, demo credential, local runner: one node at a time (PostgreSQL advisory lock).
+  // The local RTE's token of the previous start, kept in its state folder: while still valid it
+  // lets a local RTE that outlived the previous app process (kill -9) reconnect to this one.
+  const localDirs = localRteDirs(process.env);
+  const localRunner = await startUp(config, log, readLocalToken(localDirs.stateDir));
   if (!(await findExecutable("ansible-playbook"))) {
     log("WARNING: ansible-playbook is not installed: jobs will fail until it is.");
     log("         Install it with: sudo apt-get install -y ansible   (Debian/Ubuntu)");
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
   // The dispatcher needs the lifecycle and the lifecycle wakes the dispatcher; nothing changes
   // a job before the server listens, by when `dispatcher` below exists.
   const jobs = new JobLifecycle({ publish, wakeDispatcher: () => dispatcher.kick() });
-  const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish);
+  const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish, { heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS });
   hub.attach(io);
   const dispatcher = new Dispatcher(hub, jobs, {
     queueMinutes: config.RTE_QUEUE_MINUTES,
@@ -100,19 +101,15 @@ async function main(): Promise<void> {
   const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
 
   let localRte: LocalRte | null = null;
-  if (config.PLAYFORM_LOCAL_RTE) {
-    const dirs = localRteDirs(process.env);
-    // The token of the previous start, kept in the RTE's state folder: still valid, it lets a
-    // local RTE that outlived the previous app process reconnect to this one.
-    const kept = readLocalToken(dirs.stateDir);
-    const { token, reused } = await provisionLocalRunner(config.PLAYFORM_LOCAL_RTE_NAME, config.PLAYFORM_LOCAL_RTE_CAPACITY, kept);
-    if (!reused) writeLocalToken(dirs.stateDir, token);
+  if (localRunner) {
+    if (!localRunner.tokenReused) writeLocalToken(localDirs.stateDir, localRunner.token);
     localRte = new LocalRte({
       appUrl: `http://127.0.0.1:${port}`,
-      tokenReused: reused,
+      tokenReused: localRunner.tokenReused,
+      instanceId: localRunner.instanceId,
       capacity: config.PLAYFORM_LOCAL_RTE_CAPACITY,
       port: config.PLAYFORM_LOCAL_RTE_PORT,
-      dirs,
+      dirs: localDirs,
       entry: rteEntry(),
       log,
     });

@@ -116,6 +116,8 @@ export interface LocalRteOptions {
   appUrl: string;
   /** False when this start issued a new token: an RTE left from before cannot reconnect with its old one. */
   tokenReused: boolean;
+  /** `local-0`, or the next free `local-N` when several app nodes share a PostgreSQL database. */
+  instanceId: string;
   capacity: number;
   port: number;
   dirs: LocalRteDirs;
@@ -249,7 +251,7 @@ export class LocalRte {
       env: {
         ...runnerEnvironment(process.env),
         APP_URL: this.options.appUrl,
-        RTE_INSTANCE_ID: LOCAL_INSTANCE_ID,
+        RTE_INSTANCE_ID: this.options.instanceId,
         RTE_MAX_JOBS: String(this.options.capacity),
         PORT: String(this.options.port),
         RTE_SPOOL_PATH: dirs.spoolDir,

@@ -3,6 +3,7 @@
  * encrypts before it calls these); the listing never even selects the encrypted column.
  */
 import { getDb } from "./db";
+import { isUniqueViolation } from "./unique";
 
 export interface CredentialMeta {
   id: string;
@@ -55,6 +56,3 @@ export async function deleteCredentialByName(name: string): Promise<boolean> {
   return deleted.count > 0;
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "P2002";
-}

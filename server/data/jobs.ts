@@ -1,4 +1,5 @@
 import { getDb } from "./db";
+import { isUniqueViolation } from "./unique";
 import { Prisma } from "./generated/sqlite/client";
 import type { RunOptions } from "../forms/run-options";
 import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
@@ -72,31 +73,81 @@ export interface NewJob {
   userId: string;
   runnerId: string | null;
   values: Record<string, unknown>;
+  /** Extravars without the password fields' values. */
   extravars: Record<string, unknown>;
+  /** The password fields' extravars: stored only sealed (see createJob). */
+  secretExtravars?: Record<string, unknown>;
   manifest: ManifestEntry[];
   runOptions: RunOptions;
 }
 
+/**
+ * Stores a new job. Its password extravars are stored only as `seal` turns them into (sealed
+ * with the new job's id, which is why the insert and the update are one transaction): the
+ * plain values never reach the database, not even for a moment.
+ */
 export async function createJob(
   input: NewJob & { status: JobStatus; statusReason: string | null; queuedAt: Date | null },
+  seal?: (jobId: number, secrets: Record<string, unknown>) => string,
 ): Promise<number> {
-  const job = await getDb().job.create({
-    data: {
-      formId: input.formId,
-      formName: input.formName,
-      userId: input.userId,
-      runnerId: input.runnerId,
-      status: input.status,
-      statusReason: input.statusReason,
-      queuedAt: input.queuedAt,
-      values: input.values as object,
-      extravars: input.extravars as object,
-      manifest: input.manifest as object[],
-      runOptions: input.runOptions as object,
-    },
-    select: { id: true },
+  const data = {
+    formId: input.formId,
+    formName: input.formName,
+    userId: input.userId,
+    runnerId: input.runnerId,
+    status: input.status,
+    statusReason: input.statusReason,
+    queuedAt: input.queuedAt,
+    values: input.values as object,
+    extravars: input.extravars as object,
+    manifest: input.manifest as object[],
+    runOptions: input.runOptions as object,
+  };
+  const secrets = input.secretExtravars ?? {};
+  if (Object.keys(secrets).length === 0) return (await getDb().job.create({ data, select: { id: true } })).id;
+  if (!seal) throw new Error("a job's password values are stored sealed, and no seal was given");
+  return getDb().$transaction(async (tx) => {
+    const { id } = await tx.job.create({ data, select: { id: true } });
+    await tx.job.update({ where: { id }, data: { secretExtravars: seal(id, secrets) } });
+    return id;
   });
-  return job.id;
+}
+
+/** Jobs that may still run (waiting, queued, running), with what they hold of their extravars. */
+export async function findUnfinishedJobExtravars(): Promise<
+  {
+    id: number;
+    status: JobStatus;
+    extravars: Record<string, unknown>;
+    secretExtravars: string | null;
+    formDefinition: unknown;
+  }[]
+> {
+  const rows = await getDb().job.findMany({
+    where: { status: { in: ["approval", "queued", "running"] } },
+    select: { id: true, status: true, extravars: true, secretExtravars: true, form: { select: { definition: true } } },
+  });
+  return rows.map((r) => ({
+    id: r.id,
+    status: r.status,
+    extravars: (r.extravars ?? {}) as Record<string, unknown>,
+    secretExtravars: r.secretExtravars,
+    formDefinition: r.form.definition,
+  }));
+}
+
+/** Replaces a job's extravars and sealed password extravars while its status is still `whileStatus`. */
+export async function replaceJobExtravars(
+  jobId: number,
+  whileStatus: JobStatus,
+  extravars: Record<string, unknown>,
+  secretExtravars: string | null,
+): Promise<boolean> {
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: whileStatus },
+    data: { extravars: extravars as object, secretExtravars },
+  });
+  return result.count > 0;
 }
 
 export async function getJobView(id: number): Promise<JobView | null> {
@@ -121,26 +172,48 @@ export async function getJobForDispatch(id: number) {
 /** A job row with its form: what the dispatcher needs to build a dispatch message. */
 export type JobWithForm = NonNullable<Awaited<ReturnType<typeof getJobForDispatch>>>;
 
-/** The runner a job was launched for (null: no such job, or none). */
-export async function findJobRunnerId(jobId: number): Promise<string | null> {
-  const job = await getDb().job.findUnique({ where: { id: jobId }, select: { runnerId: true } });
-  return job?.runnerId ?? null;
+/** Where a job is: its runner, the instance it was dispatched to, its status. */
+export interface JobPlacement {
+  id: number;
+  runnerId: string | null;
+  instanceId: string | null;
+  status: JobStatus;
+  /** Whether the runner's end item is stored (the runner, not the app, ended the job). */
+  endStored: boolean;
 }
 
-/** Queued jobs no node has taken yet, oldest first. */
+export async function findJobPlacements(ids: readonly number[]): Promise<JobPlacement[]> {
+  if (ids.length === 0) return [];
+  const rows = await getDb().job.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, runnerId: true, instanceId: true, status: true, _count: { select: { chunks: { where: { kind: "end" } } } } },
+  });
+  return rows.map((r) => ({ id: r.id, runnerId: r.runnerId, instanceId: r.instanceId, status: r.status, endStored: r._count.chunks > 0 }));
+}
+
+/** Queued jobs no node has taken yet and nobody asked to abort, oldest first. */
 export async function listJobsToDispatch(limit: number): Promise<JobWithForm[]> {
   return getDb().job.findMany({
-    where: { status: "queued", dispatchedAt: null, runnerId: { not: null } },
+    where: { status: "queued", dispatchedAt: null, abortRequested: false, runnerId: { not: null } },
     orderBy: { id: "asc" },
     take: limit,
     include: { form: true },
   });
 }
 
-/** Ids of queued jobs no node has taken that joined the queue before `cutoff`. */
-export async function listUndispatchedJobsQueuedBefore(cutoff: Date): Promise<number[]> {
+/** Ids of queued jobs someone asked to abort, whether a dispatch of theirs is unanswered or not. */
+export async function listQueuedJobsToAbort(): Promise<number[]> {
+  const rows = await getDb().job.findMany({ where: { status: "queued", abortRequested: true }, select: { id: true } });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Ids of queued jobs that joined the queue before `cutoff`, dispatched or not: a dispatch that
+ * is never answered must not stop the queue timeout.
+ */
+export async function listJobsQueuedBefore(cutoff: Date): Promise<number[]> {
   const rows = await getDb().job.findMany({
-    where: { status: "queued", dispatchedAt: null, queuedAt: { lt: cutoff } },
+    where: { status: "queued", queuedAt: { lt: cutoff } },
     select: { id: true },
   });
   return rows.map((r) => r.id);
@@ -148,19 +221,50 @@ export async function listUndispatchedJobsQueuedBefore(cutoff: Date): Promise<nu
 
 /**
  * Takes a queued job for one runner instance: only one node wins, because only a job still
- * queued and not dispatched is updated. Returns whether this call took it.
+ * queued, not dispatched and not being aborted is updated. Returns the dispatch time when this
+ * call took it, else null.
  */
-export async function markJobDispatched(jobId: number, instanceId: string): Promise<boolean> {
+export async function markJobDispatched(jobId: number, instanceId: string): Promise<Date | null> {
+  const dispatchedAt = new Date();
   const result = await getDb().job.updateMany({
-    where: { id: jobId, status: "queued", dispatchedAt: null },
-    data: { dispatchedAt: new Date(), instanceId, statusReason: null },
+    where: { id: jobId, status: "queued", dispatchedAt: null, abortRequested: false },
+    data: { dispatchedAt, instanceId, statusReason: null },
   });
-  return result.count > 0;
+  return result.count > 0 ? dispatchedAt : null;
 }
 
-/** Undoes markJobDispatched for a job still queued (its claim was refused or unanswered). */
-export async function returnJobToQueue(jobId: number): Promise<void> {
-  await getDb().job.updateMany({ where: { id: jobId, status: "queued" }, data: { dispatchedAt: null, instanceId: null } });
+/**
+ * Undoes one markJobDispatched for a job still queued (its claim was refused or unanswered):
+ * only that dispatch, so a later one (by another node, after the unanswered-dispatch rule put
+ * the job back) stays as it is.
+ */
+export async function returnJobToQueue(jobId: number, dispatch: { instanceId: string; dispatchedAt: Date }): Promise<void> {
+  await getDb().job.updateMany({
+    where: { id: jobId, status: "queued", instanceId: dispatch.instanceId, dispatchedAt: dispatch.dispatchedAt },
+    data: { dispatchedAt: null, instanceId: null },
+  });
+}
+
+/**
+ * Puts back in the queue every job whose dispatch, sent before `before`, was never answered:
+ * it is still queued (a claim moves it to running). Any node may do it, and only a dispatch
+ * older than `before` is undone (a conditional update), so a fresh one never is.
+ */
+export async function returnUnansweredDispatches(before: Date): Promise<{ id: number; instanceId: string | null }[]> {
+  const db = getDb();
+  const stale = await db.job.findMany({
+    where: { status: "queued", dispatchedAt: { lt: before } },
+    select: { id: true, instanceId: true },
+  });
+  const returned: { id: number; instanceId: string | null }[] = [];
+  for (const job of stale) {
+    const result = await db.job.updateMany({
+      where: { id: job.id, status: "queued", dispatchedAt: { lt: before } },
+      data: { dispatchedAt: null, instanceId: null },
+    });
+    if (result.count > 0) returned.push(job);
+  }
+  return returned;
 }
 
 /** Sets why a queued job waits; returns false when it is no longer queued. */
@@ -262,9 +366,6 @@ export async function jobEvents(jobId: number): Promise<unknown[]> {
   return rows.flatMap((r) => (Array.isArray(r.data) ? (r.data as unknown[]) : []));
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === "P2002";
-}
 
 /**
  * Stores a batch of numbered items exactly once: items already stored (a resend after a
@@ -314,6 +415,8 @@ function chunkData(jobId: number, item: JobItem) {
 }
 
 export interface JobTransitionFields {
+  /** Erases the sealed password extravars (a job that runs or ended needs them no more). */
+  secretExtravars?: null;
   statusReason?: string | null;
   exitCode?: number | null;
   queuedAt?: Date;
@@ -333,8 +436,13 @@ export async function transitionJob(
   from: readonly JobStatus[],
   to: JobStatus,
   fields: JobTransitionFields = {},
+  /** Only while the job is dispatched to this instance. */
+  onInstance?: string,
 ): Promise<boolean> {
-  const result = await getDb().job.updateMany({ where: { id: jobId, status: { in: [...from] } }, data: { ...fields, status: to } });
+  const result = await getDb().job.updateMany({
+    where: { id: jobId, status: { in: [...from] }, ...(onInstance !== undefined ? { instanceId: onInstance } : {}) },
+    data: { ...fields, status: to },
+  });
   return result.count > 0;
 }
 

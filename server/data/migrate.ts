@@ -28,8 +28,11 @@ import { providerFromUrl, sqliteFilePath, type DatabaseProvider } from "./databa
 
 export { DEFAULT_DATABASE_URL, providerFromUrl, sqliteFilePath, type DatabaseProvider } from "./database-url";
 
-/** Prisma Migrate's advisory lock key, so we also exclude a concurrent `prisma migrate deploy`. */
-const PG_LOCK_KEY = 72707369;
+/**
+ * Prisma Migrate's advisory lock key, so we also exclude a concurrent `prisma migrate deploy`.
+ * The start-up writes after the migrations take it too (server/data/startup-lock.ts).
+ */
+export const PG_LOCK_KEY = 72707369;
 
 export interface Migration {
   name: string;

@@ -17,25 +17,27 @@ export async function runnerForToken(
   return { ok: true, runner: { id: runner.id, name: runner.name } };
 }
 
-/**
- * The runner of the start command's local RTE: created approved (and default when no other
- * default exists). `kept` is the token the app kept from its previous start: it stays valid while
- * it still matches the approved runner, so a local RTE that outlived the previous app process
- * reconnects with it. Otherwise (first start, the token lost, the runner revoked or its token
- * rotated) a new token is issued; `reused` says which.
- */
-export async function provisionLocalRunner(
+/** The start command's local runner as stored: what decides whether its token can be kept. */
+export async function findLocalRunner(
   name: string,
-  capacity: number,
-  kept: string | null,
-): Promise<{ token: string; reused: boolean; runner: RunnerIdentity }> {
+): Promise<{ id: string; status: RunnerStatus; tokenHash: string | null; tokenSeed: string | null } | null> {
+  return getDb().runner.findUnique({ where: { name }, select: { id: true, status: true, tokenHash: true, tokenSeed: true } });
+}
+
+/** How many instances of a runner are connected and were heard from (or reserved) since `aliveSince`. */
+export async function countLiveInstances(runnerId: string, aliveSince: Date): Promise<number> {
+  return getDb().runnerInstance.count({ where: { runnerId, connected: true, lastSeenAt: { gte: aliveSince } } });
+}
+
+/**
+ * The runner of the start command's local RTE, created approved (and default when no other
+ * default exists) or re-approved, with the given token and the seed it was derived from. The
+ * token is handed to the child process through its environment, so the operator never copies
+ * it by hand. App nodes running at the same time pass the same token (see server/bootstrap.ts):
+ * a node that replaced it would lock the other nodes' local RTEs out.
+ */
+export async function provisionLocalRunner(name: string, capacity: number, token: string, tokenSeed: string): Promise<RunnerIdentity> {
   const db = getDb();
-  const existing = await db.runner.findUnique({ where: { name } });
-  if (kept && existing?.status === "approved" && existing.tokenHash === sha256Hex(kept)) {
-    await db.runner.update({ where: { id: existing.id }, data: { capacity } });
-    return { token: kept, reused: true, runner: { id: existing.id, name: existing.name } };
-  }
-  const token = newSecret("pfr");
   const hasDefault = (await db.runner.count({ where: { isDefault: true, NOT: { name } } })) > 0;
   const runner = await db.runner.upsert({
     where: { name },
@@ -44,13 +46,42 @@ export async function provisionLocalRunner(
       name,
       status: "approved",
       tokenHash: sha256Hex(token),
+      tokenSeed,
       isDefault: !hasDefault,
       capacity,
       decidedAt: new Date(),
     },
-    update: { status: "approved", tokenHash: sha256Hex(token), capacity },
+    update: { status: "approved", tokenHash: sha256Hex(token), tokenSeed, capacity },
   });
-  return { token, reused: false, runner: { id: runner.id, name: runner.name } };
+  return { id: runner.id, name: runner.name };
+}
+
+/**
+ * An instance id for this node's local RTE: `local-N` with the lowest N no live instance of the
+ * runner uses (connected, heard from since `aliveSince`), so several app nodes' local RTEs are
+ * distinct instances (one instance's state report would otherwise abandon the jobs of another)
+ * and the first one keeps the familiar `local-0`. The row is written at once, as if connected,
+ * so a node starting right after this one (under the start-up lock) picks the next id; the
+ * RTE's own connection then takes the row over. A reservation, like an instance, no longer
+ * counts once its last sign of life is older than `aliveSince`.
+ */
+export async function reserveLocalInstance(runnerId: string, nodeId: string, capacity: number, aliveSince: Date): Promise<string> {
+  const db = getDb();
+  const live = await db.runnerInstance.findMany({
+    where: { runnerId, connected: true, lastSeenAt: { gte: aliveSince } },
+    select: { instanceId: true },
+  });
+  const taken = new Set(live.map((i) => i.instanceId));
+  let n = 0;
+  while (taken.has(`local-${n}`)) n++;
+  const instanceId = `local-${n}`;
+  const now = new Date();
+  await db.runnerInstance.upsert({
+    where: { runnerId_instanceId: { runnerId, instanceId } },
+    create: { id: randomUUID(), runnerId, instanceId, nodeId, capacity, connected: true, connectedAt: now, lastSeenAt: now },
+    update: { nodeId, capacity, connected: true, connectedAt: now, lastSeenAt: now, runningJobs: 0 },
+  });
+  return instanceId;
 }
 
 /** The runner a job goes to: the form's named runner, else the default one. */
@@ -73,30 +104,39 @@ export async function findRunnerLoad(
   return runner ? { name: runner.name, connectedInstances: runner.instances } : null;
 }
 
-/** Runner instances whose last heartbeat is older than `cutoff`. */
+/** Runner instances whose last heartbeat is older than `cutoff`, with the interval they keep (null: 15 s). */
 export async function listInstancesSilentSince(
   cutoff: Date,
-): Promise<{ runnerId: string; runnerName: string; instanceId: string; lastSeenAt: Date }[]> {
+): Promise<{ runnerId: string; runnerName: string; instanceId: string; lastSeenAt: Date; heartbeatMs: number | null }[]> {
   const rows = await getDb().runnerInstance.findMany({
     where: { lastSeenAt: { lt: cutoff } },
-    select: { runnerId: true, instanceId: true, lastSeenAt: true, runner: { select: { name: true } } },
+    select: { runnerId: true, instanceId: true, lastSeenAt: true, heartbeatMs: true, runner: { select: { name: true } } },
   });
-  return rows.map((r) => ({ runnerId: r.runnerId, runnerName: r.runner.name, instanceId: r.instanceId, lastSeenAt: r.lastSeenAt }));
+  return rows.map((r) => ({
+    runnerId: r.runnerId,
+    runnerName: r.runner.name,
+    instanceId: r.instanceId,
+    lastSeenAt: r.lastSeenAt,
+    heartbeatMs: r.heartbeatMs,
+  }));
 }
 
+/** `heartbeatMs`: the interval the instance was told to keep; null for an RTE that keeps its fixed 15 s. */
 export async function recordInstanceConnected(
   runnerId: string,
   instanceId: string,
   nodeId: string,
   capacity: number,
   version: string,
+  heartbeatMs: number | null,
 ): Promise<void> {
   const db = getDb();
   const now = new Date();
+  const data = { nodeId, capacity, version, heartbeatMs, connected: true, connectedAt: now, lastSeenAt: now };
   await db.runnerInstance.upsert({
     where: { runnerId_instanceId: { runnerId, instanceId } },
-    create: { id: randomUUID(), runnerId, instanceId, nodeId, capacity, version, connected: true, connectedAt: now, lastSeenAt: now },
-    update: { nodeId, capacity, version, connected: true, connectedAt: now, lastSeenAt: now },
+    create: { id: randomUUID(), runnerId, instanceId, ...data },
+    update: data,
   });
   await db.runner.update({ where: { id: runnerId }, data: { lastHeartbeatAt: now, version } });
 }

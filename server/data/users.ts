@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { getDb } from "./db";
+import { isUniqueViolation } from "./unique";
 import { hashPassword } from "../security/password";
 
 export type UserRole = "admin" | "user";
@@ -22,6 +23,16 @@ export async function createUser(username: string, password: string, role: UserR
     data: { id: randomUUID(), username, passwordHash: await hashPassword(password), role },
   });
   return { id: user.id, username: user.username, role: user.role };
+}
+
+/** Like createUser, but null when the username is taken (say, by another app node starting at the same time). */
+export async function createUserUnlessTaken(username: string, password: string, role: UserRole): Promise<PublicUser | null> {
+  try {
+    return await createUser(username, password, role);
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
 }
 
 export async function setPassword(username: string, password: string): Promise<void> {

@@ -6,19 +6,23 @@
 import type { Namespace, Server, Socket } from "socket.io";
 import {
   CONTRACT_VERSION,
+  LEGACY_HEARTBEAT_SECONDS,
   RTE_NAMESPACE,
   RteEvents,
+  RteFeatures,
   filesRequestSchema,
   jobItemsSchema,
   rteHandshakeSchema,
   rteStateSchema,
   type FilesAnswer,
   type ItemsAck,
+  type RteConfig,
 } from "../protocol/rte-messages";
-import { findJobRunnerId, getJobForDispatch, listRunningJobsOnInstance, storeJobItems } from "../data/jobs";
+import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJobDispatched, storeJobItems } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
-import type { JobLifecycle } from "../jobs/lifecycle";
+import { isFinalStatus, type JobLifecycle } from "../jobs/lifecycle";
+import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
 import { manifestSchema } from "../jobs/manifest-schema";
 import type { JobUpdatePublisher } from "./job-updates";
 
@@ -35,8 +39,18 @@ export interface RunnerLink {
   capacity: number;
   /** Jobs this instance reported running, plus those dispatched since. */
   running: Set<number>;
+  /** Jobs this instance was told to cancel because they are not its to run (logged once). */
+  strays: Set<number>;
   draining: boolean;
 }
+
+/**
+ * Whether a runner instance may run a job, report on it and fetch its files: `here` when the
+ * job is dispatched to it (or was back in the queue and now is), `elsewhere` when the job is
+ * another instance's or the app ended it before it reached this one, `unknown` when it is no
+ * job of this runner.
+ */
+type Placement = "here" | "elsewhere" | "unknown";
 
 /** Jobs running on an instance that no longer has them are abandoned, after this much grace. */
 const STATE_GRACE_MS = 30_000;
@@ -50,6 +64,7 @@ export class RteHub {
     private readonly jobs: JobLifecycle,
     /** For new output; status changes are published by the lifecycle. */
     private readonly publish: JobUpdatePublisher,
+    private readonly options: { heartbeatTimeoutSeconds: number },
   ) {}
 
   attach(io: Server): void {
@@ -94,6 +109,7 @@ export class RteHub {
       instanceId: handshake.instanceId,
       capacity: handshake.capacity,
       running: new Set(),
+      strays: new Set(),
       draining: false,
     };
     const key = `${link.runnerId}:${link.instanceId}`;
@@ -121,9 +137,23 @@ export class RteHub {
       console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} disconnected (${reason})`);
       void recordInstanceDisconnected(link.runnerId, link.instanceId, this.nodeId);
     });
+    // The heartbeat interval follows RTE_HEARTBEAT_TIMEOUT_SECONDS (four per timeout): an RTE's
+    // fixed 15 s would have a timeout under 15 s abandon healthy jobs. RTEs that do not take
+    // the interval from the app keep 15 s, and the reaper gives them the time that needs.
+    const timeout = this.options.heartbeatTimeoutSeconds;
+    const takesInterval = handshake.features?.includes(RteFeatures.heartbeatInterval) ?? false;
+    const heartbeatSeconds = heartbeatIntervalSeconds(timeout);
+    if (takesInterval) socket.emit(RteEvents.config, { v: CONTRACT_VERSION, heartbeatSeconds } satisfies RteConfig);
+    else if (timeout < silentAfterSeconds(timeout, null)) {
+      console.warn(
+        `[rte-hub] runner ${link.runnerName} instance ${link.instanceId} (RTE ${handshake.version}) keeps a fixed ${LEGACY_HEARTBEAT_SECONDS} s ` +
+          `heartbeat: its jobs are abandoned after ${silentAfterSeconds(timeout, null)} s of silence, not RTE_HEARTBEAT_TIMEOUT_SECONDS=${timeout}; upgrade it`,
+      );
+    }
     // After the handlers: what the RTE sends right after connecting (its state, resent items)
     // must not arrive before anyone listens.
-    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version);
+    const heartbeatMs = takesInterval ? Math.round(heartbeatSeconds * 1000) : null;
+    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version, heartbeatMs);
   }
 
   private async onItems(link: RunnerLink, payload: unknown): Promise<ItemsAck> {
@@ -133,12 +163,18 @@ export class RteHub {
       return { acked: [] };
     }
     const { jobId, items } = parsed.data;
-    // A runner can report only on jobs it was sent: anything else is dropped, not stored.
-    if ((await findJobRunnerId(jobId)) !== link.runnerId) return { acked: [], drop: true };
+    // A runner can report only on jobs it was sent: anything else is dropped, not stored. So is
+    // a second run of a job on another instance (a dispatch answered after it was taken back
+    // and sent elsewhere): its items would mix with the real run's under the same numbers.
+    const placement = await this.place(link, jobId);
+    if (placement !== "here") {
+      if (placement === "elsewhere") this.cancelStray(link, jobId, "it is not this instance's job (any more)");
+      return { acked: [], drop: true };
+    }
     const fresh = await storeJobItems(jobId, items);
     if (fresh.some((i) => i.kind === "output" || i.kind === "log")) this.publish({ jobId, output: true, status: false });
     for (const item of fresh) {
-      if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000));
+      if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000), link.instanceId);
       if (item.kind === "end") {
         await this.jobs.ended(jobId, { status: item.status, exitCode: item.exitCode, reason: item.reason, at: new Date(item.ts * 1000) });
         link.running.delete(jobId);
@@ -150,11 +186,11 @@ export class RteHub {
   private async onFiles(link: RunnerLink, payload: unknown): Promise<FilesAnswer> {
     const parsed = filesRequestSchema.safeParse(payload);
     if (!parsed.success) return { files: [], error: "malformed files request" };
-    const job = await getJobForDispatch(parsed.data.jobId);
     // The RTE may ask before its claim answer has been recorded: a job dispatched to this very
     // instance counts, whether its status already says running or not.
-    const dispatchedHere = job?.dispatchedAt != null && job.instanceId === link.instanceId && job.status === "queued";
-    if (!job || job.runnerId !== link.runnerId || (job.status !== "running" && !dispatchedHere)) {
+    const placement = await this.place(link, parsed.data.jobId);
+    const job = placement === "here" ? await getJobForDispatch(parsed.data.jobId) : null;
+    if (!job || (job.status !== "running" && job.status !== "queued")) {
       return { files: [], error: `job ${parsed.data.jobId} is not running on this runner` };
     }
     try {
@@ -176,6 +212,7 @@ export class RteHub {
     }
     link.draining = state.draining;
     link.running = new Set(state.running);
+    await this.reconcileRunning(link, state.running);
     await recordHeartbeat(link.runnerId, link.instanceId, state.running.length);
     // After an RTE restart its playbooks are gone: jobs we think run there, that it neither
     // runs nor holds in its spool, can never finish.
@@ -186,6 +223,61 @@ export class RteHub {
       const reason = `runner ${link.runnerName} (${link.instanceId}) no longer has this job: it restarted while the playbook ran`;
       await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);
     }
+  }
+
+  /**
+   * Where a job stands for this instance. A job back in the queue (its dispatch to this
+   * instance went unanswered and was taken back) is dispatched to this instance again here:
+   * the instance is running it, so it is the one place the job can run without running twice.
+   */
+  private async place(link: RunnerLink, jobId: number): Promise<Placement> {
+    const [job] = await findJobPlacements([jobId]);
+    if (!job || job.runnerId !== link.runnerId) return "unknown";
+    if (job.instanceId === link.instanceId) return "here";
+    if (job.instanceId === null && job.status === "queued" && (await markJobDispatched(jobId, link.instanceId))) {
+      console.warn(
+        `[rte-hub] job ${jobId}: instance ${link.instanceId} of runner ${link.runnerName} claimed it after its dispatch was taken back; it runs there`,
+      );
+      return "here";
+    }
+    return "elsewhere";
+  }
+
+  /**
+   * The jobs an instance says it runs, against what the database says: a job still queued for
+   * it was claimed (the claim answer was lost: its node died, or it came after the timeout)
+   * and now runs; a job that is another instance's, or that the app ended while its dispatch
+   * was unanswered (aborted, timed out, abandoned), is cancelled there.
+   */
+  private async reconcileRunning(link: RunnerLink, running: readonly number[]): Promise<void> {
+    if (running.length === 0) return;
+    const known = new Map((await findJobPlacements(running)).map((job) => [job.id, job]));
+    for (const jobId of running) {
+      const found = known.get(jobId);
+      // Dispatched here already (the usual case), else placed now if it can be.
+      const job = found && found.runnerId === link.runnerId && found.instanceId === link.instanceId ? found : null;
+      const placement = job ? "here" : await this.place(link, jobId);
+      if (placement !== "here") {
+        this.cancelStray(link, jobId, placement === "unknown" ? "it is no job of this runner" : "it is not this instance's job (any more)");
+        continue;
+      }
+      // Placed just now: it was back in the queue, and is queued for this instance now.
+      const status = job ? job.status : "queued";
+      if (status === "queued" && (await this.jobs.claimed(jobId, link.instanceId))) {
+        console.warn(`[rte-hub] job ${jobId}: runs on ${link.runnerName}/${link.instanceId}, whose claim answer never arrived`);
+      } else if (job && isFinalStatus(job.status) && !job.endStored) {
+        this.cancelStray(link, jobId, `the app ended it (${job.status})`);
+      }
+    }
+  }
+
+  /** Tells an instance to stop a run that is not (or no longer) its job's. */
+  private cancelStray(link: RunnerLink, jobId: number, why: string): void {
+    if (!link.strays.has(jobId)) {
+      link.strays.add(jobId);
+      console.warn(`[rte-hub] cancelling job ${jobId} on ${link.runnerName}/${link.instanceId}: ${why}`);
+    }
+    link.socket.emit(RteEvents.cancel, { v: CONTRACT_VERSION, jobId });
   }
 
   /** Links of this node that can take a job for the runner, least loaded first. */

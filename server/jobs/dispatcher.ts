@@ -1,22 +1,29 @@
 /**
  * The dispatch loop of one app node. Every second (and at once when a job is launched) it:
+ * - ends queued jobs someone asked to abort (dispatched or not);
+ * - puts back in the queue jobs whose dispatch nobody answered (the node that sent it died);
+ * - fails jobs that waited in the queue longer than RTE_QUEUE_MINUTES;
  * - sends queued jobs to a connected, non-full instance of their runner held by THIS node
  *   (any node may have launched the job: the database is the queue, so no job waits on a
  *   particular node's memory);
  * - sends `cancel` for aborted jobs running on instances this node holds;
- * - fails jobs that waited in the queue longer than RTE_QUEUE_MINUTES;
  * - abandons running jobs whose runner's heartbeat is older than the heartbeat timeout.
  *
  * A job is taken with a conditional update (queued and not yet dispatched -> dispatched), so
- * two nodes never send the same job; a refused or unanswered dispatch puts it back.
+ * two nodes never send the same job; a refused or unanswered dispatch puts it back. Every rule
+ * reads only the database, so each queued job reaches running or a final status even when the
+ * node that dispatched it is gone: no job stays queued forever.
  */
 import {
+  findJobPlacements,
+  listJobsQueuedBefore,
   listJobsToDispatch,
+  listQueuedJobsToAbort,
   listRunningJobsOnInstance,
   listRunningJobsToCancel,
-  listUndispatchedJobsQueuedBefore,
   markJobDispatched,
   returnJobToQueue,
+  returnUnansweredDispatches,
   type JobWithForm,
 } from "../data/jobs";
 import { findRunnerLoad, listInstancesSilentSince } from "../data/runners";
@@ -34,7 +41,9 @@ import { runOptionsSchema } from "../forms/run-options";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
-import type { JobLifecycle } from "./lifecycle";
+import { silentAfterSeconds } from "./heartbeat";
+import { openJobSecrets } from "./job-secrets";
+import { isFinalStatus, type JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
 
 export interface DispatcherOptions {
@@ -42,7 +51,14 @@ export interface DispatcherOptions {
   heartbeatTimeoutSeconds: number;
 }
 
-const CLAIM_TIMEOUT_MS = 10_000;
+/** How long the sending node waits for a runner's claim answer before it puts the job back. */
+export const CLAIM_TIMEOUT_MS = 10_000;
+/**
+ * A dispatch still unanswered this much later than the claim timeout is one whose sending node
+ * died before it could put the job back (or the answer is lost): any node puts it back. The
+ * margin keeps this clear of the sending node's own timeout, and of clock skew between nodes.
+ */
+export const UNANSWERED_DISPATCH_MS = CLAIM_TIMEOUT_MS + 10_000;
 
 export class Dispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -84,6 +100,8 @@ export class Dispatcher {
   }
 
   private async pass(): Promise<void> {
+    await this.abortQueued();
+    await this.returnUnansweredDispatches();
     await this.expireQueue();
     await this.dispatchQueued();
     await this.sendCancels();
@@ -95,10 +113,6 @@ export class Dispatcher {
     // Why a runner's jobs wait, worked out once per runner per pass.
     const waitReasons = new Map<string, string | null>();
     for (const job of queued) {
-      if (job.abortRequested) {
-        await this.jobs.transition(job.id, "aborted", { statusReason: "aborted while queued" }, ["queued"]);
-        continue;
-      }
       const link = this.hub.availableLinks(job.runnerId!)[0];
       if (!link) {
         let reason = waitReasons.get(job.runnerId!);
@@ -106,9 +120,36 @@ export class Dispatcher {
         if (reason && reason !== job.statusReason) await this.jobs.explainWait(job.id, reason);
         continue;
       }
-      if (!(await markJobDispatched(job.id, link.instanceId))) continue;
+      const dispatchedAt = await markJobDispatched(job.id, link.instanceId);
+      if (!dispatchedAt) continue;
       link.running.add(job.id);
-      void this.send(link, job).catch((error: unknown) => console.error(`[dispatcher] job ${job.id}:`, error));
+      void this.send(link, job, dispatchedAt).catch((error: unknown) => console.error(`[dispatcher] job ${job.id}:`, error));
+    }
+  }
+
+  /**
+   * Queued jobs with the abort flag end aborted, also while a dispatch of theirs is unanswered:
+   * a runner that claims one anyway is told to cancel it (see send() and RteHub).
+   */
+  private async abortQueued(): Promise<void> {
+    for (const id of await listQueuedJobsToAbort()) {
+      await this.jobs.transition(id, "aborted", { statusReason: "aborted while queued" }, ["queued"]);
+    }
+  }
+
+  /**
+   * A job stays dispatched only until its claim answer: the sending node puts it back after
+   * CLAIM_TIMEOUT_MS, but a node that died (or was frozen) in between never does, and nothing
+   * else would send the job again. So any node puts back a dispatch unanswered for longer.
+   * Should the runner have claimed it after all, its state report or first item makes the job
+   * its own again before anyone else takes it, or it is told to cancel (RteHub).
+   */
+  private async returnUnansweredDispatches(): Promise<void> {
+    for (const job of await returnUnansweredDispatches(new Date(Date.now() - UNANSWERED_DISPATCH_MS))) {
+      console.warn(
+        `[dispatcher] job ${job.id}: its dispatch to instance ${job.instanceId ?? "?"} was not answered within ${UNANSWERED_DISPATCH_MS / 1000} s; back in the queue`,
+      );
+      this.kick();
     }
   }
 
@@ -127,14 +168,26 @@ export class Dispatcher {
     return `waiting for runner ${runner.name}`;
   }
 
-  private async send(link: RunnerLink, job: JobWithForm): Promise<void> {
+  private async send(link: RunnerLink, job: JobWithForm, dispatchedAt: Date): Promise<void> {
     const putBack = async (why: string) => {
       link.running.delete(job.id);
       console.warn(`[dispatcher] job ${job.id} not claimed by ${link.runnerName}/${link.instanceId}: ${why}`);
-      await returnJobToQueue(job.id);
+      await returnJobToQueue(job.id, { instanceId: link.instanceId, dispatchedAt });
     };
     const form = formDefinitionSchema.parse(job.form.definition);
-    const { visible: extravars, hidden } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
+    // Password values are in the sealed column; a job launched before they were kept apart
+    // still has them among its extravars (see sealLegacyPasswordValues).
+    const { visible: extravars, hidden: legacy } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
+    let hidden: Record<string, unknown>;
+    try {
+      hidden = { ...legacy, ...(job.secretExtravars ? openJobSecrets(job.id, job.secretExtravars) : {}) };
+    } catch (error) {
+      console.error(`[dispatcher] job ${job.id}: its password values cannot be opened:`, error);
+      link.running.delete(job.id);
+      const reason = "its password values cannot be decrypted (see the server log): was ENCRYPTION_SECRET changed since the launch?";
+      await this.jobs.transition(job.id, "failed", { statusReason: reason }, ["queued"]);
+      return;
+    }
     // Password values and the form's credentials travel sealed; on the runner they land in the
     // hidden extravars file (always deleted after the run: keepExtravars keeps only the visible
     // one), on stdin (vault password) and in a 0600 key file inside the job folder (ssh).
@@ -180,14 +233,25 @@ export class Dispatcher {
     }
     const answer = claimAnswerSchema.safeParse(raw);
     if (!answer.success) return putBack("malformed claim answer");
-    if (!answer.data.claimed) {
+    // "duplicate": the runner ran this job already (an earlier dispatch whose answer was lost)
+    // and still holds its items in its spool; they end the job, as a claim's would.
+    if (!answer.data.claimed && answer.data.reason !== "duplicate") {
       if (answer.data.reason === "full" || answer.data.reason === "stopping") return putBack(answer.data.message);
       link.running.delete(job.id);
       const reason = `runner ${link.runnerName} refused the job: ${answer.data.message}`;
       await this.jobs.transition(job.id, "failed", { statusReason: reason }, ["queued"]);
       return;
     }
-    await this.jobs.transition(job.id, "running", {}, ["queued"]);
+    if (await this.jobs.claimed(job.id, link.instanceId)) return;
+    // No longer queued for this instance: aborted or timed out while the answer was on its way
+    // (or already ended by the runner's own end item). The app ended it, so the run must stop.
+    const [now] = await findJobPlacements([job.id]);
+    if (now && isFinalStatus(now.status) && !now.endStored) {
+      console.warn(
+        `[dispatcher] job ${job.id} ended (${now.status}) before ${link.runnerName}/${link.instanceId} claimed it: cancelling it there`,
+      );
+      link.socket.emit(RteEvents.cancel, { v: CONTRACT_VERSION, jobId: job.id });
+    }
   }
 
   private async sendCancels(): Promise<void> {
@@ -206,7 +270,9 @@ export class Dispatcher {
 
   private async expireQueue(): Promise<void> {
     const cutoff = new Date(Date.now() - this.options.queueMinutes * 60_000);
-    for (const id of await listUndispatchedJobsQueuedBefore(cutoff)) {
+    // Counted from queuedAt whether a dispatch is unanswered or not: a runner that claims the
+    // job after it failed is told to cancel it.
+    for (const id of await listJobsQueuedBefore(cutoff)) {
       const reason = `no runner took the job within ${this.options.queueMinutes} minute(s) (RTE_QUEUE_MINUTES): its runner was full or disconnected`;
       await this.jobs.transition(id, "failed", { statusReason: reason }, ["queued"]);
     }
@@ -217,8 +283,11 @@ export class Dispatcher {
    * end even while its siblings keep the runner itself alive.
    */
   private async reapSilentRunners(): Promise<void> {
-    const cutoff = new Date(Date.now() - this.options.heartbeatTimeoutSeconds * 1000);
-    for (const instance of await listInstancesSilentSince(cutoff)) {
+    const timeout = this.options.heartbeatTimeoutSeconds;
+    const now = Date.now();
+    for (const instance of await listInstancesSilentSince(new Date(now - timeout * 1000))) {
+      // An older RTE keeps its fixed 15 s heartbeat whatever the timeout: give it the time that needs.
+      if (instance.lastSeenAt.getTime() >= now - silentAfterSeconds(timeout, instance.heartbeatMs) * 1000) continue;
       for (const id of await listRunningJobsOnInstance(instance.runnerId, instance.instanceId)) {
         const reason = `runner ${instance.runnerName} (${instance.instanceId}) sent no heartbeat since ${instance.lastSeenAt.toISOString()}`;
         await this.jobs.transition(id, "abandoned", { statusReason: reason }, ["running"]);

@@ -10,7 +10,7 @@ import { resolveRunnerFor } from "../data/runners";
 import type { PublicUser } from "../data/users";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions } from "../forms/run-options";
-import { buildExtravars, redactValues, validateValues } from "../forms/values";
+import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
 import type { JobLifecycle } from "./lifecycle";
 
 export async function launchJob(
@@ -41,6 +41,9 @@ export async function launchJob(
       form.definition.runner ? `runner "${form.definition.runner}" does not exist or is not approved` : "no default runner is approved yet",
     );
   }
+  // Password values never reach the job row in plain: the lifecycle stores them sealed, only
+  // until the job runs (server/jobs/job-secrets.ts); the job's values show "********".
+  const { visible, hidden } = splitSecretExtravars(form.definition, buildExtravars(form.definition, checked.values));
   return jobs.create(
     {
       formId: form.id,
@@ -48,7 +51,8 @@ export async function launchJob(
       userId: user.id,
       runnerId: runner.id,
       values: redactValues(form.definition, checked.values),
-      extravars: buildExtravars(form.definition, checked.values),
+      extravars: visible,
+      secretExtravars: hidden,
       manifest: buildManifest(form.sourceDir),
       runOptions: options.options,
     },

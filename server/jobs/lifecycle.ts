@@ -26,6 +26,7 @@ import {
 import type { JobUpdatePublisher } from "../hub/job-updates";
 import type { FinalStatus } from "../protocol/rte-messages";
 import { requireJob } from "./access";
+import { sealJobSecrets } from "./job-secrets";
 
 /** From each status, the statuses a job may move to. A status with none is final. */
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
@@ -46,6 +47,9 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
 };
 
 export const JOB_STATUSES = Object.keys(JOB_TRANSITIONS) as JobStatus[];
+
+/** Statuses from which a job may still be sent to a runner (and so needs its password values). */
+const MAY_BE_DISPATCHED: readonly JobStatus[] = ["approval", "queued"];
 
 /** Statuses after which nothing about the job changes any more. */
 export const FINAL_STATUSES: readonly JobStatus[] = JOB_STATUSES.filter((status) => JOB_TRANSITIONS[status].length === 0);
@@ -79,6 +83,7 @@ export class JobLifecycle {
       needsApproval
         ? { ...job, status: "approval", statusReason: "waiting for an admin to approve it", queuedAt: null }
         : { ...job, status: "queued", statusReason: null, queuedAt: new Date() },
+      sealJobSecrets,
     );
     if (!needsApproval) this.deps.wakeDispatcher();
     return id;
@@ -90,23 +95,24 @@ export class JobLifecycle {
    * A `from` the table does not allow is a bug in the caller and throws.
    */
   async transition(jobId: number, to: JobStatus, fields: JobTransitionFields = {}, from?: readonly JobStatus[]): Promise<boolean> {
-    const sources = from ?? statusesLeadingTo(to);
-    const illegal = sources.filter((status) => !isAllowedTransition(status, to));
-    if (illegal.length > 0) throw new Error(`job ${jobId}: ${illegal.join(", ")} -> ${to} is not a transition of the job lifecycle`);
-    if (sources.length === 0) return false;
-    const now = new Date();
-    const stamps: JobTransitionFields = isFinalStatus(to) ? { finishedAt: now } : to === "queued" ? { queuedAt: now } : {};
-    if (!(await transitionJob(jobId, sources, to, { ...stamps, ...fields }))) return false;
-    this.announce(jobId);
-    if (to === "queued") this.deps.wakeDispatcher();
-    return true;
+    return this.move(jobId, to, fields, from);
   }
 
-  /** The runner's start item: the playbook runs. */
-  async started(jobId: number, at: Date): Promise<void> {
+  /**
+   * A runner instance has the job: its claim answer, or (when that answer was lost) its state
+   * report or its start item. Moves the job to running only while it is queued for that very
+   * instance, so a runner answering a dispatch that was already taken back and sent elsewhere
+   * does not get it.
+   */
+  async claimed(jobId: number, instanceId: string): Promise<boolean> {
+    return this.move(jobId, "running", {}, ["queued"], instanceId);
+  }
+
+  /** The runner's start item: the playbook runs (on `instanceId`, when known). */
+  async started(jobId: number, at: Date, instanceId?: string): Promise<void> {
     // The start item and the claim answer race: whichever is stored first moves the job to
     // running, and the start item brings the time either way.
-    if (await this.transition(jobId, "running", { startedAt: at }, ["queued"])) return;
+    if (await this.move(jobId, "running", { startedAt: at }, ["queued"], instanceId)) return;
     if (await setRunningJobStartedAt(jobId, at)) this.announce(jobId);
   }
 
@@ -139,7 +145,8 @@ export class JobLifecycle {
   /**
    * Aborts a job that has not ended. Waiting for approval it was never dispatched, so it ends
    * at once; queued or running, it gets the abort flag, which the dispatcher turns into an
-   * abort (queued) or a cancel sent to its runner (running).
+   * abort (queued, whether a dispatch of it is unanswered or not: a runner that claims it late
+   * is told to cancel) or a cancel sent to its runner (running).
    */
   async abort(jobId: number, by: string): Promise<JobView> {
     const job = await requireJob(jobId);
@@ -152,6 +159,27 @@ export class JobLifecycle {
     if (await markAbortRequested(jobId, ["queued", "running"])) this.announce(jobId);
     this.deps.wakeDispatcher();
     return requireJob(jobId);
+  }
+
+  private async move(
+    jobId: number,
+    to: JobStatus,
+    fields: JobTransitionFields,
+    from?: readonly JobStatus[],
+    onInstance?: string,
+  ): Promise<boolean> {
+    const sources = from ?? statusesLeadingTo(to);
+    const illegal = sources.filter((status) => !isAllowedTransition(status, to));
+    if (illegal.length > 0) throw new Error(`job ${jobId}: ${illegal.join(", ")} -> ${to} is not a transition of the job lifecycle`);
+    if (sources.length === 0) return false;
+    const now = new Date();
+    const stamps: JobTransitionFields = isFinalStatus(to) ? { finishedAt: now } : to === "queued" ? { queuedAt: now } : {};
+    // Password values are kept (sealed) only while a dispatch may still need them.
+    if (!MAY_BE_DISPATCHED.includes(to)) stamps.secretExtravars = null;
+    if (!(await transitionJob(jobId, sources, to, { ...stamps, ...fields }, onInstance))) return false;
+    this.announce(jobId);
+    if (to === "queued") this.deps.wakeDispatcher();
+    return true;
   }
 
   private announce(jobId: number): void {

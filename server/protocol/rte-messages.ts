@@ -11,6 +11,16 @@ import { z } from "zod";
 export const CONTRACT_VERSION = 1;
 export const RTE_NAMESPACE = "/rte";
 
+/**
+ * Optional behaviours an RTE announces in its handshake (`features`). Additions within contract
+ * v1: an app that does not know a feature ignores it, an RTE that does not announce one gets
+ * the old behaviour.
+ */
+export const RteFeatures = {
+  /** Takes its heartbeat interval from the app's `rte:config` instead of a fixed 15 s. */
+  heartbeatInterval: "heartbeat-interval",
+} as const;
+
 /** Sent by the RTE in the socket.io handshake `auth` field. */
 export const rteHandshakeSchema = z.object({
   v: z.number().int(),
@@ -20,6 +30,7 @@ export const rteHandshakeSchema = z.object({
   capacity: z.number().int().min(1).max(1000),
   /** The runner this RTE is configured as (RTE_RUNNER_NAME, when set): its token must be that runner's. */
   runner: z.string().min(1).max(63).optional(),
+  features: z.array(z.string().max(100)).max(50).optional(),
 });
 export type RteHandshake = z.infer<typeof rteHandshakeSchema>;
 
@@ -162,6 +173,19 @@ export const rteStateSchema = z.object({
 });
 export type RteState = z.infer<typeof rteStateSchema>;
 
+/** The heartbeat interval of an RTE that does not announce RteFeatures.heartbeatInterval. */
+export const LEGACY_HEARTBEAT_SECONDS = 15;
+
+/**
+ * app -> RTE `rte:config`, right after the connection, to RTEs that announced
+ * RteFeatures.heartbeatInterval: send `rte:state` every `heartbeatSeconds` (may be fractional).
+ */
+export const rteConfigSchema = z.object({
+  v: z.literal(CONTRACT_VERSION),
+  heartbeatSeconds: z.number().positive().max(3600),
+});
+export type RteConfig = z.infer<typeof rteConfigSchema>;
+
 /** RTE -> app `rte:leaving`: drained, about to exit. */
 export const rteLeavingSchema = z.object({ v: z.literal(CONTRACT_VERSION), reason: z.string() });
 
@@ -174,4 +198,6 @@ export const RteEvents = {
   leaving: "rte:leaving",
   /** app -> RTE: the app closes this link (runner revoked, token rotated); `{v, reason}`. */
   closing: "rte:closing",
+  /** app -> RTE: settings for this link (RteConfig), sent on connection. */
+  config: "rte:config",
 } as const;

@@ -14,6 +14,8 @@ import {
   jobCancelSchema,
   jobDispatchSchema,
   jobSecretsSchema,
+  rteConfigSchema,
+  RteFeatures,
   type ClaimAnswer,
   type RteState,
 } from "../protocol/rte-messages";
@@ -27,6 +29,7 @@ import { Spool } from "./spool";
 
 export const RTE_VERSION = "0.1.0";
 const ACK_TIMEOUT_MS = 15_000;
+/** Until the app says otherwise (`rte:config`); an app that never does expects 15 s. */
 const HEARTBEAT_MS = 15_000;
 /** A cancel that arrives before its job is kept this long, and the job then starts aborted. */
 const EARLY_CANCEL_TTL_MS = 60_000;
@@ -64,6 +67,7 @@ export class RteAgent {
         version: RTE_VERSION,
         capacity: env.RTE_MAX_JOBS,
         ...(env.runnerName !== null ? { runner: env.runnerName } : {}),
+        features: [RteFeatures.heartbeatInterval],
       },
       transports: ["websocket"],
       reconnectionDelay: 500,
@@ -118,11 +122,25 @@ export class RteAgent {
       if (run) run.cancel();
       else this.earlyCancels.set(parsed.data.jobId, Date.now());
     });
-    this.heartbeat = setInterval(() => {
-      if (this.socket.connected) this.sendState();
-      const now = Date.now();
-      for (const [jobId, at] of this.earlyCancels) if (now - at > EARLY_CANCEL_TTL_MS) this.earlyCancels.delete(jobId);
-    }, HEARTBEAT_MS);
+    // The app derives the interval from its heartbeat timeout: a fixed 15 s would have a
+    // shorter timeout abandon this runner's healthy jobs.
+    this.socket.on(RteEvents.config, (payload: unknown) => {
+      const parsed = rteConfigSchema.safeParse(payload);
+      if (parsed.success) this.startHeartbeat(parsed.data.heartbeatSeconds * 1000);
+    });
+    this.startHeartbeat(HEARTBEAT_MS);
+  }
+
+  private startHeartbeat(intervalMs: number): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(
+      () => {
+        if (this.socket.connected) this.sendState();
+        const now = Date.now();
+        for (const [jobId, at] of this.earlyCancels) if (now - at > EARLY_CANCEL_TTL_MS) this.earlyCancels.delete(jobId);
+      },
+      Math.max(1_000, intervalMs),
+    );
     this.heartbeat.unref();
   }
 

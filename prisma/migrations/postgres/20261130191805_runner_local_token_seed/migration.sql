@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Runner" ADD COLUMN     "tokenSeed" TEXT;
