@@ -358,6 +358,11 @@ function itemBatchesSent(proxy: RteProxy, jobId: number): number[][] {
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), "playform-resilience-"));
   fs.mkdirSync(path.join(scratch, "gates"));
+  // Playbooks run as the unprivileged playbook user when the RTE is root (as in CI): the gate
+  // playbook must be able to see the gate files the test creates. The spools and work dirs
+  // below stay the RTEs' own (0700, created by them).
+  fs.chmodSync(scratch, 0o755);
+  fs.chmodSync(path.join(scratch, "gates"), 0o755);
   app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS_DIR } });
   await app.waitForOutput(/imported \d+ form\(s\)/);
   apiToken = await adminToken(app);
