@@ -91,6 +91,8 @@ export type FormValue = string | number | boolean;
 /** The job as the API and the /ui socket carry it (the server's JobView is checked against it). */
 export type Job = JobView;
 
+export type { OutputLine, OutputMarker, OutputMarkerKind, OutputSearch, OutputTaskIndex, OutputWindow } from "@/server/jobs/output-types";
+
 export interface OutputPage {
   chunks: OutputChunk[];
   /** Seq of the last chunk of this page (the request's `after` when it is empty). */

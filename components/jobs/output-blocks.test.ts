@@ -3,7 +3,7 @@ import type { OutputChunk } from "@/components/api/types";
 import { chunkToBlock, mergeChunks, type OutputBlock } from "./output-blocks";
 
 function chunk(seq: number, text = `line ${seq}\n`, stream = "stdout"): OutputChunk {
-  return { seq, stream, text };
+  return { seq, stream, text, firstLine: seq, lineCount: 1 };
 }
 
 function seqs(blocks: OutputBlock[]): number[] {

@@ -25,6 +25,7 @@ export interface JobView {
   startedAt: string | null;
   finishedAt: string | null;
   lastSeq: number;
+  lines: number;
 }
 
 const jobInclude = { runner: { select: { name: true } }, user: { select: { username: true } } } as const;
@@ -43,6 +44,7 @@ type JobRow = {
   startedAt: Date | null;
   finishedAt: Date | null;
   lastSeq: number;
+  lines: number;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -64,6 +66,7 @@ function toView(row: JobRow): JobView {
     startedAt: row.startedAt?.toISOString() ?? null,
     finishedAt: row.finishedAt?.toISOString() ?? null,
     lastSeq: row.lastSeq,
+    lines: row.lines,
   };
 }
 
@@ -335,6 +338,8 @@ export interface OutputChunk {
   seq: number;
   stream: string;
   text: string;
+  firstLine: number;
+  lineCount: number;
 }
 
 export async function listOutput(jobId: number, after: number, limit: number): Promise<OutputChunk[]> {
@@ -342,9 +347,15 @@ export async function listOutput(jobId: number, after: number, limit: number): P
     where: { jobId, kind: { in: ["output", "log"] }, seq: { gt: after } },
     orderBy: { seq: "asc" },
     take: limit,
-    select: { seq: true, kind: true, stream: true, text: true },
+    select: { seq: true, kind: true, stream: true, text: true, firstLine: true, lineCount: true },
   });
-  return rows.map((r) => ({ seq: r.seq, stream: r.kind === "log" ? "rte" : (r.stream ?? "stdout"), text: r.text ?? "" }));
+  return rows.map((r) => ({
+    seq: r.seq,
+    stream: r.kind === "log" ? "rte" : (r.stream ?? "stdout"),
+    text: r.text ?? "",
+    firstLine: r.firstLine ?? 1,
+    lineCount: r.lineCount ?? 0,
+  }));
 }
 
 /** All stdout text of a job in order (for the text recap). */

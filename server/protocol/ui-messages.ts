@@ -70,6 +70,8 @@ export const jobViewSchema = z.object({
   finishedAt: z.string().nullable(),
   /** The highest sequence number stored for the job (output or not). */
   lastSeq: z.number().int().nonnegative(),
+  /** How many lines of output are stored so far (GET /api/jobs/ID/lines addresses them 1..lines). */
+  lines: z.number().int().nonnegative(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 
@@ -82,6 +84,10 @@ export const outputChunkSchema = z.object({
   seq: z.number().int().positive(),
   stream: z.string(),
   text: z.string(),
+  /** The job's line number of the chunk's first line (1-based): every chunk starts a new line. */
+  firstLine: z.number().int().positive(),
+  /** How many lines the chunk holds (its text split at newlines, a final newline ending the last one). */
+  lineCount: z.number().int().nonnegative(),
 });
 export type OutputChunk = z.infer<typeof outputChunkSchema>;
 
@@ -94,6 +100,11 @@ export const jobFollowSchema = z.object({
   jobId,
   /** The highest seq the browser already has; 0 for everything. */
   after: z.number().int().min(0).default(0),
+  /**
+   * The highest line number the browser already has. When given, it replaces `after`: the app
+   * sends the chunks holding lines above it (a page that read the tail over HTTP follows from there).
+   */
+  afterLine: z.number().int().min(0).optional(),
 });
 export type JobFollow = z.input<typeof jobFollowSchema>;
 

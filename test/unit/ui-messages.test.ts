@@ -24,6 +24,7 @@ const job: JobView = {
   startedAt: "2026-01-02T03:04:06.000Z",
   finishedAt: null,
   lastSeq: 12,
+  lines: 40,
 };
 
 describe("the /ui contract", () => {
@@ -37,7 +38,7 @@ describe("the /ui contract", () => {
   });
 
   it("requires the version on what the app sends", () => {
-    const chunks = { jobId: 7, chunks: [{ seq: 4, stream: "stdout", text: "ok\n" }] };
+    const chunks = { jobId: 7, chunks: [{ seq: 4, stream: "stdout", text: "ok\n", firstLine: 9, lineCount: 1 }] };
     expect(jobChunksSchema.safeParse(chunks).success).toBe(false);
     expect(jobChunksSchema.parse({ v: 1, ...chunks })).toEqual({ v: 1, ...chunks });
     expect(jobChunksSchema.safeParse({ v: 1, jobId: 7, chunks: [{ seq: "4", stream: "stdout", text: "" }] }).success).toBe(false);
