@@ -11,6 +11,7 @@ export const queryKeys = {
   job: (id: number) => ["jobs", "detail", id] as const,
   jobRecap: (id: number) => ["jobs", "detail", id, "recap"] as const,
   jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,
+  jobTasks: (id: number) => ["jobs", "detail", id, "tasks"] as const,
   jobComparedWithPrevious: (id: number) => ["jobs", "detail", id, "compare", "previous"] as const,
   runners: () => ["runners"] as const,
   credentials: () => ["credentials"] as const,

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { ApiError } from "@/components/api/client";
 import { isFinalStatus, type User } from "@/components/api/types";
 import { useJob } from "@/components/hooks/use-job";
-import { useJobOutput } from "@/components/hooks/use-job-output";
+import { useJobLines } from "@/components/hooks/use-job-lines";
 import { ApprovalPanel } from "@/components/jobs/approval-panel";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
@@ -18,7 +18,7 @@ export function JobClient({ jobId, user }: { jobId: number; user: User }) {
   const job = useJob(jobId);
   const final = job.data ? isFinalStatus(job.data.status) : false;
   // Started beside the job query, not after it: output shows as soon as it is there.
-  const output = useJobOutput(jobId, final);
+  const output = useJobLines(jobId, job.data ? { lines: job.data.lines, final } : undefined);
 
   if (job.isPending) return <LoadingState label="Loading job…" />;
   if (job.isError) {
@@ -40,15 +40,8 @@ export function JobClient({ jobId, user }: { jobId: number; user: User }) {
       {job.data.status === "approval" && <ApprovalPanel job={job.data} user={user} />}
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-4">
         <div className="min-w-0 lg:col-span-3">
-          <OutputPane
-            jobId={jobId}
-            blocks={output.blocks}
-            loaded={output.loaded}
-            error={output.error}
-            connection={output.connection}
-            status={job.data.status}
-            final={final}
-          />
+          {/* Keyed by job: another job starts with its own scroll position, search and follow mode. */}
+          <OutputPane key={jobId} jobId={jobId} output={output} status={job.data.status} final={final} />
         </div>
         <div className="min-w-0">
           <JobValues values={job.data.values} runOptions={job.data.runOptions} />
