@@ -1,14 +1,19 @@
 "use client";
 
+import { useCallback } from "react";
 import { ApiError } from "@/components/api/client";
 import { useJobRecap } from "@/components/hooks/use-job-recap";
+import { useJobTasks } from "@/components/hooks/use-job-tasks";
 import { RecapReport } from "@/components/recap/recap-report";
 import { Panel } from "@/components/ui/panel";
 import { Spinner } from "@/components/ui/states";
+import { firstTaskLine } from "./task-links";
 
-/** PLAY RECAP and run analytics of a finished job. */
+/** PLAY RECAP and run analytics of a finished job; task names link to their first line in the output. */
 export function JobRecap({ jobId }: { jobId: number }) {
   const recap = useJobRecap(jobId, true);
+  const markers = useJobTasks(jobId).data;
+  const taskLine = useCallback((task: string) => (markers ? firstTaskLine(markers, task) : null), [markers]);
 
   if (recap.isPending) {
     return (
@@ -29,5 +34,5 @@ export function JobRecap({ jobId }: { jobId: number }) {
       </Panel>
     );
   }
-  return <RecapReport recap={recap.data} noRecap="No recap: the playbook stopped before any play ran." />;
+  return <RecapReport recap={recap.data} noRecap="No recap: the playbook stopped before any play ran." taskLine={taskLine} />;
 }

@@ -1,6 +1,8 @@
 "use client";
 
+import { useMemo } from "react";
 import { ApiError } from "@/components/api/client";
+import { useJobTasks } from "@/components/hooks/use-job-tasks";
 import { useJobTimeline } from "@/components/hooks/use-job-timeline";
 import { COUNTER_COLOURS } from "@/components/recap/colours";
 import { cx } from "@/components/ui/cx";
@@ -14,6 +16,8 @@ import {
   type TimelinePlay,
   type TimelineTask,
 } from "@/server/recap/timeline";
+import { lineHash, onLineLinkClick } from "./line-hash";
+import { timelineTaskLines } from "./task-links";
 
 /** Task name | time axis | duration. Header, rows and the gridline overlay share it so they line up. */
 const GRID = "grid grid-cols-[9rem_minmax(0,1fr)_4rem] sm:grid-cols-[16rem_minmax(0,1fr)_4.5rem]";
@@ -134,7 +138,7 @@ function PlayRow({ play, span }: { play: TimelinePlay; span: number }) {
   );
 }
 
-function TaskRow({ task, span }: { task: TimelineTask; span: number }) {
+function TaskRow({ task, span, line }: { task: TimelineTask; span: number; line: number | null }) {
   const status = worstHostStatus(task.hosts);
   return (
     <li
@@ -145,7 +149,20 @@ function TaskRow({ task, span }: { task: TimelineTask; span: number }) {
       data-kind={task.kind}
     >
       <div className="truncate px-3 text-zinc-800">
-        {task.task}
+        {line === null ? (
+          task.task
+        ) : (
+          // The task's first line in the output above (#L…, without a history entry).
+          <a
+            href={lineHash(line)}
+            onClick={onLineLinkClick(line)}
+            className="hover:text-indigo-700 hover:underline focus-visible:outline-2 focus-visible:outline-indigo-600"
+            data-testid="timeline-task-link"
+            data-line={line}
+          >
+            {task.task}
+          </a>
+        )}
         {task.kind !== "task" && <span className="ml-1 text-[11px] text-zinc-400">{task.kind}</span>}
       </div>
       <div className={TRACK}>
@@ -188,7 +205,8 @@ function Legend({ tasks }: { tasks: TimelineTask[] }) {
   );
 }
 
-export function TimelineChart({ timeline }: { timeline: Timeline }) {
+/** `lines[i]`: the first output line of `timeline.tasks[i]` (a link to it), or null. */
+export function TimelineChart({ timeline, lines }: { timeline: Timeline; lines?: readonly (number | null)[] }) {
   const { tasks, plays } = timeline;
   const span = Math.max(timeline.total_sec ?? 0, ...tasks.map((t) => t.end_sec), ...plays.map((p) => p.end_sec), 0.001);
   return (
@@ -198,13 +216,13 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
         <div className="relative">
           <Gridlines span={span} plays={plays} />
           {plays.map((play) => {
-            const own = tasks.filter((t) => t.play === play.number);
+            const own = tasks.flatMap((task, i) => (task.play === play.number ? [{ task, line: lines?.[i] ?? null }] : []));
             return (
               <section key={play.number} className="relative" aria-label={`Play ${play.number}: ${play.name}`}>
                 <PlayRow play={play} span={span} />
                 <ol>
-                  {own.map((task, index) => (
-                    <TaskRow key={`${index}-${task.task}`} task={task} span={span} />
+                  {own.map(({ task, line }, index) => (
+                    <TaskRow key={`${index}-${task.task}`} task={task} span={span} line={line} />
                   ))}
                 </ol>
               </section>
@@ -221,9 +239,12 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
  * Where the time of a finished job went: one row per task on a time axis, from the job's
  * structured events. Shows nothing for a job without events (the recap above still comes
  * from its text) or while it loads: it sits below the recap, which has its own spinner.
+ * A task's name links to its first line in the output (matched in the job's task index).
  */
 export function JobTimeline({ jobId }: { jobId: number }) {
   const timeline = useJobTimeline(jobId, true);
+  const markers = useJobTasks(jobId).data;
+  const lines = useMemo(() => (timeline.data && markers ? timelineTaskLines(timeline.data, markers) : undefined), [timeline.data, markers]);
   if (timeline.isPending) return null;
   if (timeline.isError) {
     if (timeline.error instanceof ApiError && timeline.error.status === 404) return null;
@@ -248,7 +269,7 @@ export function JobTimeline({ jobId }: { jobId: number }) {
       {data.tasks.length === 0 ? (
         <p className="px-4 py-3 text-sm text-zinc-500">No task started, so there is no time to show.</p>
       ) : (
-        <TimelineChart timeline={data} />
+        <TimelineChart timeline={data} lines={lines} />
       )}
     </Panel>
   );

@@ -3,7 +3,8 @@ import type { Recap } from "@/components/api/types";
 import { Fact } from "@/components/ui/fact";
 import { formatElapsed, formatTaskSeconds } from "@/components/ui/format";
 import { RECAP_STATUS_STYLE } from "./colours";
-import { RecapList } from "./recap-list";
+import { lineHash, onLineLinkClick } from "@/components/jobs/line-hash";
+import { RecapList, type TaskLine } from "./recap-list";
 
 function Stat({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -24,9 +25,10 @@ const PROBLEMS = [
 
 /**
  * Everything the recap knows beyond the per-host counters. Each part is optional: a recap
- * from a run without the profile_tasks callback has no task timings, for instance.
+ * from a run without the profile_tasks callback has no task timings, for instance. With
+ * `taskLine` (a job's recap), task names link to their first line in the output.
  */
-export function RecapAnalytics({ recap }: { recap: Recap }) {
+export function RecapAnalytics({ recap, taskLine }: { recap: Recap; taskLine?: TaskLine }) {
   const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
   const longest = Math.max(...slowest.map((t) => t.seconds), 0);
   const status = recap.status ? RECAP_STATUS_STYLE[recap.status] : undefined;
@@ -47,29 +49,43 @@ export function RecapAnalytics({ recap }: { recap: Recap }) {
             <p className="text-xs text-zinc-400">No task timings in this run.</p>
           ) : (
             <ol className="space-y-1.5">
-              {slowest.map((task, index) => (
-                <li key={`${index}-${task.task}`} className="text-xs">
-                  <div className="flex items-baseline justify-between gap-3">
-                    <span className="truncate text-zinc-800" title={task.task}>
-                      {task.task}
-                    </span>
-                    <span className="shrink-0 font-mono text-zinc-600 tabular-nums">{formatTaskSeconds(task.seconds)}</span>
-                  </div>
-                  <div className="mt-0.5 h-1 rounded-full bg-zinc-100">
-                    <div
-                      className="h-1 rounded-full bg-indigo-500"
-                      style={{ width: `${longest > 0 ? Math.max(2, (task.seconds / longest) * 100) : 0}%` }}
-                    />
-                  </div>
-                </li>
-              ))}
+              {slowest.map((task, index) => {
+                const line = taskLine?.(task.task) ?? null;
+                return (
+                  <li key={`${index}-${task.task}`} className="text-xs">
+                    <div className="flex items-baseline justify-between gap-3">
+                      {line === null ? (
+                        <span className="truncate text-zinc-800" title={task.task}>
+                          {task.task}
+                        </span>
+                      ) : (
+                        <a
+                          href={lineHash(line)}
+                          onClick={onLineLinkClick(line)}
+                          className="truncate text-zinc-800 hover:text-indigo-700 hover:underline"
+                          title={task.task}
+                        >
+                          {task.task}
+                        </a>
+                      )}
+                      <span className="shrink-0 font-mono text-zinc-600 tabular-nums">{formatTaskSeconds(task.seconds)}</span>
+                    </div>
+                    <div className="mt-0.5 h-1 rounded-full bg-zinc-100">
+                      <div
+                        className="h-1 rounded-full bg-indigo-500"
+                        style={{ width: `${longest > 0 ? Math.max(2, (task.seconds / longest) * 100) : 0}%` }}
+                      />
+                    </div>
+                  </li>
+                );
+              })}
             </ol>
           )}
         </div>
-        <RecapList {...CHANGED} items={recap.changed_tasks ?? []} />
+        <RecapList {...CHANGED} items={recap.changed_tasks ?? []} link={taskLine} />
         <div className="space-y-4">
           {PROBLEMS.map(({ list, ...shown }) => (
-            <RecapList key={list} {...shown} items={recap[list] ?? []} />
+            <RecapList key={list} {...shown} items={recap[list] ?? []} link={list === "unreachable_hosts" ? undefined : taskLine} />
           ))}
         </div>
       </div>

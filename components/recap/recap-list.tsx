@@ -1,4 +1,5 @@
 import { cx } from "@/components/ui/cx";
+import { lineHash, onLineLinkClick } from "@/components/jobs/line-hash";
 
 export type RecapListTone = "neutral" | "changed" | "bad" | "ignored";
 
@@ -9,7 +10,13 @@ const MARKER: Record<RecapListTone, string> = {
   ignored: "bg-fuchsia-500",
 };
 
-/** A titled, counted list of task or host names with a coloured marker per entry. */
+/** Where a task name points in the job's output (a line number), or null. */
+export type TaskLine = (task: string) => number | null;
+
+/**
+ * A titled, counted list of task or host names with a coloured marker per entry. With
+ * `link`, an entry it knows a line for links to it in the job's output.
+ */
 export function RecapList({
   title,
   items,
@@ -17,6 +24,7 @@ export function RecapList({
   tone,
   testId,
   hint,
+  link,
 }: {
   title: string;
   /** One line under the title saying what the list means. */
@@ -25,6 +33,7 @@ export function RecapList({
   empty: string;
   tone: RecapListTone;
   testId: string;
+  link?: TaskLine;
 }) {
   const marker = MARKER[tone];
   return (
@@ -38,12 +47,21 @@ export function RecapList({
         <p className="text-xs text-zinc-400">{empty}</p>
       ) : (
         <ul className="space-y-1">
-          {items.map((item, index) => (
-            <li key={`${index}-${item}`} className="flex items-start gap-2 text-xs text-zinc-800">
-              <span aria-hidden="true" className={cx("mt-1.5 size-1.5 shrink-0 rounded-full", marker)} />
-              <span className="break-words">{item}</span>
-            </li>
-          ))}
+          {items.map((item, index) => {
+            const line = link?.(item) ?? null;
+            return (
+              <li key={`${index}-${item}`} className="flex items-start gap-2 text-xs text-zinc-800">
+                <span aria-hidden="true" className={cx("mt-1.5 size-1.5 shrink-0 rounded-full", marker)} />
+                {line === null ? (
+                  <span className="break-words">{item}</span>
+                ) : (
+                  <a href={lineHash(line)} onClick={onLineLinkClick(line)} className="break-words hover:text-indigo-700 hover:underline">
+                    {item}
+                  </a>
+                )}
+              </li>
+            );
+          })}
         </ul>
       )}
     </div>

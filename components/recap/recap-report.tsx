@@ -1,13 +1,15 @@
 import type { Recap } from "@/components/api/types";
 import { Panel } from "@/components/ui/panel";
 import { RecapAnalytics } from "./recap-analytics";
+import type { TaskLine } from "./recap-list";
 import { RecapTable } from "./recap-table";
 
 /**
  * The PLAY RECAP table and the run analytics of one recap, wherever the recap came from (a
- * job, an uploaded log). `noRecap` is what to say when the log never got to a play.
+ * job, an uploaded log). `noRecap` is what to say when the log never got to a play. A job's
+ * recap passes `taskLine`: task names then link to their first line in the output.
  */
-export function RecapReport({ recap, noRecap }: { recap: Recap; noRecap: string }) {
+export function RecapReport({ recap, noRecap, taskLine }: { recap: Recap; noRecap: string; taskLine?: TaskLine }) {
   if (recap.hosts.length === 0 && (recap.plays?.length ?? 0) === 0) {
     return (
       <Panel title="Play recap">
@@ -27,7 +29,7 @@ export function RecapReport({ recap, noRecap }: { recap: Recap; noRecap: string 
         )}
       </Panel>
       <Panel title="Run analytics">
-        <RecapAnalytics recap={recap} />
+        <RecapAnalytics recap={recap} taskLine={taskLine} />
       </Panel>
     </div>
   );
