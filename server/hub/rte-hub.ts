@@ -58,6 +58,8 @@ const STATE_GRACE_MS = 30_000;
 
 export class RteHub {
   readonly links = new Map<string, RunnerLink>();
+  /** Batches with new items stored since start (logged at shutdown; the output benchmark reads it). */
+  batchesStored = 0;
   private namespace: Namespace | null = null;
 
   constructor(
@@ -173,6 +175,7 @@ export class RteHub {
       return { acked: [], drop: true };
     }
     const fresh = await storeRteItems(jobId, items);
+    if (fresh.length > 0) this.batchesStored++;
     if (fresh.some((i) => i.kind === "output" || i.kind === "log")) this.publish({ jobId, output: true, status: false });
     for (const item of fresh) {
       if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000), link.instanceId);
