@@ -127,6 +127,10 @@ async function main(): Promise<void> {
     }
     stopping = true;
     log(`${signal}: stopping`);
+    const { feedReads, catchUpReads, broadcasts } = uiHub.stats;
+    log(
+      `live output since start: ${hub.batchesStored} batches stored; followers' output reads: ${feedReads} shared (one per job per batch), ${catchUpReads} catch-up, ${broadcasts} broadcasts`,
+    );
     void (async () => {
       dispatcher.stop();
       // First the local RTE, which drains through this app: its link, and so the HTTP and

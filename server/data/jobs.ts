@@ -1,8 +1,6 @@
 import { getDb } from "./db";
-import { isUniqueViolation } from "./unique";
-import { Prisma } from "./generated/sqlite/client";
 import type { RunOptions } from "../forms/run-options";
-import type { JobItem, ManifestEntry } from "../protocol/rte-messages";
+import type { ManifestEntry } from "../protocol/rte-messages";
 
 /** The statuses a job can be stored with; which moves between them are allowed is server/jobs/lifecycle.ts. */
 export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned" | "rejected";
@@ -105,6 +103,8 @@ export async function createJob(
     extravars: input.extravars as object,
     manifest: input.manifest as object[],
     runOptions: input.runOptions as object,
+    // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
+    outputIndexed: true,
   };
   const secrets = input.secretExtravars ?? {};
   if (Object.keys(secrets).length === 0) return (await getDb().job.create({ data, select: { id: true } })).id;
@@ -332,97 +332,6 @@ export async function findCachedRecap(
 /** Caches a job's recap, unless its status changed since it was read as `whileStatus`. */
 export async function storeCachedRecap(jobId: number, whileStatus: JobStatus, recap: object, source: string): Promise<void> {
   await getDb().job.updateMany({ where: { id: jobId, status: whileStatus }, data: { recap, recapSource: source } });
-}
-
-export interface OutputChunk {
-  seq: number;
-  stream: string;
-  text: string;
-  firstLine: number;
-  lineCount: number;
-}
-
-export async function listOutput(jobId: number, after: number, limit: number): Promise<OutputChunk[]> {
-  const rows = await getDb().jobChunk.findMany({
-    where: { jobId, kind: { in: ["output", "log"] }, seq: { gt: after } },
-    orderBy: { seq: "asc" },
-    take: limit,
-    select: { seq: true, kind: true, stream: true, text: true, firstLine: true, lineCount: true },
-  });
-  return rows.map((r) => ({
-    seq: r.seq,
-    stream: r.kind === "log" ? "rte" : (r.stream ?? "stdout"),
-    text: r.text ?? "",
-    firstLine: r.firstLine ?? 1,
-    lineCount: r.lineCount ?? 0,
-  }));
-}
-
-/** All stdout text of a job in order (for the text recap). */
-export async function jobStdout(jobId: number): Promise<string[]> {
-  const rows = await getDb().jobChunk.findMany({
-    where: { jobId, kind: "output", stream: "stdout" },
-    orderBy: { seq: "asc" },
-    select: { text: true },
-  });
-  return rows.map((r) => r.text ?? "");
-}
-
-export async function jobEvents(jobId: number): Promise<unknown[]> {
-  const rows = await getDb().jobChunk.findMany({
-    where: { jobId, kind: "events" },
-    orderBy: { seq: "asc" },
-    select: { data: true },
-  });
-  return rows.flatMap((r) => (Array.isArray(r.data) ? (r.data as unknown[]) : []));
-}
-
-
-/**
- * Stores a batch of numbered items exactly once: items already stored (a resend after a
- * reconnect, or a race with another app node) are skipped, and every item of the batch is
- * reported as stored so the RTE can drop it from its spool. Returns the newly stored items;
- * what their start and end mean for the job's status is the lifecycle's to apply.
- */
-export async function storeJobItems(jobId: number, items: JobItem[]): Promise<JobItem[]> {
-  const db = getDb();
-  const seqs = items.map((i) => i.seq);
-  const existing = await db.jobChunk.findMany({ where: { jobId, seq: { in: seqs } }, select: { seq: true } });
-  const have = new Set(existing.map((e) => e.seq));
-  const fresh: JobItem[] = [];
-  for (const item of items) {
-    if (have.has(item.seq)) continue;
-    have.add(item.seq);
-    try {
-      await db.jobChunk.create({ data: chunkData(jobId, item) });
-      fresh.push(item);
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-    }
-  }
-  if (fresh.length > 0) {
-    const maxSeq = Math.max(...fresh.map((i) => i.seq));
-    await db.job.updateMany({ where: { id: jobId, lastSeq: { lt: maxSeq } }, data: { lastSeq: maxSeq } });
-    // New items make a cached recap stale (see jobs/recap-cache.ts).
-    await db.job.updateMany({ where: { id: jobId, NOT: { recapSource: null } }, data: { recap: Prisma.DbNull, recapSource: null } });
-  }
-  return fresh;
-}
-
-function chunkData(jobId: number, item: JobItem) {
-  const base = { jobId, seq: item.seq, kind: item.kind, createdAt: new Date(item.ts * 1000) };
-  switch (item.kind) {
-    case "output":
-      return { ...base, stream: item.stream, text: item.text };
-    case "log":
-      return { ...base, text: item.text };
-    case "events":
-      return { ...base, data: item.events as object[] };
-    case "start":
-      return { ...base, data: { pid: item.pid ?? null } };
-    case "end":
-      return { ...base, data: { status: item.status, exitCode: item.exitCode, reason: item.reason } };
-  }
 }
 
 export interface JobTransitionFields {

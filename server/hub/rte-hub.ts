@@ -18,10 +18,11 @@ import {
   type ItemsAck,
   type RteConfig,
 } from "../protocol/rte-messages";
-import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJobDispatched, storeJobItems } from "../data/jobs";
+import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJobDispatched } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
 import { isFinalStatus, type JobLifecycle } from "../jobs/lifecycle";
+import { storeRteItems } from "../jobs/output";
 import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
 import { manifestSchema } from "../jobs/manifest-schema";
 import type { JobUpdatePublisher } from "./job-updates";
@@ -57,6 +58,8 @@ const STATE_GRACE_MS = 30_000;
 
 export class RteHub {
   readonly links = new Map<string, RunnerLink>();
+  /** Batches with new items stored since start (logged at shutdown; the output benchmark reads it). */
+  batchesStored = 0;
   private namespace: Namespace | null = null;
 
   constructor(
@@ -171,7 +174,8 @@ export class RteHub {
       if (placement === "elsewhere") this.cancelStray(link, jobId, "it is not this instance's job (any more)");
       return { acked: [], drop: true };
     }
-    const fresh = await storeJobItems(jobId, items);
+    const fresh = await storeRteItems(jobId, items);
+    if (fresh.length > 0) this.batchesStored++;
     if (fresh.some((i) => i.kind === "output" || i.kind === "log")) this.publish({ jobId, output: true, status: false });
     for (const item of fresh) {
       if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000), link.instanceId);

@@ -1,16 +1,23 @@
 /**
  * The `/ui` namespace: browsers following a job. A browser never talks to an RTE; it follows
- * the job here and receives only chunks newer than the last one it has, in order, each once.
+ * the job here and receives only chunks newer than what it has, in order, each once.
  *
- * Every follower has a cursor (the last seq sent). Whatever the trigger (the follow request
- * itself, new items stored on this node, news from another node), delivery is the same:
- * read the chunks after the cursor from the database and send them. One read at a time per
- * follower, and a trigger during a read causes one more read, so nothing stored is skipped.
+ * The cost scales with jobs, not with watchers. Each followed job has one feed per app node:
+ * when the job has new output, the feed reads what is new from the database once and
+ * broadcasts it to a socket.io room holding every follower of the job on this node (socket.io
+ * encodes a broadcast once). A new follower first catches up on its own, reading from its
+ * cursor up to the point the feed has broadcast, and joins the room in the same synchronous
+ * step as its last check, so nothing is skipped and nothing is sent twice.
+ *
+ * One read at a time per feed (and per catching-up follower): a trigger during a read causes
+ * one more read, so nothing stored is missed.
  */
-import type { Server, Socket } from "socket.io";
+import type { Namespace, Server, Socket } from "socket.io";
 import { userForToken } from "../data/auth-tokens";
-import { getJobView, listOutput, type JobView } from "../data/jobs";
+import { findOutputState, listOutput, seqCursorForLine } from "../data/job-output";
+import { getJobView, type JobView } from "../data/jobs";
 import { SESSION_COOKIE, readCookie } from "../auth/session";
+import { ensureIndexed } from "../jobs/output";
 import {
   UI_CONTRACT_VERSION,
   UI_NAMESPACE,
@@ -35,15 +42,36 @@ true satisfies Same<JobView, WireJobView>;
 
 interface Follower {
   socket: Socket;
+  feed: JobFeed;
+  /** Until it joins the room: the highest seq it has (null until its follow request is resolved). */
+  cursor: number | null;
+  reading: boolean;
+  inRoom: boolean;
+}
+
+interface JobFeed {
   jobId: number;
-  cursor: number;
+  room: string;
+  /** Everything up to this seq has been broadcast to the room (or predates the feed); null until read. */
+  lastSeq: number | null;
+  ready: Promise<void>;
   reading: boolean;
   again: boolean;
+  followers: Set<Follower>;
+}
+
+/** What the hub did, for the benchmark and the metrics (reads of output per stored batch). */
+export interface UiHubStats {
+  feedReads: number;
+  catchUpReads: number;
+  broadcasts: number;
 }
 
 export class UiHub {
-  /** jobId -> followers on this node. */
-  private readonly followers = new Map<number, Set<Follower>>();
+  /** jobId -> the job's feed on this node. */
+  private readonly feeds = new Map<number, JobFeed>();
+  private namespace: Namespace | null = null;
+  readonly stats: UiHubStats = { feedReads: 0, catchUpReads: 0, broadcasts: 0 };
 
   constructor(private readonly bus: JobUpdateBus) {
     bus.subscribe((update) => this.onUpdate(update));
@@ -51,6 +79,7 @@ export class UiHub {
 
   attach(io: Server): void {
     const namespace = io.of(UI_NAMESPACE);
+    this.namespace = namespace;
     namespace.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
       const token = typeof auth?.token === "string" ? auth.token : readCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
@@ -65,15 +94,14 @@ export class UiHub {
       socket.on(UiEvents.follow, (payload: unknown) => {
         const parsed = jobFollowSchema.safeParse(payload);
         if (!parsed.success) return;
-        const { jobId, after } = parsed.data;
+        const { jobId, after, afterLine } = parsed.data;
         this.remove(mine.get(jobId));
-        const follower: Follower = { socket, jobId, cursor: after, reading: false, again: false };
+        const feed = this.feedFor(jobId);
+        const follower: Follower = { socket, feed, cursor: null, reading: false, inRoom: false };
         mine.set(jobId, follower);
-        let set = this.followers.get(jobId);
-        if (!set) this.followers.set(jobId, (set = new Set()));
-        set.add(follower);
-        this.pump(follower);
-        void this.sendStatus(jobId, [follower]);
+        feed.followers.add(follower);
+        void this.startFollowing(follower, after, afterLine);
+        void this.sendStatus(feed, [follower]);
       });
       socket.on(UiEvents.unfollow, (payload: unknown) => {
         const parsed = jobUnfollowSchema.safeParse(payload);
@@ -93,53 +121,125 @@ export class UiHub {
     this.bus.publish(update);
   }
 
-  private onUpdate(update: JobUpdate): void {
-    const set = this.followers.get(update.jobId);
-    if (!set || set.size === 0) return;
-    if (update.output) for (const follower of set) this.pump(follower);
-    if (update.status) void this.sendStatus(update.jobId, [...set]);
+  private feedFor(jobId: number): JobFeed {
+    const existing = this.feeds.get(jobId);
+    if (existing) return existing;
+    const feed: JobFeed = {
+      jobId,
+      room: `job:${jobId}`,
+      lastSeq: null,
+      ready: Promise.resolve(),
+      reading: false,
+      again: false,
+      followers: new Set(),
+    };
+    feed.ready = (async () => {
+      await ensureIndexed(jobId).catch(() => undefined);
+      const state = await findOutputState(jobId);
+      // Set once: a broadcast cannot have happened before (the feed pumps only once ready).
+      feed.lastSeq ??= state?.lastSeq ?? 0;
+    })();
+    this.feeds.set(jobId, feed);
+    return feed;
   }
 
-  private pump(follower: Follower): void {
-    if (follower.reading) {
-      follower.again = true;
+  private onUpdate(update: JobUpdate): void {
+    const feed = this.feeds.get(update.jobId);
+    if (!feed) return;
+    if (update.output) this.pumpFeed(feed);
+    if (update.status) void this.sendStatus(feed, [...feed.followers]);
+  }
+
+  /** Reads what is new for the job once and broadcasts it to every follower in the room. */
+  private pumpFeed(feed: JobFeed): void {
+    if (feed.reading) {
+      feed.again = true;
       return;
     }
-    follower.reading = true;
+    feed.reading = true;
     void (async () => {
       try {
+        await feed.ready;
         do {
-          follower.again = false;
+          feed.again = false;
           for (;;) {
-            const chunks = await listOutput(follower.jobId, follower.cursor, PAGE);
-            if (chunks.length === 0 || !follower.socket.connected) break;
-            follower.cursor = chunks[chunks.length - 1]!.seq;
-            follower.socket.emit(UiEvents.chunks, { v: UI_CONTRACT_VERSION, jobId: follower.jobId, chunks } satisfies JobChunks);
+            const chunks = await listOutput(feed.jobId, feed.lastSeq!, PAGE);
+            this.stats.feedReads++;
+            if (chunks.length === 0) break;
+            feed.lastSeq = chunks[chunks.length - 1]!.seq;
+            this.namespace?.to(feed.room).emit(UiEvents.chunks, { v: UI_CONTRACT_VERSION, jobId: feed.jobId, chunks } satisfies JobChunks);
+            this.stats.broadcasts++;
+            // Followers still catching up read up to the new lastSeq on their next turn.
+            for (const follower of feed.followers) if (!follower.inRoom) this.catchUp(follower);
             if (chunks.length < PAGE) break;
           }
-        } while (follower.again && follower.socket.connected);
+        } while (feed.again && this.feeds.get(feed.jobId) === feed);
       } finally {
-        // In the same synchronous step as the loop's last check: a trigger cannot slip between.
-        follower.reading = false;
+        feed.reading = false;
       }
-    })().catch((error: unknown) => console.error(`[ui-hub] sending output of job ${follower.jobId} failed:`, error));
+    })().catch((error: unknown) => console.error(`[ui-hub] reading the output of job ${feed.jobId} failed:`, error));
   }
 
-  private async sendStatus(jobId: number, to: Follower[]): Promise<void> {
+  private async startFollowing(follower: Follower, after: number, afterLine: number | undefined): Promise<void> {
     try {
-      const job = await getJobView(jobId);
+      await follower.feed.ready;
+      follower.cursor = afterLine === undefined ? after : await seqCursorForLine(follower.feed.jobId, afterLine);
+      this.catchUp(follower);
+    } catch (error) {
+      console.error(`[ui-hub] following job ${follower.feed.jobId} failed:`, error);
+    }
+  }
+
+  /**
+   * Sends a new follower what the room has already had, from its cursor up to the feed's
+   * lastSeq, then puts it in the room: checked and joined in one synchronous step, so a
+   * broadcast cannot fall between its catch-up and its membership.
+   */
+  private catchUp(follower: Follower): void {
+    // A loop already running reads up to the feed's latest lastSeq on its next turn.
+    if (follower.inRoom || follower.reading || follower.cursor === null) return;
+    follower.reading = true;
+    const { feed, socket } = follower;
+    void (async () => {
+      try {
+        for (;;) {
+          if (!socket.connected || !feed.followers.has(follower)) return;
+          const upTo = feed.lastSeq ?? 0;
+          const cursor = follower.cursor!;
+          if (cursor >= upTo) {
+            void socket.join(feed.room);
+            follower.inRoom = true;
+            return;
+          }
+          const chunks = await listOutput(feed.jobId, cursor, PAGE, upTo);
+          this.stats.catchUpReads++;
+          if (chunks.length > 0) socket.emit(UiEvents.chunks, { v: UI_CONTRACT_VERSION, jobId: feed.jobId, chunks } satisfies JobChunks);
+          // A short page is everything up to upTo (the other items there are not output).
+          follower.cursor = chunks.length < PAGE ? upTo : chunks[chunks.length - 1]!.seq;
+        }
+      } finally {
+        follower.reading = false;
+      }
+    })().catch((error: unknown) => console.error(`[ui-hub] sending output of job ${feed.jobId} failed:`, error));
+  }
+
+  private async sendStatus(feed: JobFeed, to: Follower[]): Promise<void> {
+    try {
+      const job = await getJobView(feed.jobId);
       if (!job) return;
-      const message = { v: UI_CONTRACT_VERSION, jobId, job } satisfies JobStatusMessage;
+      const message = { v: UI_CONTRACT_VERSION, jobId: feed.jobId, job } satisfies JobStatusMessage;
       for (const follower of to) follower.socket.emit(UiEvents.status, message);
     } catch (error) {
-      console.error(`[ui-hub] sending the status of job ${jobId} failed:`, error);
+      console.error(`[ui-hub] sending the status of job ${feed.jobId} failed:`, error);
     }
   }
 
   private remove(follower: Follower | undefined): void {
     if (!follower) return;
-    const set = this.followers.get(follower.jobId);
-    set?.delete(follower);
-    if (set?.size === 0) this.followers.delete(follower.jobId);
+    const { feed } = follower;
+    feed.followers.delete(follower);
+    if (follower.inRoom) void follower.socket.leave(feed.room);
+    follower.inRoom = false;
+    if (feed.followers.size === 0 && this.feeds.get(feed.jobId) === feed) this.feeds.delete(feed.jobId);
   }
 }

@@ -2,7 +2,7 @@
  * A job's structured events (the callback plugin's side channel) as stored, parsed. Shared by
  * everything derived from them (the recap, the timeline) so they read the same events.
  */
-import { jobEvents } from "../data/jobs";
+import { jobEvents } from "../data/job-output";
 import { parsePlayformEvent, type PlayformEvent } from "../recap/events";
 
 /**

@@ -1,6 +1,34 @@
-import { listOutput } from "../data/jobs";
+/**
+ * A job's output for readers: chunk pages by seq (the original API), windows by line, the raw
+ * log streamed, search, and the task index (docs/api.md, "A job's output, by line"). Every
+ * function here reads what its answer needs, not the whole output: windows find their chunks
+ * by the (jobId, firstLine) index, the log and search walk the chunks in pages.
+ */
+import {
+  findOutputState,
+  indexStoredOutput,
+  iterateOutput,
+  listLineChunks,
+  listMarkers,
+  listOutput,
+  storeJobItems,
+} from "../data/job-output";
+import { DomainError } from "../errors";
+import { advanceStyle, sgrToStyle, stripAnsi, styleToSgr } from "../protocol/ansi";
+import { chunkLines } from "../protocol/output-lines";
+import type { JobItem } from "../protocol/rte-messages";
 import { requireJob } from "./access";
 import { isFinalStatus } from "./lifecycle";
+import { indexOutput } from "./output-index";
+import type { OutputLine, OutputMarker, OutputMarkerKind, OutputSearch, OutputTaskIndex, OutputWindow } from "./output-types";
+
+export const MAX_WINDOW_LINES = 5_000;
+export const MAX_SEARCH_MATCHES = 1_000;
+
+/** Stores an RTE's batch exactly once, numbering its output by line (see server/data/job-output.ts). */
+export function storeRteItems(jobId: number, items: JobItem[]): Promise<JobItem[]> {
+  return storeJobItems(jobId, items, indexOutput);
+}
 
 /**
  * Up to `limit` output chunks of a job after sequence number `after`; `done` once the job has
@@ -8,7 +36,134 @@ import { isFinalStatus } from "./lifecycle";
  */
 export async function jobOutputPage(jobId: number, after: number, limit: number) {
   const job = await requireJob(jobId);
+  await ensureIndexed(jobId);
   const chunks = await listOutput(job.id, after, limit);
   const done = isFinalStatus(job.status) && chunks.length < limit;
   return { chunks, lastSeq: chunks.at(-1)?.seq ?? after, done };
+}
+
+/**
+ * A job stored before line addressing is numbered on first use (once; concurrent callers are
+ * harmless). Returns the job's line count; a missing job is a not_found DomainError.
+ */
+export async function ensureIndexed(jobId: number): Promise<number> {
+  const state = await findOutputState(jobId);
+  if (!state) throw new DomainError("not_found", `no job ${jobId}`);
+  if (state.outputIndexed) return state.lines;
+  await indexStoredOutput(jobId, indexOutput);
+  return (await findOutputState(jobId))?.lines ?? 0;
+}
+
+export type WindowRequest = { from: number; count: number } | { tail: number };
+
+/** Lines of a job's output: `count` from line `from`, or the last `tail` lines. */
+export async function outputWindow(jobId: number, request: WindowRequest): Promise<OutputWindow> {
+  const job = await requireJob(jobId);
+  const total = await ensureIndexed(jobId);
+  const count = "tail" in request ? request.tail : request.count;
+  const from = "tail" in request ? Math.max(1, total - request.tail + 1) : request.from;
+  const final = isFinalStatus(job.status);
+  if (from > total || count <= 0) return { jobId, from, total, final, ansi: null, lines: [] };
+  const last = Math.min(from + count - 1, total);
+  const chunks = await listLineChunks(jobId, from, last - from + 1);
+  const lines: OutputLine[] = [];
+  let ansi: string | null = null;
+  for (const [index, chunk] of chunks.entries()) {
+    const texts = chunkLines(chunk.text);
+    const skip = Math.max(0, from - chunk.firstLine);
+    if (index === 0) {
+      // The colour at `from`: the chunk's colour at its start, moved through the lines before `from`.
+      const style =
+        chunk.stream === "rte" || skip === 0
+          ? sgrToStyle(chunk.ansi)
+          : advanceStyle(sgrToStyle(chunk.ansi), texts.slice(0, skip).join("\n"));
+      ansi = styleToSgr(style);
+    }
+    for (let i = skip; i < texts.length && chunk.firstLine + i <= last; i++) {
+      lines.push({ n: chunk.firstLine + i, stream: chunk.stream, text: texts[i]! });
+    }
+  }
+  return { jobId, from, total, final, ansi, lines };
+}
+
+/**
+ * The whole output as stored, in order, as a byte stream: chunks are read a page at a time
+ * and written as they come, so memory stays flat whatever the size. `ansi: false` strips
+ * colour and other terminal codes.
+ */
+export async function outputLog(jobId: number, options: { ansi: boolean }): Promise<ReadableStream<Uint8Array>> {
+  await requireJob(jobId);
+  await ensureIndexed(jobId);
+  const pages = iterateOutput(jobId);
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const page = await pages.next();
+        if (page.done) return controller.close();
+        let text = "";
+        for (const chunk of page.value) text += options.ansi ? chunk.text : stripChunk(chunk.text);
+        controller.enqueue(encoder.encode(text));
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await pages.return(undefined);
+    },
+  });
+}
+
+/** Strips terminal codes without joining lines (an unterminated OSC sequence would eat newlines). */
+function stripChunk(text: string): string {
+  return text.includes("\x1b]") ? text.split("\n").map(stripAnsi).join("\n") : stripAnsi(text);
+}
+
+/**
+ * The line numbers of the lines containing `q`, searched in the text without colour codes,
+ * in order, at most `limit`. A chunk is split into lines only when it holds a match.
+ */
+export async function searchOutput(jobId: number, q: string, options: { limit: number; caseSensitive: boolean }): Promise<OutputSearch> {
+  await requireJob(jobId);
+  await ensureIndexed(jobId);
+  const needle = options.caseSensitive ? q : q.toLowerCase();
+  const matches: number[] = [];
+  for await (const page of iterateOutput(jobId, 500)) {
+    for (const chunk of page) {
+      const plain = stripChunk(chunk.text);
+      const haystack = options.caseSensitive ? plain : plain.toLowerCase();
+      let at = haystack.indexOf(needle);
+      if (at === -1) continue;
+      // Line of each hit: count the newlines before it; a line with several hits counts once.
+      let line = chunk.firstLine;
+      let counted = 0;
+      while (at !== -1) {
+        for (let nl = haystack.indexOf("\n", counted); nl !== -1 && nl < at; nl = haystack.indexOf("\n", nl + 1)) {
+          line++;
+          counted = nl + 1;
+        }
+        if (matches.at(-1) !== line) {
+          if (matches.length === options.limit) return { q, matches, truncated: true };
+          matches.push(line);
+        }
+        const nextLine = haystack.indexOf("\n", at);
+        if (nextLine === -1) break;
+        at = haystack.indexOf(needle, nextLine + 1);
+      }
+    }
+  }
+  return { q, matches, truncated: false };
+}
+
+/** Where each play, task, handler and the recap start, with the play each belongs to. */
+export async function taskIndex(jobId: number): Promise<OutputTaskIndex> {
+  await requireJob(jobId);
+  await ensureIndexed(jobId);
+  let play = "";
+  const tasks: OutputMarker[] = (await listMarkers(jobId)).map((marker) => {
+    const kind = marker.kind as OutputMarkerKind;
+    if (kind === "play") play = marker.name;
+    return { line: marker.line, kind, name: marker.name, play };
+  });
+  return { tasks };
 }

@@ -2,7 +2,7 @@
  * A job's recap: from the callback plugin's structured events when the job has them (exact,
  * and available live), else from the stored text output (runs of older RTEs, imported logs).
  */
-import { jobStdout } from "../data/jobs";
+import { jobStdout } from "../data/job-output";
 import { recapFromEvents } from "../recap/from-events";
 import { RecapTextParser } from "../recap/parse-text";
 import type { Recap } from "../recap/types";
