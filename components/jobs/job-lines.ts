@@ -1,5 +1,6 @@
 import type { OutputChunk, OutputWindow } from "@/components/api/types";
-import { LineCache, chunkLines, type CachedLine } from "./line-cache";
+import { countChunkLines } from "@/server/protocol/output-lines";
+import { LineCache, type CachedLine } from "./line-cache";
 
 /**
  * What the job page knows of a job's output, windowed: the lines near what is shown (and the
@@ -234,7 +235,7 @@ export class JobLines {
     let changed = false;
     const before = this.total;
     for (const chunk of [...chunks].sort((a, b) => a.firstLine - b.firstLine)) {
-      const count = chunkLines(chunk).length;
+      const count = countChunkLines(chunk.text);
       if (count === 0 || !(chunk.firstLine >= 1)) continue;
       const last = chunk.firstLine + count - 1;
       if (this.cache.putChunk(chunk, (p) => this.keepPage(p))) changed = true;

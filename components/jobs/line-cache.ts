@@ -1,6 +1,7 @@
 import type { OutputChunk, OutputLine } from "@/components/api/types";
-import { PLAIN, parseAnsi, type AnsiStyle } from "./ansi";
-import { chunkToBlock } from "./output-blocks";
+import { advanceStyle, sgrToStyle } from "@/server/protocol/ansi";
+import { chunkLines } from "@/server/protocol/output-lines";
+import { PLAIN, type AnsiStyle } from "./ansi";
 
 /**
  * The lines of one job the page holds, by number, in fixed pages (page p holds lines
@@ -9,8 +10,9 @@ import { chunkToBlock } from "./output-blocks";
  *
  * Lines come from two places: windows read over HTTP (`GET /api/jobs/ID/lines`, which say
  * the colour state at their first line) and live chunks (which start a new line each and
- * say where: `firstLine`). Both may overlap and arrive in any order: a line already held is
- * kept (the text of a line never changes), so duplicates cost nothing.
+ * say where: `firstLine`, split by the rule of server/protocol/output-lines.ts). Both may
+ * overlap and arrive in any order: a line already held is kept (the text of a line never
+ * changes), so duplicates cost nothing.
  */
 
 /** One line as the pane renders it. Immutable: a change makes a new object, so rows can be memoised on it. */
@@ -45,21 +47,16 @@ function intern(style: AnsiStyle): AnsiStyle {
 
 /** The colour state an SGR sequence such as `"\u001b[0;32m"` sets (null: plain). */
 export function styleFromSgr(ansi: string | null): AnsiStyle {
-  return ansi ? intern(parseAnsi(ansi).style) : PLAIN;
+  return ansi ? intern(sgrToStyle(ansi)) : PLAIN;
 }
 
 function endStyle(text: string, start: AnsiStyle): AnsiStyle {
   // Most lines hold no escape at all: nothing to parse.
-  return text.includes("\x1b") ? intern(parseAnsi(text, start).style) : start;
+  return text.includes("\x1b") ? intern(advanceStyle(start, text)) : start;
 }
 
 function makeLine(n: number, stream: string, text: string, start: AnsiStyle, startKnown: boolean): CachedLine {
   return { n, stream, text, start, startKnown, end: endStyle(text, start) };
-}
-
-/** The lines of a chunk (a final newline ends the last one; an empty chunk has none), as chunkToBlock splits them. */
-export function chunkLines(chunk: OutputChunk): string[] {
-  return chunkToBlock(chunk).lines;
 }
 
 export class LineCache {
@@ -198,7 +195,7 @@ export class LineCache {
 
   /** A live chunk: its lines are `firstLine`, `firstLine + 1`, … */
   putChunk(chunk: OutputChunk, keep: (page: number) => boolean = () => true): boolean {
-    const texts = chunkLines(chunk);
+    const texts = chunkLines(chunk.text);
     if (texts.length === 0 || !(chunk.firstLine >= 1)) return false;
     const before = this.get(chunk.firstLine - 1);
     const start = chunk.firstLine === 1 ? PLAIN : (before?.end ?? PLAIN);

@@ -1,7 +1,7 @@
 /**
  * The app <-> browser contract of live job updates: every socket.io message of the `/ui`
  * namespace, as zod schemas (docs/ui-socket.md). The hub (server/hub/ui-hub.ts) and the
- * browser's hook (components/hooks/use-job-output.ts) both import this module and validate
+ * browser's hook (components/hooks/use-job-lines.ts) both import this module and validate
  * what they receive with it: socket.io's TypeScript types describe, but do not check, what
  * arrives over the wire, and a malformed event rendered blindly would break the page (or put
  * the wrong job's output on it).
