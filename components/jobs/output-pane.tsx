@@ -92,6 +92,7 @@ const OutputRow = memo(function OutputRow({
       data-index={index}
       data-line={line.n}
       data-stream={line.stream}
+      data-marked={marked ?? undefined}
       className={cx(
         ROW_CLASS,
         wrap ? "w-full" : "h-4",
@@ -202,7 +203,10 @@ export function OutputPane({
     overscan: total <= SMALL_JOB_LINES ? SMALL_JOB_LINES : OVERSCAN,
     paddingStart: 8,
     paddingEnd: 8,
+    // Scrolled to the very end, a last row that turns out taller (a wrapped line) keeps the end in view.
+    anchorTo: "end",
   });
+  const totalSize = virtualizer.getTotalSize();
 
   /** Whether line n is fully in view. */
   const inView = useCallback(
@@ -281,7 +285,7 @@ export function OutputPane({
     return subscribeLineHash(jump);
   }, [jump, applyPendingJump]);
 
-  // New lines or the end of the job: follow the end, or finish a jump that waited for its line.
+  // New lines (or rows that grew), or the end of the job: follow the end, or finish a jump that waited for its line.
   useLayoutEffect(() => {
     totalRef.current = total;
     doneRef.current = done;
@@ -293,7 +297,7 @@ export function OutputPane({
     } else {
       applyPendingJump();
     }
-  }, [total, done, following, wrap, applyPendingJump]);
+  }, [total, totalSize, done, following, wrap, applyPendingJump]);
 
   // Rows measure themselves only when wrapping; without, every row is ROW_PX again.
   useEffect(() => {
@@ -363,7 +367,7 @@ export function OutputPane({
           tabIndex={0}
         >
           {total > 0 && (
-            <div className={cx("relative", wrap ? "w-full" : "w-max min-w-full")} style={{ height: virtualizer.getTotalSize() }}>
+            <div className={cx("relative", wrap ? "w-full" : "w-max min-w-full")} style={{ height: totalSize }}>
               {items.map((item) => {
                 const n = item.index + 1;
                 const held = line(n);
