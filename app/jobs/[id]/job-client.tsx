@@ -21,7 +21,9 @@ export function JobClient({ jobId, user }: { jobId: number; user: User }) {
   const output = useJobLines(jobId, job.data ? { lines: job.data.lines, final } : undefined);
 
   if (job.isPending) return <LoadingState label="Loading job…" />;
-  if (job.isError) {
+  // A failed refresh (the app restarting, the network gone for a moment) keeps the page as it
+  // is: the output pane says it is reconnecting and polls, and the next refresh catches up.
+  if (!job.data) {
     if (job.error instanceof ApiError && job.error.status === 404) {
       return (
         <EmptyState title={`Job #${jobId} does not exist`}>
