@@ -324,7 +324,7 @@ export function OutputPane({
   const items = virtualizer.getVirtualItems();
   const measure = wrap ? virtualizer.measureElement : undefined;
   const newLines = Math.max(0, total - seenTotal);
-  const style = { "--gutter": `calc(${Math.max(3, String(total).length)}ch + 1rem)` } as CSSProperties;
+  const style = { "--gutter": `calc(${Math.max(3, String(total).length)}ch + 1.5rem)` } as CSSProperties;
 
   return (
     <section ref={section} className="overflow-hidden rounded-lg border border-zinc-800 bg-zinc-950 shadow-sm" aria-label="Job output">

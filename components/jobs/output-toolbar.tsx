@@ -72,7 +72,7 @@ export function ToolbarLink({ href, children, label }: { href: string; children:
   );
 }
 
-/** "Go to line": Enter names the line in the address (#L…), which scrolls there and marks it. */
+/** "Go to line": Enter names the line in the address (#L…), which scrolls there and marks it (past the end: the last line). */
 export function GoToLine({ total }: { total: number }) {
   const [value, setValue] = useState("");
   const id = useId();
@@ -94,7 +94,6 @@ export function GoToLine({ total }: { total: number }) {
         type="number"
         inputMode="numeric"
         min={1}
-        max={Math.max(1, total)}
         value={value}
         onChange={(event) => setValue(event.target.value)}
         placeholder="Go to line"
