@@ -10,7 +10,7 @@ import { PLAIN, advanceStyle, styleToSgr } from "../../server/protocol/ansi";
 import { chunkLines } from "../../server/protocol/output-lines";
 import { UI_CONTRACT_VERSION, UI_NAMESPACE, UiEvents, jobChunksSchema, type OutputChunk } from "../../server/protocol/ui-messages";
 import { apiClient, type ApiClient } from "../support/api";
-import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
+import { adminToken, dbExecute, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
 import { waitFor } from "../support/wait";
 
 const LINES = 200_000;
@@ -161,6 +161,20 @@ describe("a 200,000-line job", () => {
     } finally {
       socket.close();
     }
+  });
+
+  it("numbers a job stored before line addressing on first use, as if it had been numbered when stored", async () => {
+    const small = await api.launch("big-output", { lines: 40 });
+    expect((await api.waitForEnd(small)).status).toBe("success");
+    const before = { lines: await api.get(`/api/jobs/${small}/lines?count=5000`), tasks: await api.get(`/api/jobs/${small}/tasks`) };
+    expect(before.lines.lines.length).toBeGreaterThan(40);
+    // What a job stored by the previous version looks like after the migration.
+    await dbExecute(app, `UPDATE "JobChunk" SET "firstLine" = NULL, "lineCount" = NULL, "ansi" = NULL WHERE "jobId" = $1`, [small]);
+    await dbExecute(app, `DELETE FROM "JobMarker" WHERE "jobId" = $1`, [small]);
+    await dbExecute(app, `UPDATE "Job" SET "lines" = 0, "outputAnsi" = NULL, "outputIndexed" = false WHERE id = $1`, [small]);
+    expect(await api.get(`/api/jobs/${small}/tasks`)).toEqual(before.tasks);
+    expect(await api.get(`/api/jobs/${small}/lines?count=5000`)).toEqual(before.lines);
+    expect((await api.get(`/api/jobs/${small}`)).job.lines).toBe(before.lines.total);
   });
 
   it("refuses bad windows and searches with a message, and unknown jobs with 404", async () => {
