@@ -11,7 +11,8 @@
  *
  * Only whole lines are queued (a partial line waits on its stream for its end, up to one more
  * interval), so a secret is never split across two batches where the masker could not see it
- * whole.
+ * whole. An item never holds more than maxBatchBytes of text, except a single longer line:
+ * several megabytes printed at once (a debug of a huge list) are cut at line ends, after masking.
  * Past maxBuffer bytes on one stream, one warning is logged and the rest of that stream is
  * read and dropped: the playbook keeps running, the app's storage is protected.
  */
@@ -117,11 +118,13 @@ export class OutputBatcher {
     this.queue = [];
     this.queuedChars = 0;
     const ts = now / 1000;
-    const { mask } = this.options;
+    const { mask, maxBatchBytes } = this.options;
     const items: UnnumberedItem[] = [];
     for (const entry of entries) {
       if (entry.kind === "output") {
-        items.push({ kind: "output", stream: entry.stream, text: mask(entry.text), ts });
+        // Masked whole, then cut: the masker sees the whole run of lines (a secret YAML folded
+        // over two lines included), and what is cut is what is sent.
+        for (const text of cutAtLineEnds(mask(entry.text), maxBatchBytes)) items.push({ kind: "output", stream: entry.stream, text, ts });
       } else if (entry.kind === "events") {
         // Events carry task names, loop items and labels: whatever the playbook templated into
         // them, secrets included. Masked like the text, string by string, before the spool.
@@ -181,4 +184,37 @@ export class OutputBatcher {
     // The clock of a held partial line restarts whenever a whole line went out before it.
     state.partialSince = state.pending ? (end > 0 ? now : (state.partialSince ?? now)) : null;
   }
+}
+
+/**
+ * Cuts text into pieces of at most maxBytes (UTF-8), each ending at a line end; a single line
+ * longer than maxBytes is a piece of its own, whole. Text within the limit is one piece.
+ */
+export function cutAtLineEnds(text: string, maxBytes: number): string[] {
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    // The longest window from start that fits: a character is at least one byte, so start with
+    // maxBytes characters and shrink in proportion until the bytes fit.
+    let end = Math.min(text.length, start + maxBytes);
+    for (;;) {
+      const bytes = Buffer.byteLength(text.slice(start, end));
+      if (bytes <= maxBytes) break;
+      end = start + Math.floor(((end - start) * maxBytes) / bytes);
+    }
+    if (end === text.length) {
+      pieces.push(text.slice(start));
+      break;
+    }
+    let cut = text.lastIndexOf("\n", end - 1) + 1;
+    if (cut <= start) {
+      // No line end in the window: one line longer than the limit goes whole.
+      const next = text.indexOf("\n", start);
+      cut = next === -1 ? text.length : next + 1;
+    }
+    pieces.push(text.slice(start, cut));
+    start = cut;
+  }
+  return pieces;
 }

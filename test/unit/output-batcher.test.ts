@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMasker } from "../../server/security/mask";
-import { OutputBatcher, type BatcherOptions } from "../../server/rte/output-batcher";
+import { OutputBatcher, cutAtLineEnds, type BatcherOptions } from "../../server/rte/output-batcher";
 import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 
 const T0 = 1_700_000_000_000;
@@ -200,6 +200,79 @@ describe("OutputBatcher: order", () => {
     b.write("stdout", "fourth, partial");
     b.stop();
     expect(sequence()).toEqual(["stdout:first\n", "stderr:second\n", "log:third\n", "stdout:fourth, partial"]);
+  });
+});
+
+describe("OutputBatcher: item size", () => {
+  const MAX = 64 * 1024;
+
+  it("cuts ~10 MB printed at once into items of at most 64 KB, at line ends, losing nothing", () => {
+    const b = batcher();
+    // A debug task printing a 1,000,000-element list: one write far above the limit.
+    const lines: string[] = [];
+    for (let i = 0; i < 1_000_000; i++) lines.push(`        "line ${i}",\n`);
+    const text = lines.join("");
+    expect(text.length).toBeGreaterThan(10_000_000);
+    b.write("stdout", text);
+    b.stop();
+    const items = emitted.flat();
+    expect(items.length).toBeGreaterThan(150);
+    for (const item of items) {
+      expect(item.kind).toBe("output");
+      if (item.kind !== "output") continue;
+      expect(Buffer.byteLength(item.text)).toBeLessThanOrEqual(MAX);
+      expect(item.text.endsWith("\n")).toBe(true);
+    }
+    expect(streamText("stdout")).toBe(text);
+  });
+
+  it("cuts what piles up between two intervals the same way", () => {
+    const b = batcher({ maxBatchBytes: 1000 });
+    const line = `${"y".repeat(99)}\n`;
+    // 30 pipe reads of 990 bytes each, the last line of each read cut in two.
+    const all = line.repeat(297);
+    for (let at = 0; at < all.length; at += 990) b.write("stdout", all.slice(at, at + 990));
+    b.stop();
+    for (const item of emitted.flat()) if (item.kind === "output") expect(Buffer.byteLength(item.text)).toBeLessThanOrEqual(1000);
+    expect(streamText("stdout")).toBe(all);
+  });
+
+  it("counts bytes, not characters", () => {
+    const b = batcher({ maxBatchBytes: 100 });
+    const line = `${"é".repeat(19)}\n`; // 39 bytes, 20 characters
+    b.write("stdout", line.repeat(10));
+    b.stop();
+    const texts = emitted.flat().map((item) => (item.kind === "output" ? item.text : ""));
+    expect(texts).toEqual(Array<string>(5).fill(line.repeat(2)));
+  });
+
+  it("sends a single line longer than the limit whole, in an item of its own", () => {
+    const b = batcher();
+    const long = `${"z".repeat(100 * 1024)}\n`;
+    b.write("stdout", `short before\n${long}short after\n`);
+    b.stop();
+    expect(sequence()).toEqual(["stdout:short before\n", `stdout:${long}`, "stdout:short after\n"]);
+  });
+
+  it("masks before it cuts: a secret folded over two lines at a cut is still masked", () => {
+    const SECRET = "correct horse battery staple";
+    const b = batcher({ maxBatchBytes: 200, mask: createMasker([SECRET]) });
+    // to_nice_yaml folds a long scalar: the secret's space becomes a line break and indentation.
+    const filler = `${"f".repeat(165)}\n`; // the first 200 bytes end between the two lines of the secret
+    b.write("stdout", `${filler}  value: correct horse\n    battery staple\n${filler}`);
+    b.stop();
+    expect(JSON.stringify(emitted)).not.toContain("battery");
+    for (const item of emitted.flat()) if (item.kind === "output") expect(Buffer.byteLength(item.text)).toBeLessThanOrEqual(200);
+  });
+});
+
+describe("cutAtLineEnds", () => {
+  it("keeps text within the limit whole, and cuts the rest at the last line end that fits", () => {
+    expect(cutAtLineEnds("a\nb\n", 4)).toEqual(["a\nb\n"]);
+    expect(cutAtLineEnds("a\nb\nc\n", 4)).toEqual(["a\nb\n", "c\n"]);
+    expect(cutAtLineEnds("aa\nbb\ncc", 6)).toEqual(["aa\nbb\n", "cc"]);
+    expect(cutAtLineEnds("aaaaaaaa\nb\n", 4)).toEqual(["aaaaaaaa\n", "b\n"]);
+    expect(cutAtLineEnds("b\naaaaaaaa", 4)).toEqual(["b\n", "aaaaaaaa"]);
   });
 });
 
