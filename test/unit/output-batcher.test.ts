@@ -224,7 +224,7 @@ describe("OutputBatcher: item size", () => {
       expect(item.text.endsWith("\n")).toBe(true);
     }
     expect(streamText("stdout")).toBe(text);
-  });
+  }, 20_000); // ~10 MB through the batcher: seconds on a busy machine
 
   it("cuts what piles up between two intervals the same way", () => {
     const b = batcher({ maxBatchBytes: 1000 });
