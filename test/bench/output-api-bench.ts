@@ -62,7 +62,8 @@ try {
   let bytes = 0;
   const [, logMs] = await timed(async () => {
     const response = await fetch(`${app.url}/api/jobs/${id}/log`, { headers: { authorization: `Bearer ${token}` } });
-    for await (const piece of response.body!) bytes += (piece as Uint8Array).length;
+    const reader = response.body!.getReader();
+    for (let piece = await reader.read(); !piece.done; piece = await reader.read()) bytes += piece.value.length;
   });
   const rssAfter = await rssMb(app.pid);
 
