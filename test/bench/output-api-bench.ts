@@ -19,7 +19,8 @@ const rssMb = async (pid: number) => Number((await execa("ps", ["-o", "rss=", "-
 const pct = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))]!;
 
-const app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS } });
+// The default PROCESS_MAX_BUFFER (50 MB per stream) would cut a million coloured lines short.
+const app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS, PROCESS_MAX_BUFFER: String(256 * 2 ** 20) } });
 try {
   const token = await adminToken(app);
   const api = apiClient(app, token);
