@@ -91,6 +91,29 @@ export type FormValue = string | number | boolean;
 /** The job as the API and the /ui socket carry it (the server's JobView is checked against it). */
 export type Job = JobView;
 
+/** `-created`: newest first (the API's default); `created`: oldest first. */
+export type JobListSort = "-created" | "created";
+
+/** The query of GET /api/jobs (docs/api.md, "Jobs"); `from` and `to` are ISO 8601 timestamps. */
+export interface JobListQuery {
+  status?: readonly JobStatus[];
+  form?: string;
+  user?: string;
+  runner?: string;
+  from?: string;
+  to?: string;
+  sort?: JobListSort;
+  cursor?: string;
+  limit?: number;
+}
+
+/** One page of GET /api/jobs: a cursor for the page after it and for the page before it. */
+export interface JobPage {
+  jobs: Job[];
+  nextCursor: string | null;
+  prevCursor: string | null;
+}
+
 export type { OutputLine, OutputMarker, OutputMarkerKind, OutputSearch, OutputTaskIndex, OutputWindow } from "@/server/jobs/output-types";
 
 export interface OutputPage {

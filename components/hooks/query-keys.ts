@@ -1,3 +1,5 @@
+import type { JobListQuery } from "@/components/api/types";
+
 /**
  * Every react-query key the UI uses, in one place: a socket event or a mutation that
  * updates the cache must hit exactly the key the matching query reads.
@@ -7,7 +9,7 @@ export const queryKeys = {
   form: (name: string) => ["forms", name] as const,
   formTrend: (name: string, last: number) => ["forms", name, "trend", last] as const,
   jobLists: () => ["jobs", "list"] as const,
-  jobList: (filter: { form?: string; limit: number }) => ["jobs", "list", filter] as const,
+  jobList: (query: JobListQuery) => ["jobs", "list", query] as const,
   job: (id: number) => ["jobs", "detail", id] as const,
   jobRecap: (id: number) => ["jobs", "detail", id, "recap"] as const,
   jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,

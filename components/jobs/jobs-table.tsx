@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { isFinalStatus, type Job } from "@/components/api/types";
 import { useNow } from "@/components/hooks/use-now";
 import { DataTable, type Column } from "@/components/ui/data-table";
-import { formatDateTime, formatDuration, formatWhen } from "@/components/ui/format";
+import { formatDateTime, formatDuration, formatTimestamp } from "@/components/ui/format";
 import { JobStatusBadge } from "./job-status-badge";
 
 function jobColumns(now: number): Column<Job>[] {
@@ -32,8 +32,9 @@ function jobColumns(now: number): Column<Job>[] {
       key: "created",
       header: "Created",
       className: "text-zinc-600 tabular-nums",
-      cellProps: (job) => ({ title: formatDateTime(job.createdAt) }),
-      cell: (job) => formatWhen(job.createdAt),
+      // Date and time in the viewer's locale; the full timestamp on hover.
+      cellProps: (job) => ({ title: formatTimestamp(job.createdAt), "data-created": job.createdAt }),
+      cell: (job) => <time dateTime={job.createdAt}>{formatDateTime(job.createdAt)}</time>,
     },
     {
       key: "duration",

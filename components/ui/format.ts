@@ -9,6 +9,8 @@ const dateTime = new Intl.DateTimeFormat(undefined, {
   second: "2-digit",
 });
 
+const fullDateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "full", timeStyle: "long" });
+
 const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
 const dayAndTime = new Intl.DateTimeFormat(undefined, { month: "short", day: "2-digit", hour: "2-digit", minute: "2-digit" });
 const dayAndYear = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "2-digit" });
@@ -17,6 +19,17 @@ export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return "—";
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? "—" : dateTime.format(date);
+}
+
+/**
+ * Everything there is to know about a moment, for a title attribute: the long local form with
+ * the weekday and time zone, then the exact UTC timestamp ("Monday 30 November 2026 at
+ * 14:03:07 CET (2026-11-30T13:03:07.412Z)").
+ */
+export function formatTimestamp(iso: string | null | undefined): string {
+  if (!iso) return "";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? "" : `${fullDateTime.format(date)} (${date.toISOString()})`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * search, tasks). What a line is and how chunks are numbered is the domain's
  * (server/jobs/output-index.ts); it is passed in as `index`, so storage never imports it.
  */
-import { getDb } from "./db";
+import { databaseProvider, getDb } from "./db";
 import { Prisma } from "./generated/sqlite/client";
 import type { JobItem } from "../protocol/rte-messages";
 import type { IndexableChunk, IndexedOutput, OutputCursor } from "../jobs/output-index";
@@ -120,6 +120,32 @@ export async function* iterateOutput(jobId: number, pageSize = 200): AsyncGenera
   for (;;) {
     const rows = await getDb().jobChunk.findMany({
       where: { jobId, kind: { in: OUTPUT_KINDS }, seq: { gt: after } },
+      orderBy: { seq: "asc" },
+      take: pageSize,
+      select: chunkSelect,
+    });
+    if (rows.length === 0) return;
+    after = rows[rows.length - 1]!.seq;
+    yield rows.map(toLineChunk);
+    if (rows.length < pageSize) return;
+  }
+}
+
+/**
+ * The output chunks whose raw text contains `needle`, in order, `pageSize` at a time: the
+ * database does the scanning (LIKE), so chunks without it never leave it. Case-insensitive
+ * unless `caseSensitive` (SQLite's LIKE folds ASCII only, and is a superset when case matters:
+ * callers confirm each hit on the line's text).
+ */
+export async function* iterateOutputContaining(jobId: number, needle: string, caseSensitive: boolean, pageSize = 200): AsyncGenerator<LineChunk[]> {
+  // The SQLite client's types have no `mode`; PostgreSQL's LIKE is case-sensitive without it.
+  const contains = (
+    databaseProvider() === "postgresql" && !caseSensitive ? { contains: needle, mode: "insensitive" } : { contains: needle }
+  ) as { contains: string };
+  let after = 0;
+  for (;;) {
+    const rows = await getDb().jobChunk.findMany({
+      where: { jobId, kind: { in: OUTPUT_KINDS }, seq: { gt: after }, text: contains },
       orderBy: { seq: "asc" },
       take: pageSize,
       select: chunkSelect,

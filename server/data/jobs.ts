@@ -26,7 +26,8 @@ export interface JobView {
   lines: number;
 }
 
-const jobInclude = { runner: { select: { name: true } }, user: { select: { username: true } } } as const;
+/** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
+export const jobInclude = { runner: { select: { name: true } }, user: { select: { username: true } } } as const;
 
 type JobRow = {
   id: number;
@@ -47,7 +48,7 @@ type JobRow = {
   user: { username: string };
 };
 
-function toView(row: JobRow): JobView {
+export function toView(row: JobRow): JobView {
   return {
     id: row.id,
     form: row.formName,
@@ -156,16 +157,6 @@ export async function replaceJobExtravars(
 export async function getJobView(id: number): Promise<JobView | null> {
   const row = await getDb().job.findUnique({ where: { id }, include: jobInclude });
   return row ? toView(row) : null;
-}
-
-export async function listJobViews(options: { limit: number; form?: string }): Promise<JobView[]> {
-  const rows = await getDb().job.findMany({
-    where: options.form ? { formName: options.form } : {},
-    orderBy: { id: "desc" },
-    take: options.limit,
-    include: jobInclude,
-  });
-  return rows.map(toView);
 }
 
 export async function getJobForDispatch(id: number) {

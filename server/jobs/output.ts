@@ -8,6 +8,7 @@ import {
   findOutputState,
   indexStoredOutput,
   iterateOutput,
+  iterateOutputContaining,
   listLineChunks,
   listMarkers,
   listOutput,
@@ -120,15 +121,18 @@ function stripChunk(text: string): string {
 }
 
 /**
- * The line numbers of the lines containing `q`, searched in the text without colour codes,
- * in order, at most `limit`. A chunk is split into lines only when it holds a match.
+ * The line numbers of the lines containing `q`, in order, at most `limit`. The database picks
+ * the chunks whose text contains `q` (so a search reads what matches, not the whole output);
+ * each hit is then confirmed on the line's text without colour codes. So a match whose
+ * characters a colour code splits is not found; ansible-playbook colours whole lines, so its
+ * own output never is split that way.
  */
 export async function searchOutput(jobId: number, q: string, options: { limit: number; caseSensitive: boolean }): Promise<OutputSearch> {
   await requireJob(jobId);
   await ensureIndexed(jobId);
   const needle = options.caseSensitive ? q : q.toLowerCase();
   const matches: number[] = [];
-  for await (const page of iterateOutput(jobId, 500)) {
+  for await (const page of iterateOutputContaining(jobId, q, options.caseSensitive)) {
     for (const chunk of page) {
       const plain = stripChunk(chunk.text);
       const haystack = options.caseSensitive ? plain : plain.toLowerCase();

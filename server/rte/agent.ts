@@ -29,6 +29,8 @@ import { Spool } from "./spool";
 
 export const RTE_VERSION = "0.1.0";
 const ACK_TIMEOUT_MS = 15_000;
+/** Items per `job:items` message, as JSON: well below the app's socket.io limit (16 MB). */
+const BATCH_BYTES = 4 * 1024 * 1024;
 /** Until the app says otherwise (`rte:config`); an app that never does expects 15 s. */
 const HEARTBEAT_MS = 15_000;
 /** A cancel that arrives before its job is kept this long, and the job then starts aborted. */
@@ -233,7 +235,7 @@ export class RteAgent {
   /** Sends the job's next pending batch unless one is already in flight. */
   private pump(jobId: number): void {
     if (!this.socket.connected || this.inFlight.has(jobId)) return;
-    const items = this.spool.pending(jobId).slice(0, 500);
+    const items = this.spool.nextBatch(jobId, 500, BATCH_BYTES);
     if (items.length === 0) return;
     this.inFlight.add(jobId);
     this.socket

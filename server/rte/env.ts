@@ -48,6 +48,19 @@ const rteEnvSchema = z.object({
     .string()
     .regex(/^$|^[a-z_][a-z0-9_-]*[$]?$/i, "a user name (letters, digits, _ -)")
     .optional(),
+  /**
+   * How much lower than the RTE's own the playbooks' CPU priority is (their niceness, added to
+   * the RTE's): a runner whose playbooks take every core still reads their output, beats and
+   * answers the app in time. 0: the RTE's own priority.
+   */
+  RTE_PLAYBOOK_NICE: z
+    .string()
+    .trim()
+    .regex(/^(1?[0-9])$/, {
+      error: (issue) => `${JSON.stringify(issue.input)} is not a whole number from 0 (the RTE's own CPU priority) to 19 (the lowest)`,
+    })
+    .default("10")
+    .transform(Number),
   RTE_DRAIN_SECONDS: positiveInt(60),
   RTE_KILL_GRACE_SECONDS: positiveInt(10),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),

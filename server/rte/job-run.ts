@@ -19,10 +19,10 @@ import type { FileCache, FetchFiles } from "./file-cache";
 import { handOver } from "./job-folder";
 import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
 import { OutputBatcher } from "./output-batcher";
-import { playbookArgs, playbookEnv } from "./playbook-command";
+import { playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
-import { bootId, processInfo, terminateGroup } from "./process-group";
+import { bootId, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
 
 const EVENTS_FD = 3;
 /**
@@ -188,7 +188,11 @@ export class JobRun {
             ANSIBLE_REMOTE_TEMP: process.env.ANSIBLE_REMOTE_TEMP ?? "$HOME/.ansible/tmp",
           }
         : {};
-      const child = execa(this.deps.env.ANSIBLE_PLAYBOOK, args, {
+      // At a lower CPU priority than the RTE (RTE_PLAYBOOK_NICE): however busy its playbooks keep
+      // the cores, the RTE still reads their output, beats and answers the app in time.
+      const niceness = this.deps.env.RTE_PLAYBOOK_NICE;
+      const command = playbookCommand(this.deps.env.ANSIBLE_PLAYBOOK, args, niceness);
+      const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
         env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity }),
         extendEnv: false,
@@ -205,6 +209,11 @@ export class JobRun {
       });
       this.pid = child.pid;
       if (child.pid !== undefined) {
+        const pid = child.pid;
+        void setAutogroupNice(pid, niceness).then((problem) => {
+          if (problem)
+            this.deps.log(`job ${this.job.jobId}: could not lower the CPU priority of its session (/proc/${pid}/autogroup: ${problem})`);
+        });
         // At once, while ansible-playbook is still starting: its group is what a later start
         // ends if this process dies without ending it.
         this.deps.running.record({
@@ -239,8 +248,14 @@ export class JobRun {
       }
       exitCode = typeof result.exitCode === "number" ? result.exitCode : null;
       const spawnError = "code" in result && result.code === "ENOENT";
-      if (spawnError) {
+      // Through nice, a missing ansible-playbook is nice's exit status 127 (ansible-playbook's
+      // own statuses stop at 8, and 250 for an unexpected error).
+      const notFound = command.file === "nice" ? exitCode === 127 : spawnError;
+      if (notFound) {
         reason = `${this.deps.env.ANSIBLE_PLAYBOOK} is not installed on this runner (Debian: apt-get install ansible)`;
+        batcher.log(reason);
+      } else if (spawnError) {
+        reason = `nice (coreutils) is not installed on this runner: install it, or set RTE_PLAYBOOK_NICE=0`;
         batcher.log(reason);
       } else if (this.cancelled) {
         status = "aborted";

@@ -2,8 +2,17 @@
  * Turns a playbook's raw streams into numbered batches: every 0.5 s, or as soon as 64 KB are
  * waiting, whichever comes first.
  *
- * Only whole lines are emitted (a partial line waits for its end, up to one more interval), so
- * a secret is never split across two batches where the masker could not see it whole.
+ * Order: items are emitted in the order things happened. Everything waits in one queue; when a
+ * runner log line, an events line or data on the other stream arrives, the complete lines
+ * already pending on the stream(s) move into the queue first, so a line printed before it is
+ * numbered before it. Consecutive pieces of one stream stay one item, so a chatty stdout still
+ * makes one item per batch. (Two pipes read by one process cannot say what happened first to
+ * the microsecond; what arrives first here comes first.)
+ *
+ * Only whole lines are queued (a partial line waits on its stream for its end, up to one more
+ * interval), so a secret is never split across two batches where the masker could not see it
+ * whole. An item never holds more than maxBatchBytes of text, except a single longer line:
+ * several megabytes printed at once (a debug of a huge list) are cut at line ends, after masking.
  * Past maxBuffer bytes on one stream, one warning is logged and the rest of that stream is
  * read and dropped: the playbook keeps running, the app's storage is protected.
  */
@@ -13,11 +22,15 @@ import type { UnnumberedItem } from "../protocol/rte-messages";
 type StreamName = "stdout" | "stderr";
 
 interface StreamState {
+  /** Text not queued yet: complete lines since the last sync point, then a partial line. */
   pending: string;
   partialSince: number | null;
   bytes: number;
   overflowed: boolean;
 }
+
+/** What happened, in order, waiting for the next flush. */
+type Entry = { kind: "output"; stream: StreamName; text: string } | { kind: "events"; events: unknown[] } | { kind: "log"; text: string };
 
 export interface BatcherOptions {
   intervalMs: number;
@@ -32,9 +45,12 @@ export class OutputBatcher {
     stdout: { pending: "", partialSince: null, bytes: 0, overflowed: false },
     stderr: { pending: "", partialSince: null, bytes: 0, overflowed: false },
   };
-  private events: unknown[] = [];
+  private queue: Entry[] = [];
+  /** Characters of output in the queue (with what is pending: when to flush early). */
+  private queuedChars = 0;
+  /** The stream written last: the only one that may hold complete lines not yet queued. */
+  private lastStream: StreamName = "stdout";
   private eventsPartial = "";
-  private readonly logs: string[] = [];
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: BatcherOptions) {}
@@ -50,13 +66,17 @@ export class OutputBatcher {
     state.bytes += Buffer.byteLength(chunk);
     if (state.bytes > this.options.maxBuffer) {
       state.overflowed = true;
-      this.logs.push(
+      this.log(
         `${stream} exceeded ${this.options.maxBuffer} bytes (PROCESS_MAX_BUFFER): the rest of ${stream} is not stored; the playbook continues`,
       );
       return;
     }
+    // The other stream's complete lines came before this chunk.
+    this.queueLines(stream === "stdout" ? "stderr" : "stdout");
     state.pending += chunk;
-    if (state.pending.length >= this.options.maxBatchBytes) this.flush(false);
+    this.lastStream = stream;
+    const waiting = this.queuedChars + this.streams.stdout.pending.length + this.streams.stderr.pending.length;
+    if (waiting >= this.options.maxBatchBytes) this.flush(false);
   }
 
   /** Side-channel events from the callback plugin: JSON lines. */
@@ -66,35 +86,54 @@ export class OutputBatcher {
     this.eventsPartial = lines.pop() ?? "";
     for (const line of lines) {
       if (!line.trim()) continue;
+      let event: unknown;
       try {
-        this.events.push(JSON.parse(line));
+        event = JSON.parse(line);
       } catch {
-        this.logs.push(`ignored a malformed event line from the callback plugin (${line.length} characters)`);
+        this.log(`ignored a malformed event line from the callback plugin (${line.length} characters)`);
+        continue;
       }
+      this.syncStreams();
+      const last = this.queue.at(-1);
+      if (last?.kind === "events") last.events.push(event);
+      else this.queue.push({ kind: "events", events: [event] });
     }
   }
 
   log(text: string): void {
-    this.logs.push(text);
+    this.syncStreams();
+    this.queue.push({ kind: "log", text });
   }
 
   /** Emits what is waiting. `final` also emits partial lines (the process has ended). */
   flush(final: boolean): void {
-    const items: UnnumberedItem[] = [];
-    const ts = Date.now() / 1000;
-    for (const stream of ["stdout", "stderr"] as const) {
-      const text = this.takeLines(this.streams[stream], final);
-      if (text) items.push({ kind: "output", stream, text: this.options.mask(text), ts });
-    }
     if (final && this.eventsPartial.trim()) this.writeEvents("\n");
-    if (this.events.length > 0) {
-      // Events carry task names, loop items and labels: whatever the playbook templated into
-      // them, secrets included. Masked like the text, string by string, before the spool.
-      items.push({ kind: "events", events: this.events.map((event) => maskJson(event, this.options.mask)), ts });
-      this.events = [];
+    const now = Date.now();
+    // The stream written last holds the newest text: the other one's (partial) line goes first.
+    const last = this.lastStream;
+    this.takePending(last === "stdout" ? "stderr" : "stdout", final, now);
+    this.takePending(last, final, now);
+    if (this.queue.length === 0) return;
+    const entries = this.queue;
+    this.queue = [];
+    this.queuedChars = 0;
+    const ts = now / 1000;
+    const { mask, maxBatchBytes } = this.options;
+    const items: UnnumberedItem[] = [];
+    for (const entry of entries) {
+      if (entry.kind === "output") {
+        // Masked whole, then cut: the masker sees the whole run of lines (a secret YAML folded
+        // over two lines included), and what is cut is what is sent.
+        for (const text of cutAtLineEnds(mask(entry.text), maxBatchBytes)) items.push({ kind: "output", stream: entry.stream, text, ts });
+      } else if (entry.kind === "events") {
+        // Events carry task names, loop items and labels: whatever the playbook templated into
+        // them, secrets included. Masked like the text, string by string, before the spool.
+        items.push({ kind: "events", events: entry.events.map((event) => maskJson(event, mask)), ts });
+      } else {
+        items.push({ kind: "log", text: mask(`${entry.text}\n`), ts });
+      }
     }
-    for (const text of this.logs.splice(0)) items.push({ kind: "log", text: this.options.mask(`${text}\n`), ts });
-    if (items.length > 0) this.options.emit(items);
+    this.options.emit(items);
   }
 
   stop(): void {
@@ -103,10 +142,36 @@ export class OutputBatcher {
     this.flush(true);
   }
 
-  private takeLines(state: StreamState, final: boolean): string {
-    if (!state.pending) return "";
+  /** A sync point (a log line, an event): both streams' complete lines are queued before it. */
+  private syncStreams(): void {
+    this.queueLines("stdout");
+    this.queueLines("stderr");
+  }
+
+  /** Moves a stream's complete lines into the queue; a partial line stays pending. */
+  private queueLines(stream: StreamName): void {
+    const state = this.streams[stream];
     const cut = state.pending.lastIndexOf("\n") + 1;
-    const now = Date.now();
+    if (cut === 0) return;
+    this.enqueueOutput(stream, state.pending.slice(0, cut));
+    state.pending = state.pending.slice(cut);
+    // What is left is a new partial line: its clock starts at the next flush, as when whole
+    // lines go out at a flush (see takePending); an older clock could cut it at once.
+    state.partialSince = null;
+  }
+
+  private enqueueOutput(stream: StreamName, text: string): void {
+    this.queuedChars += text.length;
+    const last = this.queue.at(-1);
+    if (last?.kind === "output" && last.stream === stream) last.text += text;
+    else this.queue.push({ kind: "output", stream, text });
+  }
+
+  /** At a flush: queues the stream's complete lines, and its partial line when it may go. */
+  private takePending(stream: StreamName, final: boolean, now: number): void {
+    const state = this.streams[stream];
+    if (!state.pending) return;
+    const cut = state.pending.lastIndexOf("\n") + 1;
     // A partial line (a prompt, a progress dot) is held back one interval at most.
     const partialIsStale = state.partialSince !== null && now - state.partialSince >= this.options.intervalMs;
     // A stale partial is sent only while it is still the only thing waiting: once a newline came,
@@ -114,10 +179,42 @@ export class OutputBatcher {
     // middle of a secret).
     const takeAll = final || (partialIsStale && cut === 0) || state.pending.length >= this.options.maxBatchBytes * 4;
     const end = takeAll ? state.pending.length : cut;
-    const text = state.pending.slice(0, end);
+    if (end > 0) this.enqueueOutput(stream, state.pending.slice(0, end));
     state.pending = state.pending.slice(end);
     // The clock of a held partial line restarts whenever a whole line went out before it.
     state.partialSince = state.pending ? (end > 0 ? now : (state.partialSince ?? now)) : null;
-    return text;
   }
+}
+
+/**
+ * Cuts text into pieces of at most maxBytes (UTF-8), each ending at a line end; a single line
+ * longer than maxBytes is a piece of its own, whole. Text within the limit is one piece.
+ */
+export function cutAtLineEnds(text: string, maxBytes: number): string[] {
+  if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    // The longest window from start that fits: a character is at least one byte, so start with
+    // maxBytes characters and shrink in proportion until the bytes fit.
+    let end = Math.min(text.length, start + maxBytes);
+    for (;;) {
+      const bytes = Buffer.byteLength(text.slice(start, end));
+      if (bytes <= maxBytes) break;
+      end = start + Math.floor(((end - start) * maxBytes) / bytes);
+    }
+    if (end === text.length) {
+      pieces.push(text.slice(start));
+      break;
+    }
+    let cut = text.lastIndexOf("\n", end - 1) + 1;
+    if (cut <= start) {
+      // No line end in the window: one line longer than the limit goes whole.
+      const next = text.indexOf("\n", start);
+      cut = next === -1 ? text.length : next + 1;
+    }
+    pieces.push(text.slice(start, cut));
+    start = cut;
+  }
+  return pieces;
 }

@@ -33,6 +33,18 @@ export function playbookArgs(input: CommandInput): string[] {
 }
 
 /**
+ * The program and argv that start ansible-playbook. With a niceness above 0 it starts through
+ * coreutils' `nice -n N --`, which lowers its own priority and execs ansible-playbook: same pid,
+ * same process group, and everything ansible-playbook forks (workers, ssh, modules) inherits
+ * the lower priority from its first instruction on. 0: ansible-playbook itself, at the RTE's
+ * priority.
+ */
+export function playbookCommand(executable: string, args: string[], niceness: number): { file: string; args: string[] } {
+  if (niceness === 0) return { file: executable, args };
+  return { file: "nice", args: ["-n", String(niceness), "--", executable, ...args] };
+}
+
+/**
  * The playbook's environment: the RTE's own minus everything the app or the RTE reads
  * (tokens, database URLs, encryption secrets). A playbook runs arbitrary code; it must not be
  * able to read the runner's token and impersonate it.

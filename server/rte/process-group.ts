@@ -115,3 +115,56 @@ export async function terminateGroup(pgid: number, graceMs: number): Promise<Ter
   signalGroup(pgid, "SIGKILL");
   return { gone: await goneWithin(pgid, AFTER_KILL_MS), found, killed: true };
 }
+
+/**
+ * Lowers the CPU priority of a process's session's autogroup by `nice` below the RTE's own,
+ * where the kernel groups sessions (Linux with /proc/sys/kernel/sched_autogroup_enabled = 1,
+ * processes in the root CPU cgroup): there the CPU is first shared between sessions, and a
+ * process's own niceness only weighs against the other processes of its session. A playbook
+ * leads a session of its own (detached), so without this a niced playbook still gets as much
+ * CPU as the whole RTE. The autogroup is the session's: everything the playbook has started or
+ * will start shares it, so when this happens does not matter.
+ *
+ * Resolves with null when done or not applicable (no autogroups, the process gone), else with
+ * why it failed. Without CAP_SYS_ADMIN the kernel allows one autogroup change per 100 ms on the
+ * whole machine (EAGAIN): retried for a while.
+ */
+export async function setAutogroupNice(pid: number, nice: number): Promise<string | null> {
+  if (nice === 0 || !autogroupsEnabled()) return null;
+  const target = Math.min(19, (autogroupNice("self") ?? 0) + nice);
+  const startTime = processInfo(pid)?.startTime;
+  const deadline = Date.now() + AUTOGROUP_RETRY_MS;
+  for (;;) {
+    // Retries are later: the pid must still be the playbook's, not a new process's.
+    if (startTime === undefined || processInfo(pid)?.startTime !== startTime) return null;
+    try {
+      fs.writeFileSync(`/proc/${pid}/autogroup`, String(target));
+      return null;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ESRCH") return null;
+      if (code !== "EAGAIN" || Date.now() >= deadline) return code ?? String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 100));
+  }
+}
+
+const AUTOGROUP_RETRY_MS = 10_000;
+
+function autogroupsEnabled(): boolean {
+  try {
+    return fs.readFileSync("/proc/sys/kernel/sched_autogroup_enabled", "utf8").trim() === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** The niceness of a process's autogroup ("/autogroup-42 nice 5"), or null. */
+export function autogroupNice(pid: number | "self"): number | null {
+  try {
+    const match = / nice (-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, "utf8"));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}

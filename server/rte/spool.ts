@@ -99,6 +99,23 @@ export class Spool {
     return this.jobs.get(jobId)?.pending ?? [];
   }
 
+  /**
+   * The next items to send: the oldest pending ones, at most `maxItems` and, as JSON, at most
+   * `maxBytes` (always at least one). The app drops a socket.io message above its
+   * maxHttpBufferSize (16 MB), and a dropped batch would be resent, and dropped, forever.
+   */
+  nextBatch(jobId: number, maxItems: number, maxBytes: number): JobItem[] {
+    const batch: JobItem[] = [];
+    let bytes = 0;
+    for (const item of this.pending(jobId)) {
+      if (batch.length >= maxItems) break;
+      bytes += Buffer.byteLength(JSON.stringify(item));
+      if (batch.length > 0 && bytes > maxBytes) break;
+      batch.push(item);
+    }
+    return batch;
+  }
+
   jobIds(): number[] {
     return [...this.jobs.keys()];
   }

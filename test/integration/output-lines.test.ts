@@ -10,7 +10,8 @@ import { PLAIN, advanceStyle, styleToSgr } from "../../server/protocol/ansi";
 import { chunkLines } from "../../server/protocol/output-lines";
 import { UI_CONTRACT_VERSION, UI_NAMESPACE, UiEvents, jobChunksSchema, type OutputChunk } from "../../server/protocol/ui-messages";
 import { apiClient, type ApiClient } from "../support/api";
-import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
+import { adminToken, dbExecute, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
+import { startPostgres, type TestPostgres } from "../support/postgres";
 import { waitFor } from "../support/wait";
 
 const LINES = 200_000;
@@ -163,6 +164,20 @@ describe("a 200,000-line job", () => {
     }
   });
 
+  it("numbers a job stored before line addressing on first use, as if it had been numbered when stored", async () => {
+    const small = await api.launch("big-output", { lines: 40 });
+    expect((await api.waitForEnd(small)).status).toBe("success");
+    const before = { lines: await api.get(`/api/jobs/${small}/lines?count=5000`), tasks: await api.get(`/api/jobs/${small}/tasks`) };
+    expect(before.lines.lines.length).toBeGreaterThan(40);
+    // What a job stored by the previous version looks like after the migration.
+    await dbExecute(app, `UPDATE "JobChunk" SET "firstLine" = NULL, "lineCount" = NULL, "ansi" = NULL WHERE "jobId" = $1`, [small]);
+    await dbExecute(app, `DELETE FROM "JobMarker" WHERE "jobId" = $1`, [small]);
+    await dbExecute(app, `UPDATE "Job" SET "lines" = 0, "outputAnsi" = NULL, "outputIndexed" = false WHERE id = $1`, [small]);
+    expect(await api.get(`/api/jobs/${small}/tasks`)).toEqual(before.tasks);
+    expect(await api.get(`/api/jobs/${small}/lines?count=5000`)).toEqual(before.lines);
+    expect((await api.get(`/api/jobs/${small}`)).job.lines).toBe(before.lines.total);
+  });
+
   it("refuses bad windows and searches with a message, and unknown jobs with 404", async () => {
     const cases: [string, number, RegExp][] = [
       [`/api/jobs/${jobId}/lines?from=0`, 400, /from/],
@@ -183,5 +198,39 @@ describe("a 200,000-line job", () => {
       expect(answer.status, url).toBe(status);
       expect(answer.json.error?.message ?? JSON.stringify(answer.json), url).toMatch(message);
     }
+  });
+});
+
+describe("on PostgreSQL", () => {
+  let pgApp: RunningPlayform | undefined;
+  let postgres: TestPostgres | undefined;
+
+  afterAll(async () => {
+    await pgApp?.stop();
+    await postgres?.stop();
+  });
+
+  it("numbers, windows, searches (ignoring case) and indexes the output as on SQLite", async () => {
+    postgres = await startPostgres();
+    pgApp = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS, DATABASE_URL: postgres.url } });
+    const pgApi = apiClient(pgApp, await adminToken(pgApp));
+    const id = await pgApi.launch("big-output", { lines: 3000 });
+    expect((await pgApi.waitForEnd(id)).status).toBe("success");
+    const all = await pgApi.get(`/api/jobs/${id}/lines?count=5000`);
+    expect(all.lines.map((l: { n: number }) => l.n)).toEqual(all.lines.map((_: unknown, i: number) => i + 1));
+    const at = all.lines.find((l: { text: string }) => l.text.includes("line 00002345 of"));
+    expect((await pgApi.get(`/api/jobs/${id}/search?q=LINE%2000002345`)).matches).toEqual([at.n]);
+    expect((await pgApi.get(`/api/jobs/${id}/search?q=LINE%2000002345&case=1`)).matches).toEqual([]);
+    const window = await pgApi.get(`/api/jobs/${id}/lines?from=${at.n - 2}&count=5`);
+    expect(window.lines).toEqual(all.lines.slice(at.n - 3, at.n + 2));
+    const { tasks } = await pgApi.get(`/api/jobs/${id}/tasks`);
+    expect(tasks.map((t: { name: string }) => t.name)).toEqual([
+      "Setup play",
+      "Produce lines",
+      "Print them",
+      "Second play",
+      "A change",
+      "PLAY RECAP",
+    ]);
   });
 });

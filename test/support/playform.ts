@@ -32,8 +32,19 @@ export interface RunningPlayform {
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const RUNNING_AT = /Playform is running at (http:\/\/\S+)/;
 
-export async function startPlayform(opts: { env?: Record<string, string> } = {}): Promise<RunningPlayform> {
-  if (!fs.existsSync(path.join(ROOT, "dist/server.js"))) throw new Error("dist/server.js is missing: run `npm run build` first");
+export interface StartOptions {
+  env?: Record<string, string>;
+  /**
+   * The project folder whose build to start (its dist/server.js, run from there): this
+   * worktree by default; the page benchmark starts an older commit's build from a checkout of it.
+   */
+  root?: string;
+}
+
+export async function startPlayform(opts: StartOptions = {}): Promise<RunningPlayform> {
+  const root = opts.root ?? ROOT;
+  if (!fs.existsSync(path.join(root, "dist/server.js")))
+    throw new Error(`${path.join(root, "dist/server.js")} is missing: run \`npm run build\` there first`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-test-"));
   const adminPassword = opts.env?.PLAYFORM_ADMIN_PASSWORD ?? `pw-${randomBytes(9).toString("base64url")}`;
   let output = "";
@@ -53,7 +64,7 @@ export async function startPlayform(opts: { env?: Record<string, string> } = {})
   const launch = async (port: number): Promise<string> => {
     const from = output.length;
     child = execa(process.execPath, ["dist/server.js"], {
-      cwd: ROOT,
+      cwd: root,
       env: {
         PORT: String(port),
         HOST: "127.0.0.1",

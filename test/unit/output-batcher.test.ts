@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMasker } from "../../server/security/mask";
-import { OutputBatcher, type BatcherOptions } from "../../server/rte/output-batcher";
+import { OutputBatcher, cutAtLineEnds, type BatcherOptions } from "../../server/rte/output-batcher";
 import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 
 const T0 = 1_700_000_000_000;
@@ -84,15 +84,15 @@ describe("OutputBatcher: batching", () => {
     b.stop();
   });
 
-  it("keeps stdout and stderr apart, stdout first", () => {
+  it("keeps stdout and stderr apart, in the order they came", () => {
     const b = batcher();
     b.write("stderr", "warn\n");
     b.write("stdout", "out\n");
     vi.advanceTimersByTime(INTERVAL);
     expect(emitted).toEqual([
       [
-        { kind: "output", stream: "stdout", text: "out\n", ts: ts(500) },
         { kind: "output", stream: "stderr", text: "warn\n", ts: ts(500) },
+        { kind: "output", stream: "stdout", text: "out\n", ts: ts(500) },
       ],
     ]);
     b.stop();
@@ -106,6 +106,173 @@ describe("OutputBatcher: batching", () => {
     b.write("stdout", "late\n");
     vi.advanceTimersByTime(10 * INTERVAL);
     expect(emitted).toHaveLength(1);
+  });
+});
+
+/** The emitted items of every batch, in order, as "kind:stream:text" (events as their JSON). */
+function sequence(): string[] {
+  return emitted.flat().map((item) => {
+    if (item.kind === "output") return `${item.stream}:${item.text}`;
+    if (item.kind === "events") return `events:${JSON.stringify(item.events)}`;
+    if (item.kind === "log") return `log:${item.text}`;
+    return item.kind;
+  });
+}
+
+describe("OutputBatcher: order", () => {
+  it("numbers a runner line logged before the playbook's first output before that output", () => {
+    const b = batcher();
+    b.log("job files ready: 3 fetched from the app, 0 from the cache");
+    b.write("stdout", "\nPLAY [hello] ****\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(sequence()).toEqual(["log:job files ready: 3 fetched from the app, 0 from the cache\n", "stdout:\nPLAY [hello] ****\n"]);
+    b.stop();
+  });
+
+  it("puts a runner line between the output printed before it and after it", () => {
+    const b = batcher();
+    b.write("stdout", "before 1\nbefore 2\n");
+    b.log("the runner speaks");
+    b.write("stdout", "after\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(sequence()).toEqual(["stdout:before 1\nbefore 2\n", "log:the runner speaks\n", "stdout:after\n"]);
+    b.stop();
+  });
+
+  it("interleaves stdout and stderr as they arrived, merging consecutive pieces of one stream", () => {
+    const b = batcher();
+    b.write("stdout", "out 1\n");
+    b.write("stdout", "out 2\n");
+    b.write("stderr", "err 1\n");
+    b.write("stderr", "err 2\n");
+    b.write("stdout", "out 3\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(sequence()).toEqual(["stdout:out 1\nout 2\n", "stderr:err 1\nerr 2\n", "stdout:out 3\n"]);
+    b.stop();
+  });
+
+  it("places events between the lines around them", () => {
+    const b = batcher();
+    b.write("stdout", "TASK [one] ***\n");
+    b.writeEvents('{"type":"task_start","task":"one"}\n');
+    b.write("stdout", "ok: [localhost]\n");
+    b.writeEvents('{"type":"host_result","task":"one"}\n{"type":"task_start","task":"two"}\n');
+    vi.advanceTimersByTime(INTERVAL);
+    expect(sequence()).toEqual([
+      "stdout:TASK [one] ***\n",
+      'events:[{"type":"task_start","task":"one"}]',
+      "stdout:ok: [localhost]\n",
+      'events:[{"type":"host_result","task":"one"},{"type":"task_start","task":"two"}]',
+    ]);
+    b.stop();
+  });
+
+  it("keeps a chatty stdout one item per batch, also while stderr holds a partial line", () => {
+    const b = batcher();
+    b.write("stderr", "a warning without its end yet");
+    for (let i = 1; i <= 1000; i++) b.write("stdout", `line ${i}\n`);
+    vi.advanceTimersByTime(INTERVAL);
+    expect(emitted).toHaveLength(1);
+    expect(emitted[0]).toHaveLength(1);
+    expect(emitted[0]![0]).toMatchObject({ kind: "output", stream: "stdout" });
+    b.write("stderr", "\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(sequence().slice(1)).toEqual(["stderr:a warning without its end yet\n"]);
+    b.stop();
+  });
+
+  it("leaves a partial line where it is: the complete lines before it move, its end follows later", () => {
+    const b = batcher();
+    b.write("stdout", "done\nprogress: ");
+    b.log("runner line");
+    b.write("stdout", "50%\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(sequence()).toEqual(["stdout:done\n", "log:runner line\n", "stdout:progress: 50%\n"]);
+    b.stop();
+  });
+
+  it("keeps the order across batches and at stop()", () => {
+    const b = batcher();
+    b.write("stdout", "first\n");
+    vi.advanceTimersByTime(INTERVAL);
+    b.write("stderr", "second\n");
+    b.log("third");
+    b.write("stdout", "fourth, partial");
+    b.stop();
+    expect(sequence()).toEqual(["stdout:first\n", "stderr:second\n", "log:third\n", "stdout:fourth, partial"]);
+  });
+});
+
+describe("OutputBatcher: item size", () => {
+  const MAX = 64 * 1024;
+
+  it("cuts ~10 MB printed at once into items of at most 64 KB, at line ends, losing nothing", () => {
+    const b = batcher();
+    // A debug task printing a 1,000,000-element list: one write far above the limit.
+    const lines: string[] = [];
+    for (let i = 0; i < 1_000_000; i++) lines.push(`        "line ${i}",\n`);
+    const text = lines.join("");
+    expect(text.length).toBeGreaterThan(10_000_000);
+    b.write("stdout", text);
+    b.stop();
+    const items = emitted.flat();
+    expect(items.length).toBeGreaterThan(150);
+    for (const item of items) {
+      expect(item.kind).toBe("output");
+      if (item.kind !== "output") continue;
+      expect(Buffer.byteLength(item.text)).toBeLessThanOrEqual(MAX);
+      expect(item.text.endsWith("\n")).toBe(true);
+    }
+    expect(streamText("stdout")).toBe(text);
+  }, 20_000); // ~10 MB through the batcher: seconds on a busy machine
+
+  it("cuts what piles up between two intervals the same way", () => {
+    const b = batcher({ maxBatchBytes: 1000 });
+    const line = `${"y".repeat(99)}\n`;
+    // 30 pipe reads of 990 bytes each, the last line of each read cut in two.
+    const all = line.repeat(297);
+    for (let at = 0; at < all.length; at += 990) b.write("stdout", all.slice(at, at + 990));
+    b.stop();
+    for (const item of emitted.flat()) if (item.kind === "output") expect(Buffer.byteLength(item.text)).toBeLessThanOrEqual(1000);
+    expect(streamText("stdout")).toBe(all);
+  });
+
+  it("counts bytes, not characters", () => {
+    const b = batcher({ maxBatchBytes: 100 });
+    const line = `${"é".repeat(19)}\n`; // 39 bytes, 20 characters
+    b.write("stdout", line.repeat(10));
+    b.stop();
+    const texts = emitted.flat().map((item) => (item.kind === "output" ? item.text : ""));
+    expect(texts).toEqual(Array<string>(5).fill(line.repeat(2)));
+  });
+
+  it("sends a single line longer than the limit whole, in an item of its own", () => {
+    const b = batcher();
+    const long = `${"z".repeat(100 * 1024)}\n`;
+    b.write("stdout", `short before\n${long}short after\n`);
+    b.stop();
+    expect(sequence()).toEqual(["stdout:short before\n", `stdout:${long}`, "stdout:short after\n"]);
+  });
+
+  it("masks before it cuts: a secret folded over two lines at a cut is still masked", () => {
+    const SECRET = "correct horse battery staple";
+    const b = batcher({ maxBatchBytes: 200, mask: createMasker([SECRET]) });
+    // to_nice_yaml folds a long scalar: the secret's space becomes a line break and indentation.
+    const filler = `${"f".repeat(165)}\n`; // the first 200 bytes end between the two lines of the secret
+    b.write("stdout", `${filler}  value: correct horse\n    battery staple\n${filler}`);
+    b.stop();
+    expect(JSON.stringify(emitted)).not.toContain("battery");
+    for (const item of emitted.flat()) if (item.kind === "output") expect(Buffer.byteLength(item.text)).toBeLessThanOrEqual(200);
+  });
+});
+
+describe("cutAtLineEnds", () => {
+  it("keeps text within the limit whole, and cuts the rest at the last line end that fits", () => {
+    expect(cutAtLineEnds("a\nb\n", 4)).toEqual(["a\nb\n"]);
+    expect(cutAtLineEnds("a\nb\nc\n", 4)).toEqual(["a\nb\n", "c\n"]);
+    expect(cutAtLineEnds("aa\nbb\ncc", 6)).toEqual(["aa\nbb\n", "cc"]);
+    expect(cutAtLineEnds("aaaaaaaa\nb\n", 4)).toEqual(["aaaaaaaa\n", "b\n"]);
+    expect(cutAtLineEnds("b\naaaaaaaa", 4)).toEqual(["b\n", "aaaaaaaa"]);
   });
 });
 
@@ -145,6 +312,22 @@ describe("OutputBatcher: masking", () => {
     // 900 ms: the held line ends and a new line starts, cut inside the secret by the pipe.
     b.write("stdout", " done\npassword is hunter2-");
     vi.advanceTimersByTime(100); // 1000 ms tick
+    b.write("stdout", "secret\n");
+    vi.advanceTimersByTime(INTERVAL);
+    b.stop();
+    expect(streamText("stdout")).toBe("waiting... done\npassword is ********\n");
+    expect(JSON.stringify(emitted)).not.toContain("hunter2");
+  });
+  it("masks a secret split across writes when a runner line and stderr arrive in between", () => {
+    const b = batcher({ mask: createMasker([SECRET]) });
+    b.write("stdout", "waiting..."); // partial line, its clock starts at the 500 ms tick
+    vi.advanceTimersByTime(INTERVAL + 400);
+    // 900 ms: the held line ends and a new line starts, cut inside the secret by the pipe.
+    b.write("stdout", " done\npassword is hunter2-");
+    // Sync points: the complete line moves to the queue, the new partial line stays pending.
+    b.write("stderr", "a warning\n");
+    b.log("runner line");
+    vi.advanceTimersByTime(100); // 1000 ms tick: the new partial line must not count as stale
     b.write("stdout", "secret\n");
     vi.advanceTimersByTime(INTERVAL);
     b.stop();
@@ -209,14 +392,15 @@ describe("OutputBatcher: callback plugin events", () => {
     b.stop();
   });
 
-  it("turns a malformed event line into a log item and keeps the good ones", () => {
+  it("turns a malformed event line into a log item in its place and keeps the good ones", () => {
     const b = batcher();
     b.writeEvents('{"ok":1}\nnot json at all\n\n{"ok":2}\n');
     vi.advanceTimersByTime(INTERVAL);
     expect(emitted).toEqual([
       [
-        { kind: "events", events: [{ ok: 1 }, { ok: 2 }], ts: ts(500) },
+        { kind: "events", events: [{ ok: 1 }], ts: ts(500) },
         { kind: "log", text: "ignored a malformed event line from the callback plugin (15 characters)\n", ts: ts(500) },
+        { kind: "events", events: [{ ok: 2 }], ts: ts(500) },
       ],
     ]);
     b.stop();

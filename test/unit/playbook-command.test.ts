@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { jobOptionsSchema } from "../../server/protocol/rte-messages";
 import { vaultPasswordScript } from "../../server/rte/ansible/plugin-path";
 import { RTE_OWN_VARIABLES } from "../../server/rte/env";
-import { playbookArgs, playbookEnv, type CommandInput } from "../../server/rte/playbook-command";
+import { playbookArgs, playbookCommand, playbookEnv, type CommandInput } from "../../server/rte/playbook-command";
 
 const base: CommandInput = {
   playbook: "site.yml",
@@ -81,6 +81,25 @@ describe("playbookArgs", () => {
     const script = vaultPasswordScript();
     expect(script.endsWith("server/rte/ansible/vault-password-stdin.sh")).toBe(true);
     expect(fs.statSync(script).mode & 0o111).not.toBe(0);
+  });
+});
+
+describe("playbookCommand", () => {
+  const args = ["-i", "inventory.ini", "site.yml"];
+
+  it("starts ansible-playbook through nice -n N (RTE_PLAYBOOK_NICE), which execs it: same pid, same group", () => {
+    expect(playbookCommand("ansible-playbook", args, 10)).toEqual({
+      file: "nice",
+      args: ["-n", "10", "--", "ansible-playbook", "-i", "inventory.ini", "site.yml"],
+    });
+    expect(playbookCommand("/opt/ansible/bin/ansible-playbook", ["site.yml"], 19)).toEqual({
+      file: "nice",
+      args: ["-n", "19", "--", "/opt/ansible/bin/ansible-playbook", "site.yml"],
+    });
+  });
+
+  it("starts ansible-playbook itself with 0 (the RTE's own priority)", () => {
+    expect(playbookCommand("ansible-playbook", args, 0)).toEqual({ file: "ansible-playbook", args });
   });
 });
 

@@ -50,6 +50,7 @@ describe("loadRteEnv", () => {
       RTE_MAX_JOBS: 4,
       RTE_SPOOL_PATH: "data/rte/spool",
       RTE_WORK_DIR: "data/rte/work",
+      RTE_PLAYBOOK_NICE: 10,
       RTE_DRAIN_SECONDS: 60,
       RTE_KILL_GRACE_SECONDS: 10,
       PORT: 8000,
@@ -97,6 +98,17 @@ describe("loadRteEnv", () => {
     ).toEqual(["APP_URL", "PORT", "RTE_MAX_JOBS", "RTE_MODE"]);
   });
 
+  it("takes RTE_PLAYBOOK_NICE from 0 to 19, and refuses anything else naming the variable and the value", () => {
+    expect(loadRteEnv(vars({ RTE_PLAYBOOK_NICE: "0" })).RTE_PLAYBOOK_NICE).toBe(0);
+    expect(loadRteEnv(vars({ RTE_PLAYBOOK_NICE: "19" })).RTE_PLAYBOOK_NICE).toBe(19);
+    expect(loadRteEnv(vars({ RTE_PLAYBOOK_NICE: " 5\n" })).RTE_PLAYBOOK_NICE).toBe(5);
+    for (const bad of ["20", "-1", "5.5", "high", "", "010"]) {
+      expect(loadError({ RTE_PLAYBOOK_NICE: bad })).toBe(
+        `invalid RTE configuration:\n  RTE_PLAYBOOK_NICE: ${JSON.stringify(bad)} is not a whole number from 0 (the RTE's own CPU priority) to 19 (the lowest)`,
+      );
+    }
+  });
+
   it("lists the variables it reads, except ANSIBLE_PLAYBOOK, as its own (kept from playbooks)", () => {
     expect([...RTE_OWN_VARIABLES].sort()).toEqual(
       [
@@ -117,6 +129,7 @@ describe("loadRteEnv", () => {
         "RTE_WORK_DIR",
         "RTE_JOBS_DIR",
         "RTE_PLAYBOOK_USER",
+        "RTE_PLAYBOOK_NICE",
       ].sort(),
     );
   });

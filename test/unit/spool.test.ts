@@ -150,4 +150,23 @@ describe("Spool", () => {
       [3, "three\n"],
     ]);
   });
+
+  it("sends at most so many items and so many bytes per message, at least one item, oldest first", () => {
+    const spool = new Spool(dir);
+    spool.open(7);
+    const line = `${"x".repeat(64 * 1024 - 1)}\n`;
+    spool.append(
+      7,
+      Array.from({ length: 300 }, () => out(line)),
+    );
+    // 300 items of 64 KB are ~19 MB of JSON: above the app's 16 MB message limit at once.
+    const batch = spool.nextBatch(7, 500, 4 * 1024 * 1024);
+    expect(batch.map((i) => i.seq)).toEqual(Array.from({ length: 63 }, (_, i) => i + 1));
+    expect(Buffer.byteLength(JSON.stringify(batch))).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(spool.nextBatch(7, 10, 4 * 1024 * 1024)).toHaveLength(10);
+    // One item above the byte limit still goes (alone), or it would never be sent.
+    expect(spool.nextBatch(7, 500, 1000).map((i) => i.seq)).toEqual([1]);
+    spool.acknowledge(7, [1, 2, 3]);
+    expect(spool.nextBatch(7, 2, 4 * 1024 * 1024).map((i) => i.seq)).toEqual([4, 5]);
+  });
 });

@@ -1,7 +1,8 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { parseJsonBody, parseQuery, queryInt, requireUser, route } from "@/server/api/route";
-import { listJobViews } from "@/server/data/jobs";
+import { parseJobListQuery } from "@/server/api/job-list-query";
+import { parseJsonBody, requireUser, route } from "@/server/api/route";
+import { listJobPage } from "@/server/data/job-list";
 import { launchJob } from "@/server/jobs/launch";
 import { jobLifecycle } from "@/server/runtime";
 
@@ -19,13 +20,7 @@ export const POST = route(async (request: Request) => {
   return NextResponse.json({ id }, { status: 201 });
 });
 
-const listSchema = z.object({
-  limit: queryInt(1, 500).default(50),
-  form: z.string().optional(),
-});
-
 export const GET = route(async (request: Request) => {
   await requireUser(request);
-  const query = parseQuery(request, listSchema);
-  return NextResponse.json({ jobs: await listJobViews(query) });
+  return NextResponse.json(await listJobPage(parseJobListQuery(request)));
 });
