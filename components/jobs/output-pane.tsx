@@ -184,8 +184,10 @@ export function OutputPane({
 
   // Follow the end while the job runs, unless the page was opened on a line.
   const [following, setFollowing] = useState(() => !final && readLineHash() === null);
-  // The line count when following stopped: what came after is "new".
-  const [seenTotal, setSeenTotal] = useState(0);
+  // The line count when following stopped: what came after is "new". Opened on a line, the
+  // count starts from the first line count known.
+  const [seenTotal, setSeenTotal] = useState<number | null>(() => (following || total === 0 ? null : total));
+  if (!following && seenTotal === null && total > 0) setSeenTotal(total);
   const followingRef = useRef(following);
   const totalRef = useRef(total);
   const doneRef = useRef(done);
@@ -323,7 +325,7 @@ export function OutputPane({
 
   const items = virtualizer.getVirtualItems();
   const measure = wrap ? virtualizer.measureElement : undefined;
-  const newLines = Math.max(0, total - seenTotal);
+  const newLines = seenTotal === null ? 0 : Math.max(0, total - seenTotal);
   const style = { "--gutter": `calc(${Math.max(3, String(total).length)}ch + 1.5rem)` } as CSSProperties;
 
   return (
@@ -363,7 +365,7 @@ export function OutputPane({
           data-lines={total}
           role="log"
           aria-live="off"
-          aria-label="Job output"
+          aria-label="Output lines"
           tabIndex={0}
         >
           {total > 0 && (

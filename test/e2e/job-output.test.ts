@@ -338,6 +338,24 @@ describe("a live job", () => {
       await waitForLineInView(page, now.total);
       expect((await view(page)).fromBottom).toBeLessThanOrEqual(24);
       expect(await elementCount(page)).toBeLessThan(MAX_ELEMENTS);
+
+      // Opened on a line of a live job: it stays there, and counts only what arrives after.
+      await page.goto(`/jobs/${id}#L20`);
+      await waitForLineInView(page, 20);
+      const opened = (await view(page)).total;
+      const button = page.getByTestId("output-new-lines");
+      expect(await button.textContent()).toMatch(/^(Follow output ↓|[1-9]\d? new lines? ↓)$/);
+      await page.waitForFunction(
+        (n) => Number(document.querySelector<HTMLElement>('[data-testid="job-output"]')?.dataset.lines) > n + 6,
+        opened,
+        {
+          timeout: 30_000,
+        },
+      );
+      const arrived = Number(/^(\d+) new lines? ↓$/.exec((await button.textContent()) ?? "")?.[1]);
+      expect(arrived).toBeGreaterThan(0);
+      expect(arrived).toBeLessThan(100);
+      await waitForLineInView(page, 20);
     } finally {
       await api.call("POST", `/api/jobs/${id}/abort`);
     }
