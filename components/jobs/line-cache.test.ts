@@ -64,6 +64,9 @@ describe("LineCache pages", () => {
     expect(cache.putChunk(chunk(41, "far\n"), () => false)).toBe(false);
     expect(texts(cache, 5, 7)).toEqual(["line 5", "a", "b"]);
     expect(cache.get(41)).toBeUndefined();
+    // A chunk spanning a refused page and a held one keeps the held page's lines.
+    expect(cache.putChunk(chunk(8, "x\ny\nz\nw\n"), () => false)).toBe(true);
+    expect(texts(cache, 8, 11)).toEqual(["x", "y", "z", undefined]);
   });
 });
 

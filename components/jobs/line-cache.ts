@@ -1,6 +1,6 @@
 import type { OutputChunk, OutputLine } from "@/components/api/types";
 import { advanceStyle, sgrToStyle } from "@/server/protocol/ansi";
-import { chunkLines } from "@/server/protocol/output-lines";
+import { chunkLines, countChunkLines } from "@/server/protocol/output-lines";
 import { PLAIN, type AnsiStyle } from "./ansi";
 
 /**
@@ -195,8 +195,17 @@ export class LineCache {
 
   /** A live chunk: its lines are `firstLine`, `firstLine + 1`, … */
   putChunk(chunk: OutputChunk, keep: (page: number) => boolean = () => true): boolean {
+    if (!(chunk.firstLine >= 1)) return false;
+    // A chunk none of whose lines would be kept is not even split (a burst of live output far
+    // from the view costs no strings).
+    const count = countChunkLines(chunk.text);
+    if (count === 0) return false;
+    let wanted = false;
+    for (let p = this.pageOf(chunk.firstLine); p <= this.pageOf(chunk.firstLine + count - 1) && !wanted; p++) {
+      wanted = this.pages.has(p) || keep(p);
+    }
+    if (!wanted) return false;
     const texts = chunkLines(chunk.text);
-    if (texts.length === 0 || !(chunk.firstLine >= 1)) return false;
     const before = this.get(chunk.firstLine - 1);
     const start = chunk.firstLine === 1 ? PLAIN : (before?.end ?? PLAIN);
     const startKnown = chunk.firstLine === 1 || (before?.startKnown ?? false);
