@@ -197,7 +197,11 @@ export function SearchBox({ search }: { search: ReturnType<typeof useOutputSearc
       >
         {status}
       </span>
-      {result?.truncated && <span className="sr-only">Only the first {SEARCH_LIMIT} matching lines are listed.</span>}
+      {result?.truncated && (
+        <span className="text-xs text-zinc-500" data-testid="output-search-capped">
+          (first {SEARCH_LIMIT.toLocaleString("en-GB")} lines only)
+        </span>
+      )}
       <ToolbarButton onClick={() => search.step(-1)} label="Previous match (Shift+Enter)" disabled={count === 0}>
         ↑
       </ToolbarButton>

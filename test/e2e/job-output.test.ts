@@ -253,6 +253,7 @@ describe(`a finished job of ${BIG.toLocaleString("en")} lines`, () => {
     expect(await status.textContent()).toBe("");
     await box.press("Enter");
     await expect.poll(() => status.textContent(), { timeout: 30_000 }).toBe("1 / 1000+");
+    expect(await page.getByTestId("output-search-capped").textContent()).toBe("(first 1,000 lines only)");
     await waitForLineInView(page, 13);
     await box.press("Enter");
     await expect.poll(() => status.textContent()).toBe("2 / 1000+");
