@@ -45,6 +45,7 @@ import { io, type Socket } from "socket.io-client";
 import { launchChromium, logIn, newPage } from "../e2e/browser";
 import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { stripAnsi } from "../../server/protocol/ansi";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FORMS_DIR = path.join(ROOT, "test/fixtures/forms-bench");
@@ -122,9 +123,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const nowMs = () => performance.timeOrigin + performance.now();
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || !Number.isFinite(n) ? "—" : n.toFixed(digits));
 const int = (n: number | undefined) => (n === undefined ? "—" : Math.round(n).toLocaleString("en"));
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007/g;
-const plain = (text: string) => text.replace(ANSI, "").replace(/\s+/g, " ").trim();
+// The page's own rule (server/protocol/ansi.ts): also a colour code cut short at the end of a job.
+const plain = (text: string) => stripAnsi(text).replace(/\s+/g, " ").trim();
 
 function percentile(sorted: number[], p: number): number | undefined {
   if (sorted.length === 0) return undefined;
@@ -345,7 +345,8 @@ function sweepPane(page: Page): Promise<number> {
 }
 
 async function measurePage(browser: Browser, label: string, root: string, lines: number): Promise<PageResult> {
-  const app = await startApp(root);
+  // The default PROCESS_MAX_BUFFER (50 MB per stream) would cut a million coloured lines short.
+  const app = await startApp(root, { PROCESS_MAX_BUFFER: String(256 * 2 ** 20) });
   try {
     const api = apiClient(app, await adminToken(app));
     console.log(`${label}: running a job printing ${lines.toLocaleString("en")} lines…`);
