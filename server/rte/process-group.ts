@@ -16,6 +16,8 @@ import fs from "node:fs";
 
 export interface ProcessInfo {
   pid: number;
+  /** The parent's pid (field 4). */
+  ppid: number;
   pgid: number;
   /** Start time in clock ticks since boot (/proc/<pid>/stat field 22): with the boot id, identifies a process across pid reuse. */
   startTime: string;
@@ -34,9 +36,9 @@ export function processInfo(pid: number): ProcessInfo | null {
   }
   // The command name (field 2) is in parentheses and may itself contain spaces or ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // fields[0] is field 3 (state), fields[2] field 5 (pgrp), fields[19] field 22 (starttime).
+  // fields[0] is field 3 (state), fields[1] field 4 (ppid), fields[2] field 5 (pgrp), fields[19] field 22 (starttime).
   const state = fields[0] ?? "";
-  return { pid, pgid: Number(fields[2]), startTime: fields[19] ?? "", zombie: state === "Z" || state === "X" };
+  return { pid, ppid: Number(fields[1]), pgid: Number(fields[2]), startTime: fields[19] ?? "", zombie: state === "Z" || state === "X" };
 }
 
 /** This boot's id: start times are only comparable within one boot. */

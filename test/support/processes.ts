@@ -5,23 +5,12 @@
  * code and holds nothing but its process table entry.
  */
 import fs from "node:fs";
+import { processInfo } from "../../server/rte/process-group";
 
-interface ProcStat {
-  state: string;
-  ppid: number;
-  pgrp: number;
-}
-
-function readStat(pid: number): ProcStat | null {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return null;
-  }
-  // The fields after the command name, which is in parentheses and may contain spaces.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0]!, ppid: Number(fields[1]), pgrp: Number(fields[2]) };
+/** /proc/<pid>/stat as the RTE reads it (server/rte/process-group.ts); null when the process is gone. */
+function readStat(pid: number): { zombie: boolean; ppid: number; pgrp: number } | null {
+  const info = processInfo(pid);
+  return info && { zombie: info.zombie, ppid: info.ppid, pgrp: info.pgid };
 }
 
 function allPids(): number[] {
@@ -34,20 +23,20 @@ function allPids(): number[] {
 /** True while the process exists and is not a zombie. */
 export function isRunningProcess(pid: number): boolean {
   const stat = readStat(pid);
-  return stat !== null && stat.state !== "Z";
+  return stat !== null && !stat.zombie;
 }
 
 /** The process group of a running process, or null when it is gone. */
 export function processGroupOf(pid: number): number | null {
   const stat = readStat(pid);
-  return stat && stat.state !== "Z" ? stat.pgrp : null;
+  return stat && !stat.zombie ? stat.pgrp : null;
 }
 
 /** Running (non-zombie) members of a process group. */
 export function processGroupMembers(pgid: number): number[] {
   return allPids().filter((pid) => {
     const stat = readStat(pid);
-    return stat !== null && stat.state !== "Z" && stat.pgrp === pgid;
+    return stat !== null && !stat.zombie && stat.pgrp === pgid;
   });
 }
 
