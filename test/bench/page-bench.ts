@@ -499,6 +499,8 @@ interface LiveResult {
   /** Median time between two ticks of a job, as printed (the playbook's real rhythm). */
   intervalMs?: number;
   duplicates: number;
+  /** Watchers that had no job:status 60 s after following (the app did not keep up). */
+  unanswered?: number;
   app?: { cpu: number; peakMb: number };
   rte?: { cpu: number; peakMb: number };
   readsPerBatch?: string;
@@ -654,12 +656,12 @@ async function livePlayform(label: string, root: string): Promise<LiveResult> {
       });
       watcher.socket.emit("job:follow", { v: 1, jobId, after: 0 });
     });
+    // A design that cannot answer every follow in time is measured as it is: the watchers left
+    // without an answer are counted (and their lines count as not delivered), not a failure.
     const followDeadline = Date.now() + 60_000;
-    while (watchers.some((w) => !w.followed)) {
-      if (Date.now() > followDeadline)
-        fail(`${label}: ${watchers.filter((w) => !w.followed).length} watchers got no job:status within 60 s of following`);
-      await sleep(20);
-    }
+    while (watchers.some((w) => !w.followed) && Date.now() < followDeadline) await sleep(20);
+    result.unanswered = watchers.filter((w) => !w.followed).length;
+    if (result.unanswered > 0) console.log(`${label}: ${result.unanswered} watchers got no job:status within 60 s of following`);
     readyAt = nowMs();
 
     for (const id of ids) {
@@ -716,6 +718,7 @@ async function livePart(baselineRoot: string | null): Promise<void> {
     ["lines timed (× watchers)", (r) => int(summary(r).n), false],
     ["lines delivered to all watchers", (r) => `${(r.deliveredToAll * 100).toFixed(2)} %`, false],
     ["duplicate lines received", (r) => int(r.duplicates), true],
+    ["watchers without job:status 60 s after following", (r) => int(r.unanswered ?? 0), true],
     ["tick interval, median (ms)", (r) => fmt(r.intervalMs, 0), false],
     ["app CPU (s)", (r) => fmt(r.app?.cpu, 1), true],
     ["RTE CPU (s)", (r) => fmt(r.rte?.cpu, 1), true],
