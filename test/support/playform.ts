@@ -61,9 +61,10 @@ export async function startPlayform(opts: StartOptions = {}): Promise<RunningPla
   };
 
   /** Starts the app process; resolves with its URL once it serves and its local RTE is connected. */
+  // PLAYFORM_TEST_NODE_ARGS: extra node options for the app, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a test or benchmark.
   const launch = async (port: number): Promise<string> => {
     const from = output.length;
-    child = execa(process.execPath, ["dist/server.js"], {
+    child = execa(process.execPath, [...(process.env.PLAYFORM_TEST_NODE_ARGS?.split(" ").filter(Boolean) ?? []), "dist/server.js"], {
       cwd: root,
       env: {
         PORT: String(port),
