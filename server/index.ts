@@ -127,9 +127,10 @@ async function main(): Promise<void> {
     }
     stopping = true;
     log(`${signal}: stopping`);
-    const { feedReads, catchUpReads, broadcasts } = uiHub.stats;
+    const { directBroadcasts, feedReads, catchUpReads, broadcasts } = uiHub.stats;
     log(
-      `live output since start: ${hub.batchesStored} batches stored; followers' output reads: ${feedReads} shared (one per job per batch), ${catchUpReads} catch-up, ${broadcasts} broadcasts`,
+      `live output since start: ${hub.batchesStored} batches stored (${directBroadcasts} broadcast as stored); ` +
+        `followers' output reads: ${feedReads} shared (one per job per batch), ${catchUpReads} catch-up, ${broadcasts} broadcasts`,
     );
     void (async () => {
       dispatcher.stop();

@@ -186,6 +186,9 @@ export async function jobEvents(jobId: number): Promise<unknown[]> {
   return rows.flatMap((r) => (Array.isArray(r.data) ? (r.data as unknown[]) : []));
 }
 
+/** A newly stored item, with its line fields when it is output (what a follower is sent). */
+export type StoredItem = JobItem & { firstLine?: number; lineCount?: number };
+
 /** Another transaction changed the job's output cursor between our read and our write. */
 class CursorMoved extends Error {}
 
@@ -205,7 +208,7 @@ class NotIndexed extends Error {}
  * retried, so line numbers never overlap. A job whose earlier output predates line numbers
  * (it ran across the upgrade) is numbered first.
  */
-export async function storeJobItems(jobId: number, items: JobItem[], index: OutputIndexer): Promise<JobItem[]> {
+export async function storeJobItems(jobId: number, items: JobItem[], index: OutputIndexer): Promise<StoredItem[]> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await storeOnce(jobId, items, index);
@@ -216,7 +219,7 @@ export async function storeJobItems(jobId: number, items: JobItem[], index: Outp
   }
 }
 
-async function storeOnce(jobId: number, items: JobItem[], index: OutputIndexer): Promise<JobItem[]> {
+async function storeOnce(jobId: number, items: JobItem[], index: OutputIndexer): Promise<StoredItem[]> {
   return getDb().$transaction(async (tx) => {
     const job = await tx.job.findUnique({ where: { id: jobId }, select: { lines: true, outputAnsi: true, outputIndexed: true, lastSeq: true } });
     if (!job) return [];
@@ -244,7 +247,10 @@ async function storeOnce(jobId: number, items: JobItem[], index: OutputIndexer):
       data: { lines: indexed.end.lines, outputAnsi: indexed.end.ansi, lastSeq: maxSeq, recap: Prisma.DbNull, recapSource: null },
     });
     if (moved.count === 0) throw new CursorMoved();
-    return fresh;
+    return fresh.map((item) => {
+      const lines = indexed.lines.get(item.seq);
+      return lines ? { ...item, firstLine: lines.firstLine, lineCount: lines.lineCount } : item;
+    });
   });
 }
 

@@ -22,7 +22,9 @@ export class LocalJobUpdateBus implements JobUpdateBus {
   private readonly emitter = new EventEmitter();
 
   publish(update: JobUpdate): void {
-    this.emitter.emit("update", update);
+    // The same shape as over PostgreSQL: the batch is for the storing node's own hub only.
+    const { stored: _stored, ...news } = update;
+    this.emitter.emit("update", news);
   }
 
   subscribe(listener: (update: JobUpdate) => void): void {
@@ -78,12 +80,15 @@ export class PostgresJobUpdateBus implements JobUpdateBus {
   }
 }
 
+/** `jobId:OS[:seq]` (output and status flags; the highest seq stored). The batch itself never travels. */
 function encode(update: JobUpdate): string {
-  return `${update.jobId}:${update.output ? 1 : 0}${update.status ? 1 : 0}`;
+  return `${update.jobId}:${update.output ? 1 : 0}${update.status ? 1 : 0}${update.seq !== undefined ? `:${update.seq}` : ""}`;
 }
 
 function decode(payload: string): JobUpdate | null {
-  const match = /^(\d+):([01])([01])$/.exec(payload);
+  const match = /^(\d+):([01])([01])(?::(\d+))?$/.exec(payload);
   if (!match) return null;
-  return { jobId: Number(match[1]), output: match[2] === "1", status: match[3] === "1" };
+  const update: JobUpdate = { jobId: Number(match[1]), output: match[2] === "1", status: match[3] === "1" };
+  if (match[4] !== undefined) update.seq = Number(match[4]);
+  return update;
 }

@@ -5,10 +5,26 @@
  * in-process emitter with the embedded SQLite). Only the job id travels; each node reads what
  * is new from the database, which keeps the order and the exactly-once property in one place.
  */
+import type { OutputChunk } from "../protocol/ui-messages";
+
 export interface JobUpdate {
   jobId: number;
   output: boolean;
   status: boolean;
+  /** With output: the highest seq stored. A node whose followers already have it skips the read. */
+  seq?: number;
+  /**
+   * With output, on the node that stored it only (never sent between nodes): the batch itself,
+   * so that node's followers get it without reading it back from the database.
+   */
+  stored?: StoredOutput;
+}
+
+/** A batch just stored: the consecutive seqs it filled and its output chunks. */
+export interface StoredOutput {
+  fromSeq: number;
+  toSeq: number;
+  chunks: OutputChunk[];
 }
 
 export interface JobUpdateBus {

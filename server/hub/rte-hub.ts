@@ -22,7 +22,7 @@ import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJo
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
 import { readManifestFiles } from "../forms/manifest";
 import { isFinalStatus, type JobLifecycle } from "../jobs/lifecycle";
-import { storeRteItems } from "../jobs/output";
+import { storeRteItems, storedOutput } from "../jobs/output";
 import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
 import { manifestSchema } from "../jobs/manifest-schema";
 import type { JobUpdatePublisher } from "./job-updates";
@@ -42,6 +42,11 @@ export interface RunnerLink {
   running: Set<number>;
   /** Jobs this instance was told to cancel because they are not its to run (logged once). */
   strays: Set<number>;
+  /**
+   * Jobs found running here: a running job's instance never changes (only queued jobs are
+   * dispatched or taken back), so its next batches need no placement query.
+   */
+  placed: Set<number>;
   draining: boolean;
 }
 
@@ -113,6 +118,7 @@ export class RteHub {
       capacity: handshake.capacity,
       running: new Set(),
       strays: new Set(),
+      placed: new Set(),
       draining: false,
     };
     const key = `${link.runnerId}:${link.instanceId}`;
@@ -176,12 +182,16 @@ export class RteHub {
     }
     const fresh = await storeRteItems(jobId, items);
     if (fresh.length > 0) this.batchesStored++;
-    if (fresh.some((i) => i.kind === "output" || i.kind === "log")) this.publish({ jobId, output: true, status: false });
+    if (fresh.some((i) => i.kind === "output" || i.kind === "log")) {
+      const stored = storedOutput(fresh) ?? undefined;
+      this.publish({ jobId, output: true, status: false, seq: Math.max(...fresh.map((i) => i.seq)), stored });
+    }
     for (const item of fresh) {
       if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000), link.instanceId);
       if (item.kind === "end") {
         await this.jobs.ended(jobId, { status: item.status, exitCode: item.exitCode, reason: item.reason, at: new Date(item.ts * 1000) });
         link.running.delete(jobId);
+        link.placed.delete(jobId);
       }
     }
     return { acked: items.map((i) => i.seq) };
@@ -235,9 +245,13 @@ export class RteHub {
    * the instance is running it, so it is the one place the job can run without running twice.
    */
   private async place(link: RunnerLink, jobId: number): Promise<Placement> {
+    if (link.placed.has(jobId)) return "here";
     const [job] = await findJobPlacements([jobId]);
     if (!job || job.runnerId !== link.runnerId) return "unknown";
-    if (job.instanceId === link.instanceId) return "here";
+    if (job.instanceId === link.instanceId) {
+      if (job.status === "running") link.placed.add(jobId);
+      return "here";
+    }
     if (job.instanceId === null && job.status === "queued" && (await markJobDispatched(jobId, link.instanceId))) {
       console.warn(
         `[rte-hub] job ${jobId}: instance ${link.instanceId} of runner ${link.runnerName} claimed it after its dispatch was taken back; it runs there`,

@@ -3,9 +3,10 @@
  * the job here and receives only chunks newer than what it has, in order, each once.
  *
  * The cost scales with jobs, not with watchers. Each followed job has one feed per app node:
- * when the job has new output, the feed reads what is new from the database once and
- * broadcasts it to a socket.io room holding every follower of the job on this node (socket.io
- * encodes a broadcast once). A new follower first catches up on its own, reading from its
+ * when the job has new output, the feed broadcasts it to a socket.io room holding every
+ * follower of the job on this node (socket.io encodes a broadcast once). The node that stored
+ * a batch broadcasts it as stored, without reading it back; other nodes read it from the
+ * database once per batch. A new follower first catches up on its own, reading from its
  * cursor up to the point the feed has broadcast, and joins the room in the same synchronous
  * step as its last check, so nothing is skipped and nothing is sent twice.
  *
@@ -28,7 +29,7 @@ import {
   type JobStatusMessage,
   type JobView as WireJobView,
 } from "../protocol/ui-messages";
-import type { JobUpdate, JobUpdateBus } from "./job-updates";
+import type { JobUpdate, JobUpdateBus, StoredOutput } from "./job-updates";
 
 const PAGE = 2_000;
 
@@ -62,6 +63,8 @@ interface JobFeed {
 
 /** What the hub did, for the benchmark and the metrics (reads of output per stored batch). */
 export interface UiHubStats {
+  /** Batches stored on this node and broadcast without a read. */
+  directBroadcasts: number;
   feedReads: number;
   catchUpReads: number;
   broadcasts: number;
@@ -71,7 +74,7 @@ export class UiHub {
   /** jobId -> the job's feed on this node. */
   private readonly feeds = new Map<number, JobFeed>();
   private namespace: Namespace | null = null;
-  readonly stats: UiHubStats = { feedReads: 0, catchUpReads: 0, broadcasts: 0 };
+  readonly stats: UiHubStats = { directBroadcasts: 0, feedReads: 0, catchUpReads: 0, broadcasts: 0 };
 
   constructor(private readonly bus: JobUpdateBus) {
     bus.subscribe((update) => this.onUpdate(update));
@@ -116,9 +119,31 @@ export class UiHub {
     });
   }
 
-  /** Tells every app node (this one included) that a job has news. */
+  /**
+   * Tells every app node (this one included) that a job has news. A batch stored on this node
+   * goes to this node's followers straight away (no read back); the news that travels carries
+   * its highest seq, so no node reads for followers that already have it.
+   */
   publish(update: JobUpdate): void {
+    if (update.stored) this.deliverStored(update.jobId, update.stored);
     this.bus.publish(update);
+  }
+
+  /** Broadcasts a batch this node just stored, if it follows on from what the job's room has; else the feed reads. */
+  private deliverStored(jobId: number, stored: StoredOutput): void {
+    const feed = this.feeds.get(jobId);
+    if (!feed) return;
+    if (feed.reading || feed.lastSeq === null || feed.lastSeq !== stored.fromSeq - 1) {
+      this.pumpFeed(feed);
+      return;
+    }
+    feed.lastSeq = stored.toSeq;
+    this.stats.directBroadcasts++;
+    if (stored.chunks.length > 0) {
+      this.namespace?.to(feed.room).emit(UiEvents.chunks, { v: UI_CONTRACT_VERSION, jobId, chunks: stored.chunks } satisfies JobChunks);
+      this.stats.broadcasts++;
+    }
+    for (const follower of feed.followers) if (!follower.inRoom) this.catchUp(follower);
   }
 
   private feedFor(jobId: number): JobFeed {
@@ -146,7 +171,8 @@ export class UiHub {
   private onUpdate(update: JobUpdate): void {
     const feed = this.feeds.get(update.jobId);
     if (!feed) return;
-    if (update.output) this.pumpFeed(feed);
+    // Already broadcast (this node stored it, or read it for an earlier notice): nothing to read.
+    if (update.output && !(update.seq !== undefined && feed.lastSeq !== null && feed.lastSeq >= update.seq)) this.pumpFeed(feed);
     if (update.status) void this.sendStatus(feed, [...feed.followers]);
   }
 

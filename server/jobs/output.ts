@@ -13,6 +13,8 @@ import {
   listMarkers,
   listOutput,
   storeJobItems,
+  type OutputChunk,
+  type StoredItem,
 } from "../data/job-output";
 import { DomainError } from "../errors";
 import { advanceStyle, sgrToStyle, stripAnsi, styleToSgr } from "../protocol/ansi";
@@ -21,14 +23,39 @@ import type { JobItem } from "../protocol/rte-messages";
 import { requireJob } from "./access";
 import { isFinalStatus } from "./lifecycle";
 import { indexOutput } from "./output-index";
+import type { StoredOutput } from "../hub/job-updates";
 import type { OutputLine, OutputMarker, OutputMarkerKind, OutputSearch, OutputTaskIndex, OutputWindow } from "./output-types";
 
 export const MAX_WINDOW_LINES = 5_000;
 export const MAX_SEARCH_MATCHES = 1_000;
 
 /** Stores an RTE's batch exactly once, numbering its output by line (see server/data/job-output.ts). */
-export function storeRteItems(jobId: number, items: JobItem[]): Promise<JobItem[]> {
+export function storeRteItems(jobId: number, items: JobItem[]): Promise<StoredItem[]> {
   return storeJobItems(jobId, items, indexOutput);
+}
+
+/**
+ * What a batch just stored means for followers: the seq range it filled and its output as
+ * chunks. Null when the stored items are not one run of consecutive seqs (a resend with some
+ * items already stored): followers then read from the database.
+ */
+export function storedOutput(stored: readonly StoredItem[]): StoredOutput | null {
+  if (stored.length === 0) return null;
+  const sorted = [...stored].sort((a, b) => a.seq - b.seq);
+  const fromSeq = sorted[0]!.seq;
+  if (sorted.some((item, i) => item.seq !== fromSeq + i)) return null;
+  const chunks: OutputChunk[] = [];
+  for (const item of sorted) {
+    if ((item.kind !== "output" && item.kind !== "log") || item.firstLine === undefined) continue;
+    chunks.push({
+      seq: item.seq,
+      stream: item.kind === "log" ? "rte" : item.stream,
+      text: item.text,
+      firstLine: item.firstLine,
+      lineCount: item.lineCount ?? 0,
+    });
+  }
+  return { fromSeq, toSeq: sorted[sorted.length - 1]!.seq, chunks };
 }
 
 /**

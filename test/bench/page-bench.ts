@@ -688,7 +688,7 @@ async function livePlayform(label: string, root: string): Promise<LiveResult> {
     for (const watcher of watchers) watcher.socket.disconnect();
     await app.stop();
   }
-  const stats = /live output since start: (\d+) batches stored; followers' output reads: (\d+) shared[^,]*, (\d+) catch-up/.exec(
+  const stats = /live output since start: (\d+) batches stored[^;]*; followers' output reads: (\d+) shared[^,]*, (\d+) catch-up/.exec(
     app.output(),
   );
   if (stats) {

@@ -164,6 +164,46 @@ describe("a 200,000-line job", () => {
     }
   });
 
+  it("gives every live follower each line once, in order: from the start, and joining mid-run from line 0 or from a line", async () => {
+    const live = await api.launch("live-ticks", { ticks: 60 });
+    await api.waitForStatus(live, "running");
+    const follow = (afterLine: number) => {
+      const socket: Socket = io(`${app.url}${UI_NAMESPACE}`, { auth: { token }, transports: ["websocket"] });
+      const lines = new Map<number, string>();
+      let duplicates = 0;
+      socket.on(UiEvents.chunks, (payload: unknown) => {
+        for (const chunk of jobChunksSchema.parse(payload).chunks) {
+          chunkLines(chunk.text).forEach((text, i) => {
+            const n = chunk.firstLine + i;
+            if (n <= afterLine) return; // the chunk holding both sides of afterLine comes whole
+            if (lines.has(n)) duplicates++;
+            lines.set(n, text);
+          });
+        }
+      });
+      socket.on("connect", () => socket.emit(UiEvents.follow, { v: UI_CONTRACT_VERSION, jobId: live, afterLine }));
+      return { socket, lines, duplicates: () => duplicates, afterLine };
+    };
+    const early = [follow(0), follow(0)];
+    await waitFor("some ticks", async () => (await api.get(`/api/jobs/${live}`)).job.lines > 20);
+    const midLine = (await api.get(`/api/jobs/${live}`)).job.lines - 5;
+    const late = [follow(0), follow(midLine)];
+    try {
+      const job = await api.waitForEnd(live);
+      expect(job.status).toBe("success");
+      const total = (await api.get(`/api/jobs/${live}`)).job.lines;
+      const all = (await api.get(`/api/jobs/${live}/lines?count=5000`)).lines as { n: number; text: string }[];
+      for (const watcher of [...early, ...late]) {
+        await waitFor("every line", () => watcher.lines.size === total - watcher.afterLine, { timeoutMs: 15_000 });
+        expect(watcher.duplicates()).toBe(0);
+        expect([...watcher.lines.keys()]).toEqual(all.filter((l) => l.n > watcher.afterLine).map((l) => l.n));
+        expect([...watcher.lines.values()]).toEqual(all.filter((l) => l.n > watcher.afterLine).map((l) => l.text));
+      }
+    } finally {
+      for (const watcher of [...early, ...late]) watcher.socket.close();
+    }
+  });
+
   it("numbers a job stored before line addressing on first use, as if it had been numbered when stored", async () => {
     const small = await api.launch("big-output", { lines: 40 });
     expect((await api.waitForEnd(small)).status).toBe("success");
