@@ -1,0 +1,284 @@
+/**
+ * Ansible's own log file (log_path / ANSIBLE_LOG_PATH): docs/recap.md, "Ansible's log file".
+ * The recorded fixtures log_path_* are real files; these cases pin each rule on its own.
+ */
+import { describe, expect, it } from "vitest";
+import { parseRecapText } from "../../../server/recap/parse-text";
+import { banner, entry, log, logFile, logged, type LogFormat, pathLine, recapRow, stamp } from "./log-builder";
+
+const RECAP = [banner("PLAY RECAP"), recapRow("node1", { ok: 3, changed: 2, ignored: 1 }), recapRow("node2", { ok: 3, changed: 1 })];
+
+/** A small run as a log file holds it: no empty lines, the -v result of a debug on several lines. */
+function run(opts: { format?: LogFormat; pid?: number } = {}): string {
+  return logFile(
+    [
+      [0, banner("PLAY [Deploy]")],
+      [0.02, banner("TASK [Write config]")],
+      [0.5, "changed: [node1]"],
+      [0.6, "ok: [node2]"],
+      [1.5, banner("TASK [Probe]")],
+      [2, 'fatal: [node1]: FAILED! => {"changed": false, "msg": "no"}'],
+      [2, "...ignoring"],
+      [2.1, "changed: [node2]"],
+      [2.25, banner("TASK [Show]")],
+      [2.3, 'ok: [node1] => {\n    "msg": "hello"\n}'],
+      [2.31, 'ok: [node2] => {\n    "msg": "hello"\n}'],
+      [2.4, banner("RUNNING HANDLER [Restart app]")],
+      [3.99, "changed: [node1]"],
+      [4.2, RECAP[0]!],
+      [4.2, RECAP[1]!],
+      [4.2, RECAP[2]!],
+    ],
+    opts,
+  );
+}
+
+const RUN_RECAP = {
+  plays: [{ number: 1, name: "Deploy", hosts: null }],
+  hosts: [
+    { host: "node1", ok: 3, changed: 2, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 1 },
+    { host: "node2", ok: 3, changed: 1, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 },
+  ],
+  elapsed_sec: 4,
+  slowest_tasks: [
+    { task: "Restart app", seconds: 1.8 },
+    { task: "Write config", seconds: 1.48 },
+    { task: "Show", seconds: 0.15 },
+    { task: "Probe", seconds: 0.75 },
+  ].sort((a, b) => b.seconds - a.seconds),
+  changed_tasks: ["Write config", "Probe", "Restart app"],
+  ignored_failures: ["Probe"],
+  failed_tasks: [],
+  unreachable_hosts: [],
+  status: "successful",
+};
+
+describe("Ansible's log file: the prefix", () => {
+  it.each<LogFormat>(["2.9", "2.14", "2.17"])("reads the prefix that ansible-core %s writes", (format) => {
+    expect(parseRecapText(run({ format }))).toEqual(RUN_RECAP);
+  });
+
+  it("reads 2.17's level names (WARNING for skipping lines, ERROR for fatal ones)", () => {
+    const lines = [
+      logged(0, banner("PLAY [p]"), { format: "2.17" }),
+      logged(0, banner("TASK [t]"), { format: "2.17" }),
+      logged(1, "skipping: [node2]", { format: "2.17", level: "WARNING" }),
+      logged(1.5, 'fatal: [node1]: FAILED! => {"msg": "x"}', { format: "2.17", level: "ERROR" }),
+      logged(2, banner("PLAY RECAP"), { format: "2.17" }),
+      logged(2, recapRow("node1", { failed: 1 }), { format: "2.17" }),
+      logged(2, recapRow("node2", { skipped: 1 }), { format: "2.17" }),
+    ];
+    const r = parseRecapText(log(lines));
+    expect(r.failed_tasks).toEqual(["t"]);
+    expect(r.status).toBe("failed");
+    expect(r.hosts.map((h) => h.host)).toEqual(["node1", "node2"]);
+  });
+
+  it("gives the same recap as the terminal's text of the same run, but for the timings", () => {
+    const terminal = log([
+      "",
+      banner("PLAY [Deploy]"),
+      "",
+      banner("TASK [Write config]"),
+      "changed: [node1]",
+      "ok: [node2]",
+      "",
+      banner("TASK [Probe]"),
+      'fatal: [node1]: FAILED! => {"changed": false, "msg": "no"}',
+      "...ignoring",
+      "changed: [node2]",
+      "",
+      banner("TASK [Show]"),
+      'ok: [node1] => {\n    "msg": "hello"\n}',
+      'ok: [node2] => {\n    "msg": "hello"\n}',
+      "",
+      banner("RUNNING HANDLER [Restart app]"),
+      "changed: [node1]",
+      "",
+      ...RECAP,
+      "",
+    ]);
+    expect(parseRecapText(run())).toEqual({ ...parseRecapText(terminal), elapsed_sec: 4, slowest_tasks: RUN_RECAP.slowest_tasks });
+  });
+
+  it("never reads a line without the prefix as structure: it is the rest of a message", () => {
+    const text = logFile([
+      [0, banner("PLAY [p]")],
+      [0, banner("TASK [Quiet]")],
+      // the debug callback's raw STDOUT and a wrapped warning: lines at column 0 without prefix
+      [1, `ok: [node1] => {}\n\nSTDOUT:\n\nchanged: [node1]\n${banner("TASK [Not a task]")}\nfatal: [node1]: FAILED! => {}\n...ignoring`],
+      [1.5, "[WARNING]: a warning long enough to be wrapped onto the next line at\nchanged: [node1] which is still the warning"],
+      [2, RECAP[0]!],
+      [2, recapRow("node1", { ok: 1 })],
+    ]);
+    const r = parseRecapText(text);
+    expect(r.changed_tasks).toEqual([]);
+    expect(r.failed_tasks).toEqual([]);
+    expect(r.ignored_failures).toEqual([]);
+    expect(r.slowest_tasks).toEqual([{ task: "Quiet", seconds: 2 }]);
+  });
+
+  it("ignores what other loggers write to the file (n=paramiko.transport …) and their continuation lines", () => {
+    const text = log([
+      logged(0, banner("PLAY [p]")),
+      logged(0, banner("TASK [t]")),
+      logged(0.5, "changed: [node1]", { logger: "paramiko.transport" }),
+      logged(0.6, `${banner("TASK [Not a task]")}`, { logger: "py.warnings" }),
+      "changed: [node1]",
+      logged(1, "ok: [node1]"),
+      logged(2, RECAP[0]!),
+      logged(2, recapRow("node1", { ok: 1 })),
+    ]);
+    const r = parseRecapText(text);
+    expect(r.changed_tasks).toEqual([]);
+    expect(r.slowest_tasks).toEqual([{ task: "t", seconds: 2 }]);
+  });
+
+  it("ignores lines before the first prefix (a file cut in the middle of a message)", () => {
+    const text = `${log(['    "msg": "cut off"', "}", "changed: [node1]"])}${run()}`;
+    expect(parseRecapText(text)).toEqual(RUN_RECAP);
+  });
+
+  it("is a terminal's text when structure came before any prefix (a command printed log lines)", () => {
+    const text = log([
+      banner("PLAY [p]"),
+      banner("TASK [Cat the log]"),
+      "ok: [node1] => {}",
+      "",
+      "STDOUT:",
+      "",
+      logged(1, banner("TASK [From the log]")),
+      logged(1, "changed: [node1]"),
+      ...[banner("PLAY RECAP"), recapRow("node1", { ok: 1 }), ""],
+    ]);
+    const r = parseRecapText(text);
+    expect(r.changed_tasks).toEqual([]);
+    expect(r.hosts.map((h) => h.host)).toEqual(["node1"]);
+    expect(r.elapsed_sec).toBeNull();
+  });
+
+  it("ends the recap rows at the next prefixed line (the file has no empty line after them)", () => {
+    const text = logFile([
+      [0, banner("PLAY [p]")],
+      [0, banner("TASK [t]")],
+      [1, "ok: [node1]"],
+      [2, banner("PLAY RECAP")],
+      [2, recapRow("node1", { ok: 1 })],
+      [2.1, "[WARNING]: something after the recap"],
+      [2.2, "node9 : ok=5 changed=5"],
+    ]);
+    expect(parseRecapText(text).hosts.map((h) => h.host)).toEqual(["node1"]);
+  });
+});
+
+describe("Ansible's log file: timings from the timestamps", () => {
+  const timed = (entries: Array<[number, string]>, rows = [recapRow("node1", { ok: 1 })]): ReturnType<typeof parseRecapText> => {
+    const last = entries[entries.length - 1]![0];
+    return parseRecapText(logFile([...entries, [last, banner("PLAY RECAP")], ...rows.map((r): [number, string] => [last, r])]));
+  };
+
+  it("times a task from its banner to the next TASK / RUNNING HANDLER banner or PLAY RECAP; elapsed from the first PLAY", () => {
+    const r = timed([
+      [10, banner("PLAY [one]")],
+      [10.5, banner("TASK [a]")],
+      [12.004, banner("PLAY [two]")], // a PLAY banner does not end a task (profile_tasks: neither)
+      [12.5, banner("TASK [b]")],
+      [13, banner("CLEANUP TASK [c]")], // nor a CLEANUP TASK, which profile_tasks does not time
+      [14, banner("RUNNING HANDLER [h]")],
+      [20.999, "changed: [node1]"],
+      [21.4, "ok: [node1]"],
+    ]);
+    expect(r.slowest_tasks).toEqual([
+      { task: "h", seconds: 7.4 },
+      { task: "a", seconds: 2 },
+      { task: "b", seconds: 1.5 },
+    ]);
+    expect(r.elapsed_sec).toBe(11); // 21.4 - 10, floored
+  });
+
+  it("adds up the batches of a serial play and a handler run twice; keeps two tasks of the same name apart", () => {
+    const r = timed([
+      [0, banner("PLAY [Rolling]")],
+      [0, banner("TASK [Drain]")],
+      [1, banner("TASK [Drain]")], // another task with the same name
+      [1.25, banner("RUNNING HANDLER [Reload]")],
+      [1.5, banner("PLAY [Rolling]")], // batch 2
+      [1.5, banner("TASK [Drain]")],
+      [2.5, banner("TASK [Drain]")],
+      [2.75, banner("RUNNING HANDLER [Reload]")],
+      [3, banner("PLAY [Other]")],
+      [3, banner("TASK [Drain]")], // another play: another task
+      [3.1, "ok: [node1]"],
+    ]);
+    expect(r.slowest_tasks).toEqual([
+      { task: "Drain", seconds: 2 },
+      { task: "Drain", seconds: 0.5 },
+      { task: "Reload", seconds: 0.5 }, // 1.25-1.5 and 2.75-3: a PLAY banner does not end it
+      { task: "Drain", seconds: 0.1 },
+    ]);
+  });
+
+  it("lists the 20 slowest, ties in the order the tasks started", () => {
+    const entries: Array<[number, string]> = [[0, banner("PLAY [p]")]];
+    for (let i = 0; i < 25; i++) entries.push([i, banner(`TASK [t${i}]`)]);
+    entries.push([25, "ok: [node1]"]);
+    const r = timed(entries);
+    expect(r.slowest_tasks).toHaveLength(20);
+    expect(r.slowest_tasks.slice(0, 3)).toEqual([
+      { task: "t0", seconds: 1 },
+      { task: "t1", seconds: 1 },
+      { task: "t2", seconds: 1 },
+    ]);
+    expect(r.slowest_tasks.map((t) => t.task)).not.toContain("t24");
+  });
+
+  it("takes the figures at the last PLAY RECAP when several playbooks ran (a later killed one adds nothing)", () => {
+    const text = logFile([
+      [0, banner("PLAY [a]")],
+      [0, banner("TASK [in a]")],
+      [3, banner("PLAY RECAP")],
+      [3, recapRow("node1", { ok: 1 })],
+      [4, banner("PLAY [b]")],
+      [4, banner("TASK [in b]")],
+      [9, banner("TASK [killed in b]")],
+      [9.5, "ok: [node1]"],
+    ]);
+    const r = parseRecapText(text);
+    expect(r.status).toBe("incomplete");
+    expect(r.elapsed_sec).toBe(3);
+    expect(r.slowest_tasks).toEqual([{ task: "in a", seconds: 3 }]);
+  });
+
+  it("has no timings without a PLAY RECAP (a killed run), like profile_tasks", () => {
+    const r = parseRecapText(
+      logFile([
+        [0, banner("PLAY [p]")],
+        [0, banner("TASK [t]")],
+        [5, banner("TASK [u]")],
+        [6, "ok: [node1]"],
+      ]),
+    );
+    expect(r).toMatchObject({ status: "incomplete", elapsed_sec: null, slowest_tasks: [] });
+  });
+
+  it("lets profile_tasks' figures win, its -vv path lines being continuation lines", () => {
+    const text = logFile([
+      [0, banner("PLAY [p]")],
+      [0, banner("TASK [t]")],
+      [0, stamp("0:00:00.020")],
+      [60, "ok: [node1]"],
+      [61, banner("PLAY RECAP")],
+      [61, recapRow("node1", { ok: 1 })],
+      [61, stamp("0:01:02.500")],
+      [61, `${"=".repeat(79)} `],
+      [61, `${entry("t", 61.02)}\n${pathLine("/work/site.yml:3")}`],
+      [61, entry("gather", 0.5)],
+    ]);
+    const r = parseRecapText(text);
+    expect(r.elapsed_sec).toBe(62);
+    expect(r.slowest_tasks).toEqual([
+      { task: "t", seconds: 61.02 },
+      { task: "gather", seconds: 0.5 },
+    ]);
+  });
+});
