@@ -43,6 +43,8 @@ const COUNTER_RE = /([a-z_]+)=(-?\d+)/g;
 const PLAN_PLAY_RE = /^ {2}play #\d+ \((.*?)\): (.*)\tTAGS: \[/;
 /** profile_tasks' default number of entries, used for the timings read from a log file's timestamps. */
 const SLOWEST_LIMIT = 20;
+/** A log file's processes kept while they have printed no play (see RecapTextParser.runOf). */
+const MAX_RUNS = 64;
 
 const enum Ev {
   Fail,
@@ -142,6 +144,10 @@ class RunReader {
   private recapRows: RecapHostRow[] = [];
   /** A banner, a recap or a --list-tasks play line was read: the text is ansible-playbook output. */
   sawStructure = false;
+  /** A PLAY banner or a --list-tasks play line was read: this is an ansible-playbook run. */
+  startedPlays = false;
+  /** In a log file: the order in which runs printed their first play (0: not yet). */
+  startOrder = 0;
 
   /** Cumulative seconds of the previous line when it was a profile_tasks timestamp line. */
   private pendingElapsed = -1;
@@ -278,6 +284,7 @@ class RunReader {
     const name = bannerName(line, "PLAY");
     if (name === null) return false;
     this.sawStructure = true;
+    this.startedPlays = true;
     this.plays.push({ number: this.plays.length + 1, name: detach(name), hosts: null });
     if (this.sawRecap) this.playAfterRecap = true;
     this.setTask(null);
@@ -383,6 +390,7 @@ class RunReader {
       const m = PLAN_PLAY_RE.exec(s.slice(a, b));
       if (m && m[1] !== undefined && m[2] !== undefined) {
         this.sawStructure = true;
+        this.startedPlays = true;
         this.planPlays.push({ number: this.planPlays.length + 1, name: detach(m[2]), hosts: detach(m[1]) });
         this.planTasks.push(0);
       }
@@ -403,6 +411,11 @@ class RunReader {
     const m = TIMESTAMP_TAIL_RE.exec(s.slice(a, b));
     if (!m) return;
     this.pendingElapsed = Math.floor(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]));
+  }
+
+  /** Reached its (last) PLAY RECAP and started nothing after it. */
+  get ended(): boolean {
+    return this.sawRecap && !this.playAfterRecap;
   }
 
   resolve(): Recap {
@@ -496,11 +509,17 @@ export class RecapTextParser {
 
   private mode = Mode.Detect;
   private readonly plain = new RunReader();
-  private readonly logRun = new RunReader();
+  /**
+   * A log file: one reader per process (`p=`), since Ansible appends every run (and every
+   * ad-hoc command) to the same file, and runs at the same time interleave their lines.
+   */
+  private readonly runs = new Map<number, RunReader>();
+  private startedRuns = 0;
   /** The reader of the last prefixed line (its continuation lines go there), null for another logger's line. */
   private current: RunReader | null = null;
-  /** Time (ms, the wall clock read as UTC) of the last prefix recognised by logPrefix(), and whether it was Ansible's logger. */
+  /** Time (ms, the wall clock read as UTC) and pid of the last prefix recognised by logPrefix(), and whether it was Ansible's logger. */
   private prefixMs = 0;
+  private prefixPid = 0;
   private prefixAnsible = false;
 
   push(chunk: string): void {
@@ -547,7 +566,41 @@ export class RecapTextParser {
       this.carry = "";
       this.finished = true;
     }
-    return (this.mode === Mode.Log ? this.logRun : this.plain).resolve();
+    return (this.mode === Mode.Log ? this.lastRun() : this.plain).resolve();
+  }
+
+  /** The run of a log file that started its plays last (docs/recap.md: "Several runs in one file"). */
+  private lastRun(): RunReader {
+    let last: RunReader | null = null;
+    for (const run of this.runs.values()) if (run.startOrder > (last?.startOrder ?? 0)) last = run;
+    return last ?? new RunReader();
+  }
+
+  private runOf(pid: number): RunReader {
+    let run = this.runs.get(pid);
+    if (run) return run;
+    run = new RunReader();
+    this.runs.set(pid, run);
+    // Processes that printed no play yet (ad-hoc commands, ansible-connection…) are kept, but not forever.
+    if (this.runs.size > MAX_RUNS) {
+      for (const [other, r] of this.runs) {
+        if (r.startOrder === 0 && r !== run) {
+          this.runs.delete(other);
+          break;
+        }
+      }
+    }
+    return run;
+  }
+
+  /**
+   * A run started its plays: it is now the last run. The runs that started before it and ended
+   * can never be chosen again: dropped, so memory stays small over a file of a year of runs.
+   * A run that did not end is kept (it may still be running, interleaved with this one).
+   */
+  private runStarted(run: RunReader): void {
+    run.startOrder = ++this.startedRuns;
+    for (const [pid, other] of this.runs) if (other !== run && other.startOrder > 0 && other.ended) this.runs.delete(pid);
   }
 
   /** One line, s[a, b) without its LF. */
@@ -558,8 +611,12 @@ export class RecapTextParser {
       // The first prefix before any structure: Ansible's log file (lines before it belong to a
       // message whose start is not in the text). After structure, it is a command's output.
       this.mode = Mode.Log;
-      this.current = this.prefixAnsible ? this.logRun : null;
-      this.current?.line(s, message, b, this.prefixMs);
+      const run = this.prefixAnsible ? this.runOf(this.prefixPid) : null;
+      this.current = run;
+      if (run) {
+        run.line(s, message, b, this.prefixMs);
+        if (run.startOrder === 0 && run.startedPlays) this.runStarted(run);
+      }
     } else if (this.mode === Mode.Log) {
       this.current?.continuation(s, a, b);
     } else {
@@ -573,7 +630,7 @@ export class RecapTextParser {
    *   2.10 to 2.16: `2026-11-30 16:20:20,557 p=1989 u=root n=ansible | MESSAGE`
    *   2.17 and on:  `2026-11-30 16:20:20,557 p=1989 u=root n=ansible INFO| MESSAGE`
    *   2.9 and before: `2026-11-30 16:20:20,557 p=1989 u=root |  MESSAGE`
-   * Returns where MESSAGE starts (and sets prefixMs, prefixAnsible), or -1.
+   * Returns where MESSAGE starts (and sets prefixMs, prefixPid, prefixAnsible), or -1.
    * Hand-written: it runs on every line of a log file, and most lines fail at the first test.
    */
   private logPrefix(s: string, a: number, b: number): number {
@@ -607,7 +664,8 @@ export class RecapTextParser {
       milli = num(20, 3);
     if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 || milli < 0) return -1;
     let i = a + 26;
-    while (i < b && isDigit(s.charCodeAt(i))) i++;
+    let pid = 0;
+    for (; i < b && isDigit(s.charCodeAt(i)); i++) pid = pid * 10 + s.charCodeAt(i) - DIGIT_0;
     if (i === a + 26 || !s.startsWith(" u=", i)) return -1;
     const userEnd = s.indexOf(" ", i + 3);
     if (userEnd < 0 || userEnd >= b) return -1;
@@ -631,6 +689,7 @@ export class RecapTextParser {
     }
     if (message > b) return -1;
     this.prefixMs = Date.UTC(year, month - 1, day, hour, minute, second, milli);
+    this.prefixPid = pid;
     this.prefixAnsible = ansible;
     return message;
   }

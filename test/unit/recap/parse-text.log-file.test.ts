@@ -282,3 +282,73 @@ describe("Ansible's log file: timings from the timestamps", () => {
     ]);
   });
 });
+
+describe("Ansible's log file: several runs in one file", () => {
+  /** One small run of process `pid`, its lines at `t0` + offsets. */
+  const lines = (
+    pid: number,
+    t0: number,
+    play: string,
+    opts: { recap?: boolean; fail?: boolean } = {},
+  ): Array<[number, string, number]> => [
+    [t0, banner(`PLAY [${play}]`), pid],
+    [t0 + 1, banner(`TASK [${play} task]`), pid],
+    [t0 + 2, opts.fail ? 'fatal: [node1]: FAILED! => {"msg": "x"}' : "changed: [node1]", pid],
+    ...(opts.recap === false
+      ? []
+      : ([
+          [t0 + 3, banner("PLAY RECAP"), pid],
+          [t0 + 3, recapRow("node1", opts.fail ? { failed: 1 } : { ok: 1, changed: 1 }), pid],
+        ] as Array<[number, string, number]>)),
+  ];
+  const file = (entries: Array<[number, string, number]>): string => log(entries.map(([at, msg, pid]) => logged(at, msg, { pid })));
+
+  it("reads the last run of a file that runs were appended to, whatever came before", () => {
+    const r = parseRecapText(file([...lines(100, 0, "First", { fail: true }), ...lines(200, 10, "Second")]));
+    expect(r.plays.map((p) => p.name)).toEqual(["Second"]);
+    expect(r).toMatchObject({ status: "successful", changed_tasks: ["Second task"], failed_tasks: [], elapsed_sec: 3 });
+  });
+
+  it("takes the run that started its plays last, its lines apart from an interleaved run's", () => {
+    const a = lines(100, 0, "Long");
+    const b = lines(200, 0.5, "Short", { fail: true });
+    const interleaved = [...a, ...b].sort((x, y) => x[0] - y[0]);
+    // Long (pid 100) ends after Short (pid 200) started: still Short's run is the last one.
+    const r = parseRecapText(file(interleaved));
+    expect(r.plays.map((p) => p.name)).toEqual(["Short"]);
+    expect(r).toMatchObject({
+      status: "failed",
+      failed_tasks: ["Short task"],
+      changed_tasks: [],
+      slowest_tasks: [{ task: "Short task", seconds: 2 }],
+    });
+  });
+
+  it("ignores processes that print no play (ad-hoc commands) and reads a last run killed before its recap as incomplete", () => {
+    const adhoc: Array<[number, string, number]> = [[20, "node1 | CHANGED | rc=0 >>\nchanged: [node1]", 300]];
+    expect(parseRecapText(file([...lines(100, 0, "Run"), ...adhoc])).plays.map((p) => p.name)).toEqual(["Run"]);
+    const r = parseRecapText(file([...lines(100, 0, "Run"), ...lines(200, 10, "Killed", { recap: false }), ...adhoc]));
+    expect(r).toMatchObject({ status: "incomplete", plays: [{ number: 1, name: "Killed", hosts: null }], elapsed_sec: null });
+  });
+
+  it("keeps a run's continuation lines with the run of the prefixed line above them", () => {
+    const text = log([
+      logged(0, banner("PLAY [A]"), { pid: 1 }),
+      logged(0, banner("TASK [a]"), { pid: 1 }),
+      logged(1, banner("PLAY [B]"), { pid: 2 }),
+      logged(1, banner("TASK [b]"), { pid: 2 }),
+      logged(2, 'ok: [node1] => {\n    "msg": "from A"\n}', { pid: 1 }),
+      logged(3, "changed: [node1]", { pid: 2 }),
+      logged(4, banner("PLAY RECAP"), { pid: 2 }),
+      logged(4, recapRow("node1", { ok: 1, changed: 1 }), { pid: 2 }),
+    ]);
+    expect(parseRecapText(text)).toMatchObject({ plays: [{ name: "B" }], changed_tasks: ["b"], status: "successful" });
+  });
+
+  it("reads the last of 2,000 appended runs", () => {
+    const entries: Array<[number, string, number]> = [];
+    for (let i = 0; i < 2000; i++) entries.push(...lines(1000 + i, i * 10, `Run ${i}`));
+    const r = parseRecapText(file(entries));
+    expect(r.plays.map((p) => p.name)).toEqual(["Run 1999"]);
+  });
+});
