@@ -91,6 +91,11 @@ const RECIPES: Record<string, Recipe> = {
   variants_debug_callback: variant("variants.yml with ANSIBLE_STDOUT_CALLBACK=debug (ansible.posix.debug)", [], {
     ANSIBLE_STDOUT_CALLBACK: "debug",
   }),
+  variants_debug_callback_color: variant("variants.yml with the debug callback at -v, in colour (ANSIBLE_FORCE_COLOR=1)", ["-v"], {
+    ANSIBLE_STDOUT_CALLBACK: "debug",
+    ANSIBLE_NOCOLOR: "0",
+    ANSIBLE_FORCE_COLOR: "1",
+  }),
 };
 
 /** The python that runs ansible itself (the shebang of ansible-playbook), for the local hosts. */

@@ -43,6 +43,13 @@ const COUNTER_RE = /([a-z_]+)=(-?\d+)/g;
 const PLAN_PLAY_RE = /^ {2}play #\d+ \((.*?)\): (.*)\tTAGS: \[/;
 /** profile_tasks' default number of entries, used for the timings read from a log file's timestamps. */
 const SLOWEST_LIMIT = 20;
+/**
+ * Ansible fills a banner to its display width, which is at least 79 columns (the terminal's
+ * width minus 1), plus 1: a real banner is never narrower than this.
+ */
+const MIN_BANNER_WIDTH = 80;
+/** Headers of the debug callback's raw sections (ansible.posix.debug: `\n\nSTDOUT:\n\n<text>\n`). */
+const RAW_SECTIONS = new Set(["STDOUT:", "STDERR:", "MSG:", "MODULE_STDOUT:", "MODULE_STDERR:"]);
 /** A log file's processes kept while they have printed no play (see RecapTextParser.runOf). */
 const MAX_RUNS = 64;
 
@@ -107,6 +114,13 @@ function bannerName(line: string, prefix: string): string | null {
   return name.endsWith(CHECK_MODE_SUFFIX) ? name.slice(0, -CHECK_MODE_SUFFIX.length) : name;
 }
 
+/** Display columns of a line or more, never less: a non-ASCII character counts 2 (CJK takes 2, accents 1, combining marks 0). */
+function widthBound(line: string): number {
+  let width = 0;
+  for (let i = 0; i < line.length; i++) width += line.charCodeAt(i) < 0x80 ? 1 : 2;
+  return width;
+}
+
 function parseRecapRow(line: string): RecapHostRow | null {
   const m = RECAP_ROW_RE.exec(line);
   if (!m || m[1] === undefined || m[2] === undefined) return null;
@@ -159,6 +173,13 @@ class RunReader {
   private readonly planPlays: RecapPlay[] = [];
   private readonly planTasks: number[] = [];
 
+  private prevBlank = false;
+  /**
+   * Inside a raw section of the debug callback: a command's output printed as is, at column 0,
+   * up to the next banner. Only a banner as wide as Ansible prints them ends it.
+   */
+  private inRawSection = false;
+
   /**
    * Timings from a log file's timestamps (docs/recap.md, "Timings from a log file"): a task
    * lasts from its banner to the next TASK / RUNNING HANDLER banner or the PLAY RECAP. Keys
@@ -195,6 +216,8 @@ class RunReader {
       a = 0;
       b = s.length;
     }
+    const prevBlank = this.prevBlank;
+    this.prevBlank = a === b;
     const pending = this.pendingElapsed;
     this.pendingElapsed = -1;
     if (this.inRecap) {
@@ -256,6 +279,13 @@ class RunReader {
       case 0x43: // C
         if (this.taskBanner(stripAnsi(s.slice(a, b)), ms)) return;
         break;
+      case 0x53: // S
+      case 0x4d: // M
+        if (prevBlank && b - a <= 14 && RAW_SECTIONS.has(s.slice(a, b))) {
+          this.inRawSection = true;
+          return;
+        }
+        break;
       case TAB:
         return;
     }
@@ -270,8 +300,17 @@ class RunReader {
     if (this.inSummary && this.lastWasEntry && PATH_LINE_RE.test(stripAnsi(s.slice(a, b)))) this.lastWasEntry = false;
   }
 
+  /** In a raw section, a banner-like line narrower than Ansible's banners is the command's output. */
+  private isOutput(line: string): boolean {
+    if (!this.inRawSection) return false;
+    if (widthBound(line.trimEnd()) < MIN_BANNER_WIDTH) return true;
+    this.inRawSection = false;
+    return false;
+  }
+
   private playLine(line: string, ms: number): boolean {
     if (line.startsWith("PLAY RECAP ") && /^PLAY RECAP \*{3,}\s*$/.test(line)) {
+      if (this.isOutput(line)) return false;
       this.sawStructure = true;
       this.sawRecap = true;
       this.playAfterRecap = false;
@@ -282,7 +321,7 @@ class RunReader {
       return true;
     }
     const name = bannerName(line, "PLAY");
-    if (name === null) return false;
+    if (name === null || this.isOutput(line)) return false;
     this.sawStructure = true;
     this.startedPlays = true;
     this.plays.push({ number: this.plays.length + 1, name: detach(name), hosts: null });
@@ -303,6 +342,7 @@ class RunReader {
     for (const prefix of BANNERS) {
       const name = bannerName(line, prefix);
       if (name !== null) {
+        if (this.isOutput(line)) return false;
         this.sawStructure = true;
         if (name !== this.task) this.setTask(detach(name));
         if (ms >= 0 && prefix !== "CLEANUP TASK") this.startTiming(prefix === "TASK", this.task ?? name, ms);
