@@ -73,6 +73,12 @@ const RECIPES: Record<string, Recipe> = {
     text: "log",
     profile: true,
   },
+  log_path_serial: {
+    what: "ANSIBLE_LOG_PATH file of a serial play: a name templated per host, a rescue in the first batch only",
+    runs: [{ playbook: "serial.yml" }],
+    text: "log",
+    profile: false,
+  },
   log_path_appended: {
     what: "one ANSIBLE_LOG_PATH file appended by two runs (failures.yml, then basic.yml): the last run",
     runs: [{ playbook: "failures.yml" }, { playbook: "basic.yml" }],
@@ -148,8 +154,9 @@ function profileSummary(text: string): { elapsed: number; slowest: RecapTaskTimi
 
 /**
  * The timestamp rule of docs/recap.md for one run's log lines: a task (TASK / RUNNING HANDLER
- * banner) lasts until the next such banner or the PLAY RECAP banner; batches of a serial play
- * add up; elapsed is from the first PLAY banner to the (last) PLAY RECAP banner.
+ * banner) lasts until the next such banner or the PLAY RECAP banner; a later batch of a serial
+ * play adds to the first batch's task of the same name and rank, else of the same position;
+ * elapsed is from the first PLAY banner to the (last) PLAY RECAP banner.
  */
 function logTimings(text: string): { elapsed: number; slowest: RecapTaskTiming[] } {
   const PREFIX = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d),(\d{3}) p=(\d+) u=\S+ n=ansible \| (.*)$/;
@@ -160,41 +167,61 @@ function logTimings(text: string): { elapsed: number; slowest: RecapTaskTiming[]
     return [{ t: Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!, +ms!), pid: pid!, msg: msg! }];
   });
   // An appended file: the last run is the process that printed the last first PLAY banner.
-  const starts = lines.filter((l) => l.msg.startsWith("PLAY [")).map((l) => l.pid);
-  const pid = starts[starts.length - 1];
-  const mine = lines.filter((l) => l.pid === pid);
-  const totals = new Map<string, { task: string; ms: number }>();
-  let open: { task: string; ms: number } | null = null;
+  const firstPlays = new Map<string, number>();
+  lines.forEach((l, i) => {
+    if (l.msg.startsWith("PLAY [") && !firstPlays.has(l.pid)) firstPlays.set(l.pid, i);
+  });
+  const pid = [...firstPlays.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  type Task = { task: string; ms: number };
+  const all: Task[] = [];
+  let open: Task | null = null;
   let openAt = 0;
   let firstPlay: number | null = null;
   let recapAt = 0;
-  let playKey = "";
-  let lastPlay: string | null = null;
-  let seen = new Map<string, number>();
   let snapshot: RecapTaskTiming[] = [];
-  for (const l of mine) {
+  let play: string | null = null;
+  let batches: Array<Array<{ name: string; task: Task }>> = []; // the play's batches, their TASK banners in order
+  let handlers = new Map<string, Task>();
+  for (const l of lines.filter((x) => x.pid === pid)) {
     const banner = /^(PLAY|TASK|RUNNING HANDLER) \[(.*)\] \*+$/.exec(l.msg);
     if (banner) {
       const [, kind, name] = banner as unknown as [string, string, string];
       if (kind === "PLAY") {
         firstPlay ??= l.t;
-        if (name !== lastPlay) playKey += "+";
-        lastPlay = name;
-        seen = new Map();
+        if (name !== play) {
+          batches = [];
+          handlers = new Map();
+        }
+        play = name;
+        batches.push([]);
         continue;
       }
       if (open) open.ms += l.t - openAt;
-      const n = seen.get(name) ?? 0;
-      if (kind === "TASK") seen.set(name, n + 1);
-      const key = kind === "TASK" ? `${playKey}/T/${name}/${n}` : `${playKey}/H/${name}`;
-      open = totals.get(key) ?? { task: name, ms: 0 };
-      totals.set(key, open);
+      let task: Task | undefined;
+      if (kind === "RUNNING HANDLER") {
+        task = handlers.get(name);
+        if (!task) handlers.set(name, (task = { task: name, ms: 0 }));
+      } else {
+        const batch = batches[batches.length - 1]!;
+        const first = batches[0]!;
+        if (batch !== first) {
+          const rank = batch.filter((b) => b.name === name).length;
+          const taken = new Set(batch.map((b) => b.task));
+          const sameName = first.filter((b) => b.name === name);
+          const candidate = sameName.length > 0 ? sameName[rank]?.task : first[batch.length]?.task;
+          if (candidate && !taken.has(candidate)) task = candidate;
+        }
+        task ??= { task: name, ms: 0 };
+        batch.push({ name, task });
+      }
+      if (!all.includes(task)) all.push(task);
+      open = task;
       openAt = l.t;
     } else if (/^PLAY RECAP \*+$/.test(l.msg)) {
       if (open) open.ms += l.t - openAt;
       open = null;
       recapAt = l.t;
-      snapshot = [...totals.values()]
+      snapshot = [...all]
         .sort((a, b) => b.ms - a.ms)
         .slice(0, PROFILE_TASKS_DEFAULT_LIMIT)
         .map((t) => ({ task: t.task, seconds: Math.round(t.ms / 10) / 100 }));

@@ -182,16 +182,26 @@ class RunReader {
 
   /**
    * Timings from a log file's timestamps (docs/recap.md, "Timings from a log file"): a task
-   * lasts from its banner to the next TASK / RUNNING HANDLER banner or the PLAY RECAP. Keys
-   * stand for Ansible's task objects, which the text does not name: the k-th banner of a name
-   * in a play (a handler: its name in the play), a run of PLAY banners with the same name
-   * being one play (the batches of a `serial` play add up, as in profile_tasks).
+   * lasts from its banner to the next TASK / RUNNING HANDLER banner or the PLAY RECAP. The text
+   * does not name Ansible's task objects, so a task is a banner of the play's first batch (a
+   * run of PLAY banners with the same name is one play, in batches when `serial`); a later
+   * batch's banner adds to the first batch's task with the same name and rank among that name's
+   * banners, else to the one at its position (a name templated per host), else it is a task of
+   * its own. A handler is its name in the play.
    */
   private firstPlayMs = -1;
-  private playKey = 0;
   private lastPlayName: string | null = null;
-  private bannersInPlay = new Map<string, number>();
-  private readonly timings = new Map<string, Timing>();
+  private batch = 0;
+  /** The play's first batch: its TASK timings in banner order, and by name. */
+  private firstBatch: Timing[] = [];
+  private firstByName = new Map<string, Timing[]>();
+  /** The current batch: TASK banners per name, their count, the first batch's tasks it took. */
+  private batchNames = new Map<string, number>();
+  private batchPosition = 0;
+  private batchTaken = new Set<Timing>();
+  private handlers = new Map<string, Timing>();
+  /** Every timing, in the order the tasks first started. */
+  private readonly timings: Timing[] = [];
   private openTiming: Timing | null = null;
   private openedAt = 0;
   /** What the timestamps say at the last PLAY RECAP, as profile_tasks would print it there. */
@@ -330,10 +340,17 @@ class RunReader {
     if (ms >= 0) {
       if (this.firstPlayMs < 0) this.firstPlayMs = ms;
       if (name !== this.lastPlayName) {
-        this.playKey++;
         this.lastPlayName = detach(name);
+        this.batch = 0;
+        this.firstBatch = [];
+        this.firstByName = new Map();
+        this.handlers = new Map();
+      } else {
+        this.batch++;
       }
-      this.bannersInPlay = new Map();
+      this.batchNames = new Map();
+      this.batchPosition = 0;
+      this.batchTaken = new Set();
     }
     return true;
   }
@@ -355,21 +372,37 @@ class RunReader {
   /** A TASK / RUNNING HANDLER banner at ms: the open task ends, this one starts (CLEANUP TASK does neither, like profile_tasks). */
   private startTiming(isTask: boolean, name: string, ms: number): void {
     this.stopTiming(ms);
-    let key: string;
-    if (isTask) {
-      const k = this.bannersInPlay.get(name) ?? 0;
-      this.bannersInPlay.set(name, k + 1);
-      key = `${this.playKey}\u0000T\u0000${k}\u0000${name}`;
-    } else {
-      key = `${this.playKey}\u0000H\u0000${name}`;
-    }
-    let timing = this.timings.get(key);
+    let timing = isTask ? this.batchTask(name) : this.handlers.get(name);
     if (!timing) {
       timing = { task: name, ms: 0 };
-      this.timings.set(key, timing);
+      this.timings.push(timing);
+      if (isTask) {
+        if (this.batch === 0) {
+          this.firstBatch.push(timing);
+          const same = this.firstByName.get(name);
+          if (same) same.push(timing);
+          else this.firstByName.set(name, [timing]);
+        }
+      } else {
+        this.handlers.set(name, timing);
+      }
     }
     this.openTiming = timing;
     this.openedAt = ms;
+  }
+
+  /** The first batch's task that a later batch's TASK banner adds to, if any (see the fields). */
+  private batchTask(name: string): Timing | undefined {
+    const rank = this.batchNames.get(name) ?? 0;
+    this.batchNames.set(name, rank + 1);
+    const position = this.batchPosition++;
+    if (this.batch === 0) return undefined;
+    const byName = this.firstByName.get(name);
+    let timing = byName?.[rank];
+    if (!byName) timing = this.firstBatch[position];
+    if (!timing || this.batchTaken.has(timing)) return undefined;
+    this.batchTaken.add(timing);
+    return timing;
   }
 
   private stopTiming(ms: number): void {
@@ -383,7 +416,7 @@ class RunReader {
     if (this.firstPlayMs < 0) return;
     this.stampElapsed = Math.floor(Math.max(0, ms - this.firstPlayMs) / 1000);
     // Descending; Array.prototype.sort is stable, so ties keep the order the tasks started in.
-    this.stampSlowest = [...this.timings.values()]
+    this.stampSlowest = [...this.timings]
       .sort((x, y) => y.ms - x.ms)
       .slice(0, SLOWEST_LIMIT)
       .map((t) => ({ task: t.task, seconds: Math.round(t.ms / 10) / 100 }));

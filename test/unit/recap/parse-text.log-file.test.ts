@@ -218,6 +218,42 @@ describe("Ansible's log file: timings from the timestamps", () => {
     ]);
   });
 
+  it("pairs a later batch's banner with a name templated per host with the task at its position in the first batch", () => {
+    const r = timed([
+      [0, banner("PLAY [Rolling]")],
+      [0, banner("TASK [Drain node1]")], // name: Drain {{ inventory_hostname }}
+      [1, banner("TASK [Upgrade]")],
+      [3, banner("PLAY [Rolling]")],
+      [3, banner("TASK [Drain node3]")],
+      [3.5, banner("TASK [Upgrade]")],
+      [4.5, "ok: [node1]"],
+    ]);
+    expect(r.slowest_tasks).toEqual([
+      { task: "Upgrade", seconds: 3 },
+      { task: "Drain node1", seconds: 1.5 },
+    ]);
+  });
+
+  it("pairs batches by name first: a rescue that ran in one batch only does not shift the tasks after it", () => {
+    const r = timed([
+      [0, banner("PLAY [Rolling]")],
+      [0, banner("TASK [Risky]")],
+      [1, banner("TASK [Recover]")], // rescue: batch 1 failed
+      [1.5, banner("TASK [After]")],
+      [2, banner("PLAY [Rolling]")],
+      [2, banner("TASK [Risky]")],
+      [3, banner("TASK [After]")],
+      [3.25, banner("TASK [Templated node3]")], // no name, no free position in the first batch: its own
+      [3.5, "ok: [node1]"],
+    ]);
+    expect(r.slowest_tasks).toEqual([
+      { task: "Risky", seconds: 2 },
+      { task: "After", seconds: 0.75 },
+      { task: "Recover", seconds: 0.5 },
+      { task: "Templated node3", seconds: 0.25 },
+    ]);
+  });
+
   it("lists the 20 slowest, ties in the order the tasks started", () => {
     const entries: Array<[number, string]> = [[0, banner("PLAY [p]")]];
     for (let i = 0; i < 25; i++) entries.push([i, banner(`TASK [t${i}]`)]);
