@@ -78,6 +78,11 @@ function detach(s: string): string {
   return (" " + s).slice(1);
 }
 
+/** s has text at `at`, within the line that ends at b. */
+function startsWithin(s: string, text: string, at: number, b: number): boolean {
+  return at + text.length <= b && s.startsWith(text, at);
+}
+
 function isBlank(s: string): boolean {
   return s.trim().length === 0;
 }
@@ -447,11 +452,10 @@ class RunReader {
     const fatal = s.charCodeAt(a + 2) === 0x74; // "fatal" vs "failed"
     const found = hostAt(s, a + (fatal ? 7 : 8), b);
     if (!found) return;
-    const at = (text: string): boolean => found.close + text.length <= b && s.startsWith(text, found.close);
     let kind: Ev;
-    if (fatal && at("]: FAILED!")) kind = Ev.Fail;
-    else if (fatal && at("]: UNREACHABLE!")) kind = Ev.Unreachable;
-    else if (!fatal && at("] (item=")) kind = Ev.Fail;
+    if (fatal && startsWithin(s, "]: FAILED!", found.close, b)) kind = Ev.Fail;
+    else if (fatal && startsWithin(s, "]: UNREACHABLE!", found.close, b)) kind = Ev.Unreachable;
+    else if (!fatal && startsWithin(s, "] (item=", found.close, b)) kind = Ev.Fail;
     else return;
     if (kind === Ev.Fail && this.task === null) return;
     this.events.push({ kind, task: this.task ?? "", host: detach(found.host) });
@@ -590,8 +594,7 @@ export class RecapTextParser {
   private startedRuns = 0;
   /** The reader of the last prefixed line (its continuation lines go there), null for another logger's line. */
   private current: RunReader | null = null;
-  /** Time (ms, the wall clock read as UTC) and pid of the last prefix recognised by logPrefix(), and whether it was Ansible's logger. */
-  private prefixMs = 0;
+  /** The pid of the last prefix recognised by logPrefix(), and whether it was Ansible's logger. */
   private prefixPid = 0;
   private prefixAnsible = false;
 
@@ -687,7 +690,9 @@ export class RecapTextParser {
       const run = this.prefixAnsible ? this.runOf(this.prefixPid) : null;
       this.current = run;
       if (run) {
-        run.line(s, message, b, this.prefixMs);
+        // Only banners and the PLAY RECAP use the time (P, T, R): the others skip the date arithmetic.
+        const c = s.charCodeAt(message);
+        run.line(s, message, b, c === 0x50 || c === 0x54 || c === 0x52 ? prefixTime(s, a) : -1);
         if (run.startOrder === 0 && run.startedPlays) this.runStarted(run);
       }
     } else if (this.mode === Mode.Log) {
@@ -703,7 +708,7 @@ export class RecapTextParser {
    *   2.10 to 2.16: `2026-11-30 16:20:20,557 p=1989 u=root n=ansible | MESSAGE`
    *   2.17 and on:  `2026-11-30 16:20:20,557 p=1989 u=root n=ansible INFO| MESSAGE`
    *   2.9 and before: `2026-11-30 16:20:20,557 p=1989 u=root |  MESSAGE`
-   * Returns where MESSAGE starts (and sets prefixMs, prefixPid, prefixAnsible), or -1.
+   * Returns where MESSAGE starts (and sets prefixPid, prefixAnsible), or -1.
    * Hand-written: it runs on every line of a log file, and most lines fail at the first test.
    */
   private logPrefix(s: string, a: number, b: number): number {
@@ -719,23 +724,7 @@ export class RecapTextParser {
     ) {
       return -1;
     }
-    const num = (at: number, len: number): number => {
-      let v = 0;
-      for (let i = a + at; i < a + at + len; i++) {
-        const c = s.charCodeAt(i);
-        if (!isDigit(c)) return -1;
-        v = v * 10 + c - DIGIT_0;
-      }
-      return v;
-    };
-    const year = num(0, 4),
-      month = num(5, 2),
-      day = num(8, 2),
-      hour = num(11, 2),
-      minute = num(14, 2),
-      second = num(17, 2),
-      milli = num(20, 3);
-    if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 || milli < 0) return -1;
+    for (const at of STAMP_DIGITS) if (!isDigit(s.charCodeAt(a + at))) return -1;
     let i = a + 26;
     let pid = 0;
     for (; i < b && isDigit(s.charCodeAt(i)); i++) pid = pid * 10 + s.charCodeAt(i) - DIGIT_0;
@@ -761,11 +750,32 @@ export class RecapTextParser {
       return -1;
     }
     if (message > b) return -1;
-    this.prefixMs = Date.UTC(year, month - 1, day, hour, minute, second, milli);
     this.prefixPid = pid;
     this.prefixAnsible = ansible;
     return message;
   }
+}
+
+/** Positions of the digits in `2026-11-30 16:20:20,557`. */
+const STAMP_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22];
+
+function digits(s: string, at: number, len: number): number {
+  let v = 0;
+  for (let i = at; i < at + len; i++) v = v * 10 + s.charCodeAt(i) - DIGIT_0;
+  return v;
+}
+
+/** The time of a log file line whose prefix starts at a, in ms (the local wall clock read as UTC: only differences matter). */
+function prefixTime(s: string, a: number): number {
+  return Date.UTC(
+    digits(s, a, 4),
+    digits(s, a + 5, 2) - 1,
+    digits(s, a + 8, 2),
+    digits(s, a + 11, 2),
+    digits(s, a + 14, 2),
+    digits(s, a + 17, 2),
+    digits(s, a + 20, 3),
+  );
 }
 
 /** Whole-text convenience wrapper around the streaming parser. */
