@@ -33,7 +33,7 @@ const WORK = "/tmp/playform-recap-fixture";
 const TOLERANCE = 0.1;
 
 interface Run {
-  playbook: string;
+  playbook: string | string[];
   args?: string[];
   env?: Record<string, string>;
 }
@@ -45,6 +45,8 @@ interface Recipe {
   /** Which text is the fixture: the run's stdout+stderr as a terminal shows it, or Ansible's log file. */
   text: "stdout" | "log";
   profile: boolean;
+  /** A --list-tasks run: no events; expected.json is counted from the run's stdout (see planFromStdout). */
+  plan?: boolean;
 }
 
 const variant = (what: string, args: string[], env: Record<string, string> = {}): Recipe => ({
@@ -78,6 +80,13 @@ const RECIPES: Record<string, Recipe> = {
     runs: [{ playbook: "serial.yml" }],
     text: "log",
     profile: false,
+  },
+  log_path_list_tasks: {
+    what: "ANSIBLE_LOG_PATH file of --list-tasks over two playbooks (the task lines continue the play's message)",
+    runs: [{ playbook: ["basic.yml", "serial.yml"], args: ["--list-tasks"] }],
+    text: "log",
+    profile: false,
+    plan: true,
   },
   log_path_appended: {
     what: "one ANSIBLE_LOG_PATH file appended by two runs (failures.yml, then basic.yml): the last run",
@@ -231,6 +240,26 @@ function logTimings(text: string): { elapsed: number; slowest: RecapTaskTiming[]
   return { elapsed: Math.floor((recapAt - firstPlay) / 1000), slowest: snapshot };
 }
 
+/**
+ * A --list-tasks plan counted from the terminal's text of the same run (the rules of
+ * docs/recap.md, "tasks_per_play", with code of its own): a play line, then its task lines.
+ */
+function planFromStdout(stdout: string): Recap {
+  const plays: Recap["plays"] = [];
+  const tasks: number[] = [];
+  for (const line of stdout.split("\n")) {
+    const play = /^ {2}play #\d+ \((.*?)\): (.*)\tTAGS: \[/.exec(line);
+    if (play) {
+      plays.push({ number: plays.length + 1, name: play[2]!, hosts: play[1]! });
+      tasks.push(0);
+    } else if (/^ {6}.*\tTAGS: \[/.test(line) && !/^ {6}TASK TAGS: /.test(line) && tasks.length > 0) {
+      tasks[tasks.length - 1]! += 1;
+    }
+  }
+  const none = { hosts: [], elapsed_sec: null, slowest_tasks: [], changed_tasks: [], ignored_failures: [], failed_tasks: [] };
+  return { plays, ...none, unreachable_hosts: [], status: "plan", tasks_per_play: tasks };
+}
+
 /** Same tasks, each within TOLERANCE seconds of the events' figure. */
 function checkAgainstEvents(what: string, fromText: RecapTaskTiming[], fromEvents: RecapTaskTiming[]): void {
   const byName = (list: RecapTaskTiming[]): string[] => list.map((t) => t.task).sort();
@@ -277,7 +306,8 @@ function record(name: string, recipe: Recipe): void {
       ...run.env,
     };
     // One pipe for stdout and stderr, in the order they were written, as a terminal or `2>&1 | tee` keeps them.
-    const args = ["-i", path.join(WORK, "inventory.ini"), path.join(PLAYBOOKS, run.playbook), ...(run.args ?? [])];
+    const playbooks = (Array.isArray(run.playbook) ? run.playbook : [run.playbook]).map((p) => path.join(PLAYBOOKS, p));
+    const args = ["-i", path.join(WORK, "inventory.ini"), ...playbooks, ...(run.args ?? [])];
     const r = spawnSync("sh", ["-c", 'exec "$0" "$@" 2>&1', "ansible-playbook", ...args], {
       cwd: PLAYBOOKS,
       env: env as NodeJS.ProcessEnv, // the whole environment, minus the ANSIBLE_* of the caller
@@ -285,11 +315,12 @@ function record(name: string, recipe: Recipe): void {
       maxBuffer: 256 * 1024 * 1024,
     });
     if (r.error) throw r.error;
-    console.log(`  ${run.playbook} ${(run.args ?? []).join(" ")} exited ${r.status}`);
+    console.log(`  ${String(run.playbook)} ${(run.args ?? []).join(" ")} exited ${r.status}`);
     stdout = r.stdout;
-    events = readFileSync(eventsFile, "utf8"); // the last run's events: the recap is of the last run
+    if (!recipe.plan) events = readFileSync(eventsFile, "utf8"); // the last run's events: the recap is of the last run
   }
   const text = recipe.text === "log" ? readFileSync(logFile, "utf8") : stdout;
+  if (recipe.plan) return write(name, text, planFromStdout(stdout));
   const fromEvents = recapFromEvents(parsePlayformEventLines(events, (line, reason) => console.warn(`bad event ${reason}: ${line}`)));
 
   let timings: { elapsed: number | null; slowest: RecapTaskTiming[] } = { elapsed: null, slowest: [] };
@@ -306,7 +337,10 @@ function record(name: string, recipe: Recipe): void {
       throw new Error(`${name}: elapsed ${timings.elapsed} s from the text, ${fromEvents.elapsed_sec} s from the events`);
     }
   }
-  const expected: Recap = { ...fromEvents, elapsed_sec: timings.elapsed, slowest_tasks: timings.slowest };
+  write(name, text, { ...fromEvents, elapsed_sec: timings.elapsed, slowest_tasks: timings.slowest });
+}
+
+function write(name: string, text: string, expected: Recap): void {
   const dir = path.join(FIXTURES, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, "log.txt"), text);

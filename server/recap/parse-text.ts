@@ -309,10 +309,12 @@ class RunReader {
 
   /**
    * A line of a log file without the prefix: the rest of a multi-line message (result payload,
-   * a wrapped warning), never structure, except the path line of a -vv profile_tasks entry.
+   * a wrapped warning), never structure, except the path line of a -vv profile_tasks entry and
+   * the task lines of a --list-tasks play (Ansible prints a play's tasks as one message).
    */
   continuation(s: string, a: number, b: number): void {
     if (this.inSummary && this.lastWasEntry && PATH_LINE_RE.test(stripAnsi(s.slice(a, b)))) this.lastWasEntry = false;
+    else if (this.planTasks.length > 0 && s.charCodeAt(a) === SPACE) this.planTaskLine(s, a, b);
   }
 
   /** In a raw section, a banner-like line narrower than Ansible's banners is the command's output. */
@@ -473,6 +475,10 @@ class RunReader {
       }
       return;
     }
+    this.planTaskLine(s, a, b);
+  }
+
+  private planTaskLine(s: string, a: number, b: number): void {
     const last = this.planTasks.length - 1;
     // Ansible indents every task line by 6 spaces (nested blocks are flattened); a name that
     // itself starts with spaces only adds to that, so "at least 6" is the rule.
