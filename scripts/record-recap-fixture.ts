@@ -88,6 +88,12 @@ const RECIPES: Record<string, Recipe> = {
     profile: false,
     plan: true,
   },
+  log_path_debug_callback: {
+    what: "ANSIBLE_LOG_PATH file of variants.yml with the debug callback at -v, without profile_tasks",
+    runs: [{ playbook: "variants.yml", args: ["-v"], env: { ANSIBLE_STDOUT_CALLBACK: "debug" } }],
+    text: "log",
+    profile: false,
+  },
   log_path_appended: {
     what: "one ANSIBLE_LOG_PATH file appended by two runs (failures.yml, then basic.yml): the last run",
     runs: [{ playbook: "failures.yml" }, { playbook: "basic.yml" }],

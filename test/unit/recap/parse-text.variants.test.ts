@@ -29,6 +29,10 @@ const VARIANTS: Array<[string, RegExp | string]> = [
     "variants_debug_callback_color",
     ["STDOUT:", "", "line1", "changed: [node9]", "PLAY RECAP ***"].map((l) => `\x1b[0;33m${l}\x1b[0m`).join("\n"),
   ],
+  [
+    "log_path_debug_callback",
+    /^\d{4}-\d\d-\d\d [\d:,]+ p=\d+ u=\S+ n=ansible \| fatal: \[node\d\]: FAILED! => \{\n(.*\n)*?STDOUT:\n\nTASK \[not a task\] \*\*\*$/m,
+  ],
   ["log_path_vvvv_profile", /^\d{4}-\d\d-\d\d [\d:,]+ p=\d+ u=\S+ n=ansible \| <node1> ESTABLISH LOCAL CONNECTION/m],
 ];
 
