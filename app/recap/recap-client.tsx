@@ -46,7 +46,7 @@ export function RecapClient() {
     <>
       <PageHeader
         title="Analyse a log"
-        description="Paste the output of an ansible-playbook run that Playform did not start, or choose its log file: you get the PLAY RECAP and run analytics a job page shows. Nothing is stored."
+        description="Paste the output of an ansible-playbook run that Playform did not start (any verbosity; default, yaml or debug callback), or choose a file: that output, or Ansible's own log file (log_path), of which the last run is read. You get the PLAY RECAP and run analytics a job page shows. Nothing is stored."
       />
       <div className="space-y-6">
         <Panel title="Log" bodyClassName="p-0">
@@ -135,7 +135,10 @@ export function RecapClient() {
             <p className="text-xs text-zinc-500">
               Recap of <span className="text-zinc-800">{analysed}</span>
             </p>
-            <RecapReport recap={analyse.data} noRecap="No play and no PLAY RECAP in this text: is it the output of ansible-playbook?" />
+            <RecapReport
+              recap={analyse.data}
+              noRecap="No play and no PLAY RECAP in this text: is it the output of ansible-playbook, or Ansible's log file (log_path) of a playbook run?"
+            />
           </section>
         )}
       </div>

@@ -120,14 +120,14 @@ function invokedDirectly(): boolean {
   }
 }
 
-// Run only as a command: the bench and the tests import parseRecapFile from this module.
-if (invokedDirectly()) {
+/** The command: runs main() with the process's exit code and error reporting. */
+export function runCli(args: string[]): void {
   // A closed pipe (`| head`) is not an error worth a stack trace.
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code === "EPIPE") process.exit(0);
     throw err;
   });
-  main(process.argv.slice(2)).then(
+  main(args).then(
     (code) => {
       process.exitCode = code;
     },
@@ -138,3 +138,7 @@ if (invokedDirectly()) {
     },
   );
 }
+
+// Run only as a command (`tsx server/recap/cli.ts`; `npm run recap` goes through
+// scripts/recap.mjs): the bench and the tests import parseRecapFile from this module.
+if (invokedDirectly()) runCli(process.argv.slice(2));

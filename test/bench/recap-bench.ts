@@ -1,5 +1,8 @@
 /**
- * `npm run bench`: throughput and memory of the recap text parser on a ~25 MB `-v` log.
+ * `npm run bench:recap`: throughput and memory of the recap text parser on a ~25 MB `-v` log,
+ * then `--compare` of two kubespray-class runs (see compareSection), beside earlier parsers
+ * (BASES).
+ * `npm run bench:recap -- --compare-only` runs the second part alone.
  *
  * The log is synthesised from real ansible-playbook output shapes (the fixtures): 40 hosts,
  * tasks with `=> {json}` results, loops, multi-line indented debug payload, --diff hunks,
@@ -13,12 +16,14 @@
  * RECAP_BENCH_KEEP=1 keeps the generated log (its folder is printed) for profiling.
  */
 import { spawnSync } from "node:child_process";
-import { createReadStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CHUNK_BYTES, parseRecapFile, parseRecapStream } from "../../server/recap/cli";
 import { parseRecapText } from "../../server/recap/parse-text";
+import type { Recap } from "../../server/recap/types";
+import { bigRunLog } from "./big-logs";
 
 const MB = 1024 * 1024;
 const TARGET_BYTES = 25 * MB;
@@ -284,15 +289,162 @@ async function main(): Promise<void> {
       `\nplayform parser ${(size / median(stream.seconds)).toFixed(0)} MB/s (stream; ${(size / median(memory.seconds)).toFixed(0)} MB/s in memory)` +
         ` vs naive baseline ${(size / median(naive.seconds)).toFixed(0)} MB/s; grep -c over the same file ${(size / median(grep)).toFixed(0)} MB/s`,
     );
+    await compareSection(dir);
   } finally {
     if (process.env.RECAP_BENCH_KEEP) console.log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   }
 }
 
-const [flag, mode, file] = process.argv.slice(2);
-if (flag === "--child" && mode && file) {
-  void child(mode, file).then((r) => process.stdout.write(JSON.stringify(r)));
+// ---------------------------------------------------------------- kubespray-class --compare
+
+/**
+ * Earlier parsers to measure beside this checkout's, as `commit: what it was`: the parser before
+ * the log-file work, and the first one that read log files, before it was profiled (its
+ * `npm run recap` was still `tsx server/recap/cli.ts`). RECAP_BENCH_BASE=commit replaces them.
+ * Without git or a commit, the bench says so and goes on.
+ */
+const BASES: Array<[string, string]> = process.env.RECAP_BENCH_BASE
+  ? [[process.env.RECAP_BENCH_BASE, "RECAP_BENCH_BASE"]]
+  : [
+      ["e9ecf42", "before log files were read"],
+      ["85360fd", "that read log files, before profiling"],
+    ];
+const E2E_RUNS = 5;
+
+/** A commit's package.json and server/recap in dir (node_modules linked): `npm run --prefix dir recap` runs its CLI. */
+function checkoutBase(commit: string, dir: string): string | null {
+  mkdirSync(dir, { recursive: true });
+  const archive = spawnSync("sh", ["-c", `git -C "$0" archive "$1" package.json server/recap scripts | tar -x -C "$2"`, REPO, commit, dir]);
+  if (archive.status !== 0) return null;
+  symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+type ParseReport = { ms: number[]; summary: string };
+
+/** Child: parse each file RUNS times with the parser of `root` (the repo or a base's copy), in memory. */
+async function parseChild(root: string, files: string[]): Promise<ParseReport[]> {
+  const mod = (await import(join(root, "server/recap/parse-text.ts"))) as { parseRecapText: (text: string) => Recap };
+  return files.map((f) => {
+    const text = readFileSync(f, "utf8");
+    for (let i = 0; i < 2; i++) mod.parseRecapText(text); // warm: the CLI's cold single parse is in the end-to-end figure
+    const ms: number[] = [];
+    let recap: Recap | null = null;
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      recap = mod.parseRecapText(text);
+      ms.push(performance.now() - t0);
+    }
+    const r = recap!;
+    return {
+      ms,
+      summary: `status ${r.status}, ${r.plays.length} plays, ${r.changed_tasks.length} changed tasks, elapsed ${r.elapsed_sec}`,
+    };
+  });
+}
+
+function runParseChild(root: string, files: string[]): ParseReport[] {
+  const r = spawnSync(process.execPath, [...process.execArgv, "--expose-gc", SELF, "--parse-child", root, ...files], {
+    encoding: "utf8",
+    maxBuffer: 64 * MB,
+  });
+  if (r.status !== 0) throw new Error(`bench parse child failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as ParseReport[];
+}
+
+/** Runs after a first one that is not counted (tsx and scripts/recap.mjs fill their caches on a first run). */
+function npmCompare(prefix: string, a: string, b: string): { seconds: number[]; out: string } {
+  let out = "";
+  const seconds = Array.from({ length: E2E_RUNS + 1 }, () => {
+    const t0 = performance.now();
+    const r = spawnSync("npm", ["run", "--silent", "--prefix", prefix, "recap", "--", "--compare", a, b], {
+      encoding: "utf8",
+      maxBuffer: 64 * MB,
+    });
+    if (r.status !== 0) throw new Error(`npm run recap --compare exited ${r.status}: ${r.stderr}`);
+    out = r.stdout;
+    return (performance.now() - t0) / 1000;
+  }).slice(1);
+  return { seconds, out };
+}
+
+/**
+ * Two runs of one kubespray-class playbook (40 hosts, ~1,900 tasks, 120,000+ lines each: a
+ * first run and a mostly idempotent second one, built from the recorded fixtures' task blocks),
+ * as a terminal log with profile_tasks and as Ansible's log file: each log parsed in memory,
+ * and `npm run --silent recap -- --compare A B` end to end, now and at each of BASES.
+ */
+async function compareSection(dir: string): Promise<void> {
+  const logs: Record<string, { a: string; b: string; lines: number; tasks: number; mb: number }> = {};
+  for (const format of ["stdout", "log_path"] as const) {
+    const a = join(dir, `${format}-a.log`);
+    const b = join(dir, `${format}-b.log`);
+    const first = bigRunLog({ hosts: 40, minLines: 120_000, format, second: false });
+    writeFileSync(a, first.text);
+    writeFileSync(b, bigRunLog({ hosts: 40, minLines: 120_000, format, second: true }).text);
+    logs[format] = { a, b, lines: first.lines, tasks: first.tasks, mb: statSync(a).size / MB };
+  }
+  const parsers: Array<[string, string | null]> = [["now", REPO]];
+  for (const [commit] of BASES) parsers.push([commit, checkoutBase(commit, join(dir, `base-${commit}`))]);
+  const label = { stdout: "terminal log (profile_tasks)", log_path: "log_path file" } as const;
+  console.log(
+    `\n--compare of two kubespray-class runs (40 hosts; a first run, then a mostly idempotent one; ${E2E_RUNS} end-to-end runs, ${RUNS} parses each):`,
+  );
+  for (const [format, l] of Object.entries(logs)) {
+    console.log(
+      `  ${label[format as keyof typeof label]}: ${l.lines.toLocaleString("en")} lines, ${l.tasks} tasks, ${l.mb.toFixed(1)} MB per log`,
+    );
+  }
+  for (const [commit, what] of BASES) {
+    const there = parsers.some(([who, root]) => who === commit && root !== null);
+    console.log(`  ${commit}: ${there ? `the parser ${what}` : "not available (no git or no such commit)"}`);
+  }
+  console.log(`machine: load average ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} CPUs`);
+
+  const rows: string[] = [];
+  const summaries: string[] = [];
+  for (const [format, l] of Object.entries(logs)) {
+    const name = label[format as keyof typeof label];
+    for (const [who, root] of parsers) {
+      if (!root) continue;
+      const [pa, pb] = runParseChild(root, [l.a, l.b]);
+      const e2e = npmCompare(root, l.a, l.b);
+      const cmp = JSON.parse(e2e.out) as {
+        changed_in_both: unknown[];
+        changed_only_first: unknown[];
+        elapsed: { delta_sec: number | null };
+      };
+      rows.push(
+        `${name.padEnd(30)} ${who.padEnd(8)} ${`${median(pa!.ms).toFixed(0)} + ${median(pb!.ms).toFixed(0)} ms`.padStart(14)}` +
+          `   ${median(e2e.seconds).toFixed(2)} s (max ${Math.max(...e2e.seconds).toFixed(2)})`,
+      );
+      summaries.push(
+        `${name}, ${who}: first run ${pa!.summary}; comparison: ${cmp.changed_in_both.length} changed again, ` +
+          `${cmp.changed_only_first.length} only the first time, elapsed delta ${cmp.elapsed.delta_sec} s`,
+      );
+    }
+  }
+  console.log(
+    `\n${"log".padEnd(30)} ${"parser".padEnd(5)} ${"parse A + B".padStart(14)}   npm run --silent recap -- --compare A B (median)`,
+  );
+  for (const row of rows) console.log(row);
+  for (const line of summaries) console.log(line);
+  console.log(`machine: load average ${loadavg()[0]?.toFixed(1)} at end`);
+}
+
+const [flag, ...rest] = process.argv.slice(2);
+if (flag === "--child" && rest[0] && rest[1]) {
+  void child(rest[0], rest[1]).then((r) => process.stdout.write(JSON.stringify(r)));
+} else if (flag === "--parse-child" && rest[0]) {
+  void parseChild(rest[0], rest.slice(1)).then((r) => process.stdout.write(JSON.stringify(r)));
+} else if (flag === "--compare-only") {
+  const dir = mkdtempSync(join(tmpdir(), "recap-bench-"));
+  try {
+    await compareSection(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 } else {
   await main();
 }

@@ -79,11 +79,15 @@ function baseEnv(): Record<string, string> {
  * `interruptOnTask`: send SIGINT to the run's process group (a terminal Ctrl-C) once this
  * task has started.
  */
-async function runPlaybooks(playbooks: string[], interruptOnTask?: string): Promise<RunOutput> {
+async function runPlaybooks(
+  playbooks: string[],
+  interruptOnTask?: string,
+  extra: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<RunOutput> {
   if (!ansibleBin) throw new Error("ansible-playbook is not installed");
-  const subprocess = execa(ansibleBin, ["-i", inventory, ...playbooks.map((p) => path.join(PLAYBOOKS, p))], {
+  const subprocess = execa(ansibleBin, ["-i", inventory, ...playbooks.map((p) => path.join(PLAYBOOKS, p)), ...(extra.args ?? [])], {
     cwd: PLAYBOOKS,
-    env: baseEnv(),
+    env: { ...baseEnv(), ...extra.env },
     extendEnv: false,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
     reject: false,
@@ -189,10 +193,10 @@ function expectSlowestAgree(fromEvents: RecapTaskTiming[], fromText: RecapTaskTi
   }
 }
 
-function expectParity(run: RunOutput): { events: Recap; text: Recap } {
-  const text = parseRecapText(run.stdout);
+function expectParity(run: RunOutput, textOf: (run: RunOutput) => string = (r) => r.stdout, timed = true): { events: Recap; text: Recap } {
+  const text = parseRecapText(textOf(run));
   const events = recapFromEvents(run.events);
-  const ctx = `\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
+  const ctx = `\n--- text ---\n${textOf(run)}\n--- stderr ---\n${run.stderr}`;
   expect(events.plays, `plays${ctx}`).toEqual(text.plays);
   expect(events.hosts, `hosts${ctx}`).toEqual(text.hosts);
   expect(events.status, `status${ctx}`).toBe(text.status);
@@ -200,6 +204,7 @@ function expectParity(run: RunOutput): { events: Recap; text: Recap } {
   expect(events.ignored_failures, `ignored_failures${ctx}`).toEqual(text.ignored_failures);
   expect(events.failed_tasks, `failed_tasks${ctx}`).toEqual(text.failed_tasks);
   expect(events.unreachable_hosts, `unreachable_hosts${ctx}`).toEqual(text.unreachable_hosts);
+  if (!timed) return { events, text };
   if (text.elapsed_sec === null) {
     expect(events.elapsed_sec).toBeNull();
   } else {
@@ -361,5 +366,49 @@ describe("recap from events equals recap from text (real ansible-playbook)", () 
     expect(events.hosts.map((h) => h.host)).toEqual(["node1", "node2"]);
     expect(events.slowest_tasks.map((t) => t.task)).toEqual(["Step in A"]);
     expect(run.events.filter((e) => e.type === "stats")).toHaveLength(1);
+  });
+
+  /**
+   * The same playbooks with other stdout callbacks, at -vvvv, and read from Ansible's own log
+   * file (ANSIBLE_LOG_PATH) written by the same run: docs/recap.md, "Ansible's log file" and
+   * "Verbosity and stdout callbacks". One run gives two texts, stdout and the log file.
+   */
+  describe("recap from events equals recap from the log file and other callbacks (real ansible-playbook)", () => {
+    const logOf = (_run: RunOutput): string => readFileSync(path.join(workdir, "ansible.log"), "utf8");
+    const withLog = (env: Record<string, string> = {}): Record<string, string> => {
+      rmSync(path.join(workdir, "ansible.log"), { force: true });
+      return { ANSIBLE_LOG_PATH: path.join(workdir, "ansible.log"), ...env };
+    };
+
+    it("main.yml at -vvvv without profile_tasks: the log file's timestamps time the tasks as the events do", async () => {
+      const run = await runPlaybooks(["main.yml"], undefined, {
+        args: ["-vvvv"],
+        env: withLog({ ANSIBLE_CALLBACKS_ENABLED: "playform_events" }),
+      });
+      expectCleanStream(run);
+      expect(run.stdout).toContain("ESTABLISH LOCAL CONNECTION");
+      const { text } = expectParity(run, logOf); // timings too: serial batches, handlers, includes
+      expect(text.slowest_tasks).toHaveLength(20);
+      expectParity(run, (r) => r.stdout, false); // stdout has no timings without profile_tasks
+    });
+
+    it("main.yml with the debug callback at -v (raw MSG sections), stdout and log file", async () => {
+      const run = await runPlaybooks(["main.yml"], undefined, { args: ["-v"], env: withLog({ ANSIBLE_STDOUT_CALLBACK: "debug" }) });
+      expectCleanStream(run);
+      expect(run.stdout).toMatch(/^MSG:$/m);
+      expectParity(run);
+      expectParity(run, logOf);
+    });
+
+    it("edge.yml with the yaml callback at -vv, stdout and log file (free strategy: no timing parity from timestamps)", async () => {
+      const run = await runPlaybooks(["edge.yml"], undefined, {
+        args: ["-vv"],
+        env: withLog({ ANSIBLE_STDOUT_CALLBACK: "yaml", ANSIBLE_CALLBACKS_ENABLED: "playform_events" }),
+      });
+      expectCleanStream(run);
+      expect(run.stdout).toMatch(/^ {2}msg: /m);
+      expectParity(run, (r) => r.stdout, false);
+      expectParity(run, logOf, false);
+    });
   });
 });

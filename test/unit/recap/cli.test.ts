@@ -1,6 +1,7 @@
 /** The recap command as users run it: a child process, JSON on stdout, exit codes. */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRecapStream } from "../../../server/recap/cli";
@@ -17,9 +18,9 @@ interface Run {
 }
 
 /** Runs a command to its end, asynchronously (so the test's own timeout can still fire). */
-function spawnAndWait(command: string, args: string[], input?: string): Promise<Run> {
+function spawnAndWait(command: string, args: string[], input?: string, env?: NodeJS.ProcessEnv): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(command, args, { cwd: REPO, encoding: "utf8", timeout: 60_000 }, (_error, stdout, stderr) =>
+    const child = execFile(command, args, { cwd: REPO, encoding: "utf8", timeout: 60_000, env }, (_error, stdout, stderr) =>
       resolve({ code: child.exitCode, stdout, stderr }),
     );
     child.stdin!.end(input);
@@ -93,6 +94,30 @@ describe("recap CLI", { timeout: 60_000 }, () => {
     const out = JSON.parse(r.stdout) as { elapsed: unknown; changed_only_second: unknown };
     expect(out.elapsed).toEqual({ a: 41, b: 27, delta_sec: -14 });
     expect(out.changed_only_second).toEqual([]);
+  });
+
+  it("npm run recap bundles the CLI once into a cache and runs it with plain node, from memory when the cache cannot be written", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "recap-cache-"));
+    try {
+      const launcher = join(REPO, "scripts/recap.mjs");
+      const withTmp = { ...process.env, TMPDIR: tmp };
+      const cache = join(tmp, `playform-recap-${process.getuid?.() ?? "user"}`);
+      const first = await spawnAndWait(process.execPath, [launcher, join(FIXTURE, "log.txt")], undefined, withTmp);
+      expect(first.code).toBe(0);
+      expect(JSON.parse(first.stdout)).toEqual(expected);
+      const built = readdirSync(cache).sort();
+      expect(built.filter((f) => f.endsWith(".mjs"))).toHaveLength(1);
+      const second = await spawnAndWait(process.execPath, [launcher, join(FIXTURE, "log.txt")], undefined, withTmp);
+      expect(second.stdout).toBe(first.stdout);
+      expect(readdirSync(cache).sort()).toEqual(built);
+      writeFileSync(join(tmp, "a-file"), ""); // TMPDIR under a file: the cache cannot be created
+      const noCache = { ...process.env, TMPDIR: join(tmp, "a-file/tmp") };
+      const fromMemory = await spawnAndWait(process.execPath, [launcher, join(FIXTURE, "log.txt")], undefined, noCache);
+      expect(fromMemory.code).toBe(0);
+      expect(fromMemory.stdout).toBe(first.stdout);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it("works through the npm script", async () => {

@@ -47,3 +47,35 @@ export function playRecap(rows: string[]): string[] {
 export function log(lines: string[]): string {
   return `${lines.join("\n")}\n`;
 }
+
+export type LogFormat = "2.9" | "2.14" | "2.17";
+
+/**
+ * A message as Ansible's log file (log_path) holds it: its first line prefixed with the time
+ * (`at` seconds after 2026-11-30 16:20:00 local time), pid, user and logger, its other lines
+ * as they are. The prefix differs by ansible-core version:
+ *   2.9: `… p=PID u=USER |  MSG`, 2.10-2.16: `… n=ansible | MSG`, 2.17+: `… n=ansible INFO| MSG`.
+ */
+export function logged(
+  at: number,
+  message: string,
+  opts: { pid?: number; user?: string; format?: LogFormat; level?: string; logger?: string } = {},
+): string {
+  const t = new Date(Date.UTC(2026, 10, 30, 16, 20, 0) + Math.round(at * 1000));
+  const p2 = (n: number, w = 2): string => String(n).padStart(w, "0");
+  const stamp =
+    `${t.getUTCFullYear()}-${p2(t.getUTCMonth() + 1)}-${p2(t.getUTCDate())} ` +
+    `${p2(t.getUTCHours())}:${p2(t.getUTCMinutes())}:${p2(t.getUTCSeconds())},${p2(t.getUTCMilliseconds(), 3)}`;
+  const who = `p=${opts.pid ?? 1989} u=${opts.user ?? "root"}`;
+  const format = opts.format ?? "2.14";
+  const prefix =
+    format === "2.9"
+      ? `${stamp} ${who} |  `
+      : `${stamp} ${who} n=${opts.logger ?? "ansible"} ${format === "2.17" ? `${opts.level ?? "INFO"}|` : "|"} `;
+  return prefix + message;
+}
+
+/** A whole log file from `[seconds, message]` pairs (a message may span several lines). */
+export function logFile(entries: Array<[number, string]>, opts: Parameters<typeof logged>[2] = {}): string {
+  return `${entries.map(([at, message]) => logged(at, message, opts)).join("\n")}\n`;
+}

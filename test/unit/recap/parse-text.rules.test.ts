@@ -173,6 +173,76 @@ describe("structure is column 0 only", () => {
   });
 });
 
+describe("the debug callback's raw sections", () => {
+  // ansible.posix.debug prints a result's stdout, stderr and msg after it, as is, at column 0:
+  // `\n\nSTDOUT:\n\n<text>\n`. Only a banner as wide as Ansible prints them ends such text.
+  const section = (header: string, ...text: string[]): string[] => ["", header, "", ...text];
+
+  it("reads banner-like lines of a raw section as output, up to a real banner", () => {
+    const r = parseRecapText(
+      log([
+        banner("PLAY [p]"),
+        banner("TASK [Probe]"),
+        'fatal: [node1]: FAILED! => {\n    "changed": true\n}',
+        ...section("STDOUT:", "TASK [not a task] ***", "PLAY RECAP ***", "PLAY [not a play] ***"),
+        ...section("MSG:", "non-zero return code"),
+        "...ignoring",
+        banner("TASK [Next]"),
+        "changed: [node1]",
+        ...playRecap([recapRow("node1", { ok: 2, changed: 2, ignored: 1 })]),
+      ]),
+    );
+    expect(r.plays.map((p) => p.name)).toEqual(["p"]);
+    expect(r.ignored_failures).toEqual(["Probe"]);
+    expect(r.failed_tasks).toEqual([]);
+    expect(r.changed_tasks).toEqual(["Next"]);
+    expect(r.status).toBe("successful");
+  });
+
+  it("does the same in colour, each line wrapped in its own colour codes", () => {
+    const red = (line: string): string => `\x1b[0;31m${line}\x1b[0m`;
+    const r = parseRecapText(
+      log([
+        banner("PLAY [p]"),
+        banner("TASK [Probe]"),
+        ...["fatal: [node1]: FAILED! => {}", "", "STDERR:", "", "TASK [not a task] ***"].map(red),
+        "\x1b[0;36m...ignoring\x1b[0m",
+        ...playRecap([recapRow("node1", { ok: 1, ignored: 1 })]),
+      ]),
+    );
+    expect(r.ignored_failures).toEqual(["Probe"]);
+  });
+
+  it("needs the empty line before the header; outside sections a short banner is still a banner", () => {
+    const r = parseRecapText(
+      log([
+        banner("PLAY [p]"),
+        "ok: [node1] => {}",
+        "STDOUT:",
+        "TASK [Short] ***",
+        "changed: [node1]",
+        ...playRecap([recapRow("node1", { ok: 1, changed: 1 })]),
+      ]),
+    );
+    expect(r.changed_tasks).toEqual(["Short"]);
+  });
+
+  it("counts a non-ASCII character as 2 columns: a real banner with a Japanese name ends a section", () => {
+    const r = parseRecapText(
+      log([
+        banner("PLAY [p]"),
+        banner("TASK [t]"),
+        "ok: [node1] => {}",
+        ...section("STDOUT:", "out"),
+        `TASK [設定ファイルを配置する] ${"*".repeat(50)}`, // as Ansible prints it: 80 columns, 69 characters
+        "changed: [node1]",
+        ...playRecap([recapRow("node1", { ok: 2, changed: 1 })]),
+      ]),
+    );
+    expect(r.changed_tasks).toEqual(["設定ファイルを配置する"]);
+  });
+});
+
 describe("failures", () => {
   it("matches ...ignoring on loop items to the latest failing host not yet ignored, across interleaved hosts", () => {
     const r = parseRecapText(
