@@ -6,36 +6,40 @@ import { useFormTrend } from "@/components/hooks/use-form-trend";
 import { RECAP_STATUS_STYLE } from "@/components/recap/colours";
 import { RecapList } from "@/components/recap/recap-list";
 import { cx } from "@/components/ui/cx";
-import { formatDateTime, formatElapsed } from "@/components/ui/format";
+import { durationBarHeights, formatDateTime, formatElapsedFloor } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 
 const LAST_RUNS = 10;
 
 function DurationBars({ durations }: { durations: RunDuration[] }) {
   const longest = Math.max(...durations.map((d) => d.elapsed_sec ?? 0), 0);
+  // Scaled to the runs' range when they are close, so the values are printed under the bars.
+  const heights = durationBarHeights(durations.map((d) => d.elapsed_sec));
   const last = durations[durations.length - 1];
   return (
     <div className="min-w-0" data-testid="trend-durations">
       <h3 className="mb-1.5 flex items-baseline justify-between gap-3 text-xs font-semibold text-zinc-700">
-        Duration per run
+        <span title="Each run's recap elapsed_sec: playbook elapsed from the log, whole seconds rounded down">
+          Playbook elapsed per run
+        </span>
         {last?.elapsed_sec != null && (
           <span className="font-normal text-zinc-500">
-            latest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsed(last.elapsed_sec)}</span>
+            latest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsedFloor(last.elapsed_sec)}</span>
             {longest > 0 && (
               <>
                 {" "}
-                · longest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsed(longest)}</span>
+                · longest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsedFloor(longest)}</span>
               </>
             )}
           </span>
         )}
       </h3>
       <ol className="flex h-24 items-end gap-1.5 border-b border-zinc-200" aria-label="Duration of each run, oldest first">
-        {durations.map((run) => {
+        {durations.map((run, index) => {
           const label = `#${run.id} · ${RECAP_STATUS_STYLE[run.status].phrase} · ${
-            run.elapsed_sec === null ? "no timing" : formatElapsed(run.elapsed_sec)
+            run.elapsed_sec === null ? "no timing" : `playbook elapsed ${formatElapsedFloor(run.elapsed_sec)}`
           }${run.finished_at ? ` · ${formatDateTime(run.finished_at)}` : ""}`;
-          const height = run.elapsed_sec === null || longest === 0 ? null : Math.max(4, (run.elapsed_sec / longest) * 100);
+          const height = heights[index] ?? null;
           return (
             <li key={run.id} className="flex h-full max-w-12 min-w-0 flex-1" data-run={run.id} data-status={run.status}>
               <Link href={`/jobs/${run.id}`} className="group flex h-full w-full items-end" title={label} aria-label={label}>
@@ -55,6 +59,9 @@ function DurationBars({ durations }: { durations: RunDuration[] }) {
       <ol className="mt-1 flex gap-1.5" aria-hidden="true">
         {durations.map((run) => (
           <li key={run.id} className="max-w-12 min-w-0 flex-1 truncate text-center font-mono text-[10px] text-zinc-400">
+            <span className="block truncate text-zinc-600 tabular-nums" data-testid="trend-duration-value">
+              {run.elapsed_sec === null ? "—" : formatElapsedFloor(run.elapsed_sec)}
+            </span>
             #{run.id}
           </li>
         ))}

@@ -9,10 +9,10 @@ import { RecapList } from "@/components/recap/recap-list";
 import { cx } from "@/components/ui/cx";
 import {
   formatDateTime,
-  formatElapsed,
-  formatElapsedDelta,
-  formatSecondsDelta,
-  formatTaskSeconds,
+  formatDurationDelta,
+  formatDurationSeconds,
+  formatElapsedFloor,
+  formatElapsedFloorDelta,
   formatWhen,
 } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
@@ -141,9 +141,11 @@ function Timings({ comparison }: { comparison: JobComparison["comparison"] }) {
           <span className="text-zinc-400">No elapsed time in one of the runs (profile_tasks not enabled?).</span>
         ) : (
           <>
-            Elapsed <span className="font-mono tabular-nums">{formatElapsed(elapsed.a)}</span> →{" "}
-            <span className="font-mono tabular-nums">{formatElapsed(elapsed.b)}</span>{" "}
-            <Delta delta={elapsed.delta_sec}>{formatElapsedDelta(elapsed.delta_sec)}</Delta>
+            <span title="The recaps' elapsed_sec: playbook elapsed from the log, whole seconds rounded down">Playbook elapsed</span>{" "}
+            <span className="font-mono tabular-nums">{formatElapsedFloor(elapsed.a)}</span> →{" "}
+            <span className="font-mono tabular-nums">{formatElapsedFloor(elapsed.b)}</span>{" "}
+            <Delta delta={elapsed.delta_sec}>{formatElapsedFloorDelta(elapsed.delta_sec)}</Delta>{" "}
+            <span className="text-zinc-400">(whole seconds)</span>
           </>
         )}
       </p>
@@ -155,8 +157,8 @@ function Timings({ comparison }: { comparison: JobComparison["comparison"] }) {
                 {t.task}
               </span>
               <span className="shrink-0 font-mono text-zinc-500 tabular-nums">
-                {formatTaskSeconds(t.a_sec)} → {formatTaskSeconds(t.b_sec)}{" "}
-                <Delta delta={t.delta_sec}>{formatSecondsDelta(t.delta_sec)}</Delta>
+                {formatDurationSeconds(t.a_sec)} → {formatDurationSeconds(t.b_sec)}{" "}
+                <Delta delta={t.delta_sec}>{formatDurationDelta(t.delta_sec)}</Delta>
               </span>
             </li>
           ))}

@@ -84,7 +84,10 @@ export function JobHeader({ job }: { job: Job }) {
         <Meta label="Finished" title={job.finishedAt ? formatDateTime(job.finishedAt) : undefined}>
           {job.finishedAt ? formatWhen(job.finishedAt) : muted}
         </Meta>
-        <Meta label="Duration">
+        <Meta
+          label="Duration (launch to end)"
+          title="Job wall time, from the runner starting the job to its end: includes setup before the playbook's first play (see Playbook elapsed in the recap)"
+        >
           <span className="tabular-nums" data-testid="job-duration">
             {formatDuration(job.startedAt, job.finishedAt, now)}
           </span>

@@ -4,6 +4,7 @@ import { useCallback } from "react";
 import { ApiError } from "@/components/api/client";
 import { useJobRecap } from "@/components/hooks/use-job-recap";
 import { useJobTasks } from "@/components/hooks/use-job-tasks";
+import { useJobTimeline } from "@/components/hooks/use-job-timeline";
 import { RecapReport } from "@/components/recap/recap-report";
 import { Panel } from "@/components/ui/panel";
 import { Spinner } from "@/components/ui/states";
@@ -13,6 +14,9 @@ import { firstTaskLine } from "./task-links";
 export function JobRecap({ jobId }: { jobId: number }) {
   const recap = useJobRecap(jobId, true);
   const markers = useJobTasks(jobId).data;
+  // The timeline (same query as the Timeline panel, fetched once) measures the playbook to the
+  // millisecond; the recap's elapsed_sec is whole seconds. Without events there is none.
+  const measured = useJobTimeline(jobId, true).data?.total_sec ?? null;
   const taskLine = useCallback((task: string) => (markers ? firstTaskLine(markers, task) : null), [markers]);
 
   if (recap.isPending) {
@@ -34,5 +38,12 @@ export function JobRecap({ jobId }: { jobId: number }) {
       </Panel>
     );
   }
-  return <RecapReport recap={recap.data} noRecap="No recap: the playbook stopped before any play ran." taskLine={taskLine} />;
+  return (
+    <RecapReport
+      recap={recap.data}
+      noRecap="No recap: the playbook stopped before any play ran."
+      taskLine={taskLine}
+      measuredElapsedSec={measured}
+    />
+  );
 }

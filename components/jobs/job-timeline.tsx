@@ -6,7 +6,7 @@ import { useJobTasks } from "@/components/hooks/use-job-tasks";
 import { useJobTimeline } from "@/components/hooks/use-job-timeline";
 import { COUNTER_COLOURS } from "@/components/recap/colours";
 import { cx } from "@/components/ui/cx";
-import { formatSeconds, formatTaskSeconds } from "@/components/ui/format";
+import { formatDurationSeconds } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import {
   TIMELINE_HOST_STATUSES,
@@ -20,7 +20,7 @@ import { lineHash, onLineLinkClick } from "./line-hash";
 import { timelineTaskLines } from "./task-links";
 
 /** Task name | time axis | duration. Header, rows and the gridline overlay share it so they line up. */
-const GRID = "grid grid-cols-[9rem_minmax(0,1fr)_4rem] sm:grid-cols-[16rem_minmax(0,1fr)_4.5rem]";
+const GRID = "grid grid-cols-[9rem_minmax(0,1fr)_5rem] sm:grid-cols-[16rem_minmax(0,1fr)_5.5rem]";
 /** Inside the axis column: room for the first and last tick labels. */
 const TRACK = "relative mx-3 h-full";
 const HOSTS_IN_TITLE = 12;
@@ -56,7 +56,7 @@ const pct = (seconds: number, span: number): string => `${Math.min(100, Math.max
 function taskTitle(task: TimelineTask): string {
   const lines = [
     `${task.task}${task.kind === "task" ? "" : ` (${task.kind})`}`,
-    `${formatTaskSeconds(task.duration_sec)}: ${formatTaskSeconds(task.start_sec)} → ${formatTaskSeconds(task.end_sec)}`,
+    `${formatDurationSeconds(task.duration_sec)}: ${formatDurationSeconds(task.start_sec)} → ${formatDurationSeconds(task.end_sec)}`,
   ];
   if (task.hosts.length === 0) lines.push("no host result");
   if (task.hosts.length > HOSTS_IN_TITLE) {
@@ -66,7 +66,7 @@ function taskTitle(task: TimelineTask): string {
       .filter(([, n]) => n > 0);
     lines.push(`${task.hosts.length} hosts: ${counts.map(([s, n]) => `${s} ${n}`).join(", ")}`);
   }
-  for (const h of task.hosts.slice(0, HOSTS_IN_TITLE)) lines.push(`${h.host}: ${h.status} at ${formatTaskSeconds(h.at_sec)}`);
+  for (const h of task.hosts.slice(0, HOSTS_IN_TITLE)) lines.push(`${h.host}: ${h.status} at ${formatDurationSeconds(h.at_sec)}`);
   if (task.hosts.length > HOSTS_IN_TITLE) lines.push(`… and ${task.hosts.length - HOSTS_IN_TITLE} more`);
   return lines.join("\n");
 }
@@ -133,7 +133,9 @@ function PlayRow({ play, span }: { play: TimelinePlay; span: number }) {
           style={{ left: pct(play.start_sec, span), width: pct(play.end_sec - play.start_sec, span), minWidth: 2 }}
         />
       </div>
-      <div className="px-3 text-right font-mono text-indigo-900/70 tabular-nums">{formatTaskSeconds(play.end_sec - play.start_sec)}</div>
+      <div className="px-3 text-right font-mono text-indigo-900/70 tabular-nums">
+        {formatDurationSeconds(play.end_sec - play.start_sec)}
+      </div>
     </div>
   );
 }
@@ -173,7 +175,7 @@ function TaskRow({ task, span, line }: { task: TimelineTask; span: number; line:
         />
       </div>
       <div className="px-3 text-right font-mono text-[11px] leading-[18px] text-zinc-600 tabular-nums">
-        {formatTaskSeconds(task.duration_sec)}
+        {formatDurationSeconds(task.duration_sec)}
       </div>
     </li>
   );
@@ -258,11 +260,15 @@ export function JobTimeline({ jobId }: { jobId: number }) {
   const summary =
     data.total_sec === null
       ? `${data.tasks.length} ${data.tasks.length === 1 ? "task" : "tasks"} · cut short, no PLAY RECAP`
-      : `${data.tasks.length} ${data.tasks.length === 1 ? "task" : "tasks"} in ${formatSeconds(data.total_sec)}`;
+      : `${data.tasks.length} ${data.tasks.length === 1 ? "task" : "tasks"} in ${formatDurationSeconds(data.total_sec)} (playbook elapsed)`;
   return (
     <Panel
       title="Timeline"
-      actions={<span className="text-xs text-zinc-500 tabular-nums">{summary}</span>}
+      actions={
+        <span className="text-xs text-zinc-500 tabular-nums" title="From the job's events: first task start to playbook end">
+          {summary}
+        </span>
+      }
       bodyClassName="p-0"
       data-testid="job-timeline"
     >

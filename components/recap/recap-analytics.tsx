@@ -1,15 +1,15 @@
 import type { ReactNode } from "react";
 import type { Recap } from "@/components/api/types";
 import { Fact } from "@/components/ui/fact";
-import { formatElapsed, formatTaskSeconds } from "@/components/ui/format";
+import { formatDurationSeconds, formatElapsedFloor } from "@/components/ui/format";
 import { RECAP_STATUS_STYLE } from "./colours";
 import { lineHash, onLineLinkClick } from "@/components/jobs/line-hash";
 import { RecapList, type TaskLine } from "./recap-list";
 
-function Stat({ label, children }: { label: string; children: ReactNode }) {
+function Stat({ label, children, title }: { label: string; children: ReactNode; title?: string }) {
   return (
     <Fact label={label} valueClassName="text-base font-semibold text-zinc-900 tabular-nums">
-      {children}
+      {title ? <span title={title}>{children}</span> : children}
     </Fact>
   );
 }
@@ -28,7 +28,34 @@ const PROBLEMS = [
  * from a run without the profile_tasks callback has no task timings, for instance. With
  * `taskLine` (a job's recap), task names link to their first line in the output.
  */
-export function RecapAnalytics({ recap, taskLine }: { recap: Recap; taskLine?: TaskLine }) {
+/**
+ * What "Playbook elapsed" shows and says it measures: the time measured from the job's events
+ * when there is one, else the recap's elapsed_sec, whole seconds rounded down.
+ */
+function playbookElapsed(recap: Recap, measured: number | null | undefined): { text: string; title: string } {
+  if (measured != null) {
+    return {
+      text: formatDurationSeconds(measured),
+      title: "Playbook elapsed, measured from the job's events: first task start to playbook end. Not the job's launch-to-end duration.",
+    };
+  }
+  if (recap.elapsed_sec == null) return { text: "—", title: "No timing in this log (no profile_tasks summary, no log-file timestamps)." };
+  return {
+    text: formatElapsedFloor(recap.elapsed_sec),
+    title: `Playbook elapsed from the log (profile_tasks or log-file timestamps), whole seconds rounded down: ${recap.elapsed_sec} s.`,
+  };
+}
+
+export function RecapAnalytics({
+  recap,
+  taskLine,
+  measuredElapsedSec,
+}: {
+  recap: Recap;
+  taskLine?: TaskLine;
+  measuredElapsedSec?: number | null;
+}) {
+  const elapsed = playbookElapsed(recap, measuredElapsedSec);
   const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
   const longest = Math.max(...slowest.map((t) => t.seconds), 0);
   const status = recap.status ? RECAP_STATUS_STYLE[recap.status] : undefined;
@@ -37,7 +64,9 @@ export function RecapAnalytics({ recap, taskLine }: { recap: Recap; taskLine?: T
   return (
     <div className="space-y-4" data-testid="recap-analytics">
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-        <Stat label="Elapsed">{recap.elapsed_sec == null ? "—" : formatElapsed(recap.elapsed_sec)}</Stat>
+        <Stat label="Playbook elapsed" title={elapsed.title}>
+          <span data-testid="recap-elapsed">{elapsed.text}</span>
+        </Stat>
         <Stat label="Result">{status ? <span className={status.text}>{status.title}</span> : "—"}</Stat>
         <Stat label="Plays">{recap.plays?.length ?? "—"}</Stat>
         <Stat label="Hosts">{hosts.length}</Stat>
@@ -68,7 +97,7 @@ export function RecapAnalytics({ recap, taskLine }: { recap: Recap; taskLine?: T
                           {task.task}
                         </a>
                       )}
-                      <span className="shrink-0 font-mono text-zinc-600 tabular-nums">{formatTaskSeconds(task.seconds)}</span>
+                      <span className="shrink-0 font-mono text-zinc-600 tabular-nums">{formatDurationSeconds(task.seconds)}</span>
                     </div>
                     <div className="mt-0.5 h-1 rounded-full bg-zinc-100">
                       <div

@@ -9,7 +9,18 @@ import { RecapTable } from "./recap-table";
  * job, an uploaded log). `noRecap` is what to say when the log never got to a play. A job's
  * recap passes `taskLine`: task names then link to their first line in the output.
  */
-export function RecapReport({ recap, noRecap, taskLine }: { recap: Recap; noRecap: string; taskLine?: TaskLine }) {
+export function RecapReport({
+  recap,
+  noRecap,
+  taskLine,
+  measuredElapsedSec,
+}: {
+  recap: Recap;
+  noRecap: string;
+  taskLine?: TaskLine;
+  /** The playbook's time measured from the job's events, finer than the recap's whole seconds. */
+  measuredElapsedSec?: number | null;
+}) {
   if (recap.hosts.length === 0 && (recap.plays?.length ?? 0) === 0) {
     return (
       <Panel title="Play recap">
@@ -29,7 +40,7 @@ export function RecapReport({ recap, noRecap, taskLine }: { recap: Recap; noReca
         )}
       </Panel>
       <Panel title="Run analytics">
-        <RecapAnalytics recap={recap} taskLine={taskLine} />
+        <RecapAnalytics recap={recap} taskLine={taskLine} measuredElapsedSec={measuredElapsedSec} />
       </Panel>
     </div>
   );

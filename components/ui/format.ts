@@ -45,32 +45,67 @@ export function formatWhen(iso: string | null | undefined, now: Date = new Date(
   return dayAndYear.format(date);
 }
 
-export function formatSeconds(totalSeconds: number): string {
+/**
+ * The one duration format of the UI (header, recap, timeline, comparison, trend): sub-second
+ * below a minute, "3.34 s", "0.91 s" (the precision profile_tasks prints); from a minute,
+ * whole seconds, "1 min 05 s", "1 h 02 min 05 s". Every other duration helper goes through it.
+ */
+export function formatDurationSeconds(totalSeconds: number): string {
   if (!Number.isFinite(totalSeconds) || totalSeconds < 0) return "—";
-  if (totalSeconds < 10) return `${totalSeconds.toFixed(1)}s`;
+  const hundredths = Math.round(totalSeconds * 100);
+  if (hundredths < 6000) return `${(hundredths / 100).toFixed(2)} s`;
   const seconds = Math.round(totalSeconds);
   const h = Math.floor(seconds / 3600);
   const m = Math.floor((seconds % 3600) / 60);
-  const s = seconds % 60;
-  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m ${String(s).padStart(2, "0")}s`;
-  if (m > 0) return `${m}m ${String(s).padStart(2, "0")}s`;
-  return `${s}s`;
+  const s = String(seconds % 60).padStart(2, "0");
+  return h > 0 ? `${h} h ${String(m).padStart(2, "0")} min ${s} s` : `${m} min ${s} s`;
+}
+
+/** A signed difference in the same format: "+0.40 s", "−1 min 05 s", "±0.00 s". */
+export function formatDurationDelta(delta: number): string {
+  if (!Number.isFinite(delta)) return "—";
+  if (Math.round(delta * 100) === 0) return "±0.00 s";
+  return `${delta > 0 ? "+" : "−"}${formatDurationSeconds(Math.abs(delta))}`;
 }
 
 /**
- * A recap's elapsed_sec: whole seconds by contract (docs/recap.md, the floor of the run's
- * time), so "2s", never "2.0s", which would claim a precision the number does not have.
+ * A recap's elapsed_sec, which is whole seconds rounded down by contract (docs/recap.md):
+ * printing it as "3.00 s" or "0 s" would claim what it does not know, so below a minute it
+ * reads as the interval it stands for, "3–4 s", "< 1 s". Prefer a measured figure when there
+ * is one (the timeline's total from the job's events).
  */
-export function formatElapsed(seconds: number): string {
+export function formatElapsedFloor(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return "—";
-  return seconds < 10 ? `${Math.floor(seconds)}s` : formatSeconds(seconds);
+  const whole = Math.floor(seconds);
+  if (whole >= 60) return formatDurationSeconds(whole);
+  return whole === 0 ? "< 1 s" : `${whole}–${whole + 1} s`;
 }
 
-/** A signed difference of two elapsed_sec values: "+3s", "−1m 05s", "±0s". */
-export function formatElapsedDelta(delta: number): string {
+/** A difference of two whole-second elapsed_sec values: "+1 s", "±0 s", "−1 min 05 s". */
+export function formatElapsedFloorDelta(delta: number): string {
   if (!Number.isFinite(delta)) return "—";
-  if (delta === 0) return "±0s";
-  return `${delta > 0 ? "+" : "−"}${formatElapsed(Math.abs(delta))}`;
+  const whole = Math.round(delta);
+  if (whole === 0) return "±0 s";
+  const size = Math.abs(whole);
+  return `${whole > 0 ? "+" : "−"}${size >= 60 ? formatDurationSeconds(size) : `${size} s`}`;
+}
+
+/**
+ * Bar heights in percent for durations side by side (null: no timing). Relative to the
+ * longest; when the runs are close (the shortest more than half the longest), the bars span
+ * the runs' range instead, 25% to 100%, so 3.3 s and 3.7 s differ visibly (print the values).
+ */
+export function durationBarHeights(values: readonly (number | null)[]): (number | null)[] {
+  const known = values.filter((v): v is number => v !== null && Number.isFinite(v) && v >= 0);
+  if (known.length === 0) return values.map(() => null);
+  const max = Math.max(...known);
+  const min = Math.min(...known);
+  return values.map((v) => {
+    if (v === null || !Number.isFinite(v) || v < 0) return null;
+    if (max === 0 || max === min) return 100;
+    if (min > max / 2) return 25 + (75 * (v - min)) / (max - min);
+    return Math.max(4, (v / max) * 100);
+  });
 }
 
 /** Duration between start and end; a running job counts up to `now`. */
@@ -79,24 +114,7 @@ export function formatDuration(startIso: string | null, endIso: string | null, n
   const start = Date.parse(startIso);
   const end = endIso ? Date.parse(endIso) : now;
   if (Number.isNaN(start) || Number.isNaN(end)) return "—";
-  return formatSeconds(Math.max(0, (end - start) / 1000));
-}
-
-/**
- * A task's time as the profile_tasks callback prints it ("0.02s", "2.61s", "75.32s"): with
- * one decimal most quick tasks would read "0.0s", and the numbers would not match the log.
- */
-export function formatTaskSeconds(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return "—";
-  return `${seconds.toFixed(2)}s`;
-}
-
-/** A signed difference in seconds, "+1.25s" / "−0.40s" / "±0.00s", task-timing precision. */
-export function formatSecondsDelta(delta: number): string {
-  if (!Number.isFinite(delta)) return "—";
-  const rounded = Math.round(delta * 100) / 100;
-  if (rounded === 0) return "±0.00s";
-  return `${rounded > 0 ? "+" : "−"}${Math.abs(rounded).toFixed(2)}s`;
+  return formatDurationSeconds(Math.max(0, (end - start) / 1000));
 }
 
 /** "just now", "42s ago", "5m ago", "3h ago", "2d ago": for heartbeats and last-seen times. */

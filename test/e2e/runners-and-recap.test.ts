@@ -261,7 +261,7 @@ describe("analyse a log", () => {
     expect(await node2.locator('td[data-counter="failed"]').textContent()).toBe("1");
     expect(await page.locator('[data-testid="recap-table"] tr[data-host]').count()).toBe(3);
     expect(await page.getByTestId("recap-failed-tasks").textContent()).toContain("Check free space");
-    expect(await page.getByTestId("recap-slowest-tasks").textContent()).toContain("2.61s");
+    expect(await page.getByTestId("recap-slowest-tasks").textContent()).toContain("2.61 s");
     await screenshot(page, "analyse-log");
 
     // An empty file reaches the server, whose 400 message is shown.
