@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { Recap } from "@/components/api/types";
 import { Fact } from "@/components/ui/fact";
 import { formatDurationSeconds, formatElapsedFloor } from "@/components/ui/format";
+import { explainChangedCount } from "./changed-count";
 import { RECAP_STATUS_STYLE } from "./colours";
 import { lineHash, onLineLinkClick } from "@/components/jobs/line-hash";
 import { RecapList, type TaskLine } from "./recap-list";
@@ -56,6 +57,7 @@ export function RecapAnalytics({
   measuredElapsedSec?: number | null;
 }) {
   const elapsed = playbookElapsed(recap, measuredElapsedSec);
+  const changedNote = explainChangedCount(recap);
   const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
   const longest = Math.max(...slowest.map((t) => t.seconds), 0);
   const status = recap.status ? RECAP_STATUS_STYLE[recap.status] : undefined;
@@ -111,7 +113,32 @@ export function RecapAnalytics({
             </ol>
           )}
         </div>
-        <RecapList {...CHANGED} items={recap.changed_tasks ?? []} link={taskLine} />
+        <div className="min-w-0 space-y-2">
+          <RecapList {...CHANGED} items={recap.changed_tasks ?? []} link={taskLine} />
+          {changedNote && (
+            <div
+              className="rounded border border-amber-200 bg-amber-50/60 px-2 py-1.5 text-[11px] text-amber-900"
+              data-testid="recap-changed-count"
+              data-counted={changedNote.counted}
+              data-listed={changedNote.listed}
+              data-exact={changedNote.exact}
+            >
+              <p>{changedNote.text}</p>
+              {changedNote.ignored.length > 0 && (
+                <ul className="mt-1 space-y-0.5">
+                  {changedNote.ignored.map((task, index) => (
+                    <li key={`${index}-${task}`} className="flex items-start gap-2">
+                      <span aria-hidden="true" className="mt-1.5 size-1.5 shrink-0 rounded-full bg-fuchsia-500" />
+                      <span className="break-words">
+                        <span className="text-zinc-800">{task}</span> <span className="text-fuchsia-700">{changedNote.mark}</span>
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          )}
+        </div>
         <div className="space-y-4">
           {PROBLEMS.map(({ list, ...shown }) => (
             <RecapList key={list} {...shown} items={recap[list] ?? []} link={list === "unreachable_hosts" ? undefined : taskLine} />
