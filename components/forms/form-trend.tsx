@@ -6,29 +6,51 @@ import { useFormTrend } from "@/components/hooks/use-form-trend";
 import { RECAP_STATUS_STYLE } from "@/components/recap/colours";
 import { RecapList } from "@/components/recap/recap-list";
 import { cx } from "@/components/ui/cx";
-import { durationBarHeights, formatDateTime, formatElapsedFloor } from "@/components/ui/format";
+import { durationBarHeights, formatDateTime, formatDurationSeconds, formatElapsedFloor } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 
 const LAST_RUNS = 10;
 
+/**
+ * The figure the bars show: the job's launch-to-end time (measured to the millisecond) when
+ * the runs have it, else the recap's elapsed_sec (whole seconds, rounded down: runs of 3.3 s
+ * and 3.7 s both read 3, so it is only the fallback).
+ */
+function barFigure(durations: RunDuration[]) {
+  if (durations.some((d) => d.job_sec != null)) {
+    return {
+      title: "Duration per run (launch to end)",
+      hint: "Each job's wall time, from the runner starting it to its end; the tooltip adds the playbook elapsed from its recap.",
+      value: (d: RunDuration) => d.job_sec ?? null,
+      format: formatDurationSeconds,
+    };
+  }
+  return {
+    title: "Playbook elapsed per run",
+    hint: "Each run's recap elapsed_sec: playbook elapsed from the log, whole seconds rounded down.",
+    value: (d: RunDuration) => d.elapsed_sec,
+    format: formatElapsedFloor,
+  };
+}
+
 function DurationBars({ durations }: { durations: RunDuration[] }) {
-  const longest = Math.max(...durations.map((d) => d.elapsed_sec ?? 0), 0);
-  // Scaled to the runs' range when they are close, so the values are printed under the bars.
-  const heights = durationBarHeights(durations.map((d) => d.elapsed_sec));
-  const last = durations[durations.length - 1];
+  const figure = barFigure(durations);
+  const values = durations.map(figure.value);
+  const longest = Math.max(...values.map((v) => v ?? 0), 0);
+  // Scaled to the runs' range when they are close; the values are printed under the bars.
+  const heights = durationBarHeights(values);
+  const latest = values[values.length - 1] ?? null;
   return (
     <div className="min-w-0" data-testid="trend-durations">
       <h3 className="mb-1.5 flex items-baseline justify-between gap-3 text-xs font-semibold text-zinc-700">
-        <span title="Each run's recap elapsed_sec: playbook elapsed from the log, whole seconds rounded down">
-          Playbook elapsed per run
-        </span>
-        {last?.elapsed_sec != null && (
+        <span title={figure.hint}>{figure.title}</span>
+        {latest !== null && (
           <span className="font-normal text-zinc-500">
-            latest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsedFloor(last.elapsed_sec)}</span>
+            latest <span className="font-mono text-zinc-700 tabular-nums">{figure.format(latest)}</span>
             {longest > 0 && (
               <>
                 {" "}
-                · longest <span className="font-mono text-zinc-700 tabular-nums">{formatElapsedFloor(longest)}</span>
+                · longest <span className="font-mono text-zinc-700 tabular-nums">{figure.format(longest)}</span>
               </>
             )}
           </span>
@@ -36,9 +58,15 @@ function DurationBars({ durations }: { durations: RunDuration[] }) {
       </h3>
       <ol className="flex h-24 items-end gap-1.5 border-b border-zinc-200" aria-label="Duration of each run, oldest first">
         {durations.map((run, index) => {
-          const label = `#${run.id} · ${RECAP_STATUS_STYLE[run.status].phrase} · ${
-            run.elapsed_sec === null ? "no timing" : `playbook elapsed ${formatElapsedFloor(run.elapsed_sec)}`
-          }${run.finished_at ? ` · ${formatDateTime(run.finished_at)}` : ""}`;
+          const label = [
+            `#${run.id}`,
+            RECAP_STATUS_STYLE[run.status].phrase,
+            run.job_sec === null ? null : `launch to end ${formatDurationSeconds(run.job_sec)}`,
+            run.elapsed_sec === null ? "no playbook timing" : `playbook elapsed ${formatElapsedFloor(run.elapsed_sec)}`,
+            run.finished_at ? formatDateTime(run.finished_at) : null,
+          ]
+            .filter((part) => part !== null)
+            .join(" · ");
           const height = heights[index] ?? null;
           return (
             <li key={run.id} className="flex h-full max-w-12 min-w-0 flex-1" data-run={run.id} data-status={run.status}>
@@ -57,10 +85,10 @@ function DurationBars({ durations }: { durations: RunDuration[] }) {
         })}
       </ol>
       <ol className="mt-1 flex gap-1.5" aria-hidden="true">
-        {durations.map((run) => (
+        {durations.map((run, index) => (
           <li key={run.id} className="max-w-12 min-w-0 flex-1 truncate text-center font-mono text-[10px] text-zinc-400">
             <span className="block truncate text-zinc-600 tabular-nums" data-testid="trend-duration-value">
-              {run.elapsed_sec === null ? "—" : formatElapsedFloor(run.elapsed_sec)}
+              {values[index] == null ? "—" : figure.format(values[index])}
             </span>
             #{run.id}
           </li>

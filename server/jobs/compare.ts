@@ -37,7 +37,12 @@ export async function formTrend(formName: string, last: number): Promise<RunTren
   const jobs = await listLatestJobsOfForm(formName, FINAL_STATUSES, last);
   const runs = [];
   for (const job of jobs.reverse()) {
-    runs.push({ id: String(job.id), finishedAt: job.finishedAt?.toISOString(), recap: (await cachedJobRecap(job.id)).recap });
+    runs.push({
+      id: String(job.id),
+      startedAt: job.startedAt?.toISOString(),
+      finishedAt: job.finishedAt?.toISOString(),
+      recap: (await cachedJobRecap(job.id)).recap,
+    });
   }
   return { form: formName, ...trendAcrossRuns(runs) };
 }

@@ -121,15 +121,27 @@ export function compareRecaps(a: Recap, b: Recap): RecapComparison {
 
 export interface TrendRunInput {
   id: string;
+  /** When the job started running; with finishedAt it gives job_sec. */
+  startedAt?: string;
   finishedAt?: string;
   recap: Recap;
+}
+
+/** Seconds from start to end (ISO strings), to the millisecond; null when either is unknown. */
+function secondsBetween(start: string | undefined, end: string | undefined): number | null {
+  if (!start || !end) return null;
+  const ms = Date.parse(end) - Date.parse(start);
+  return Number.isFinite(ms) && ms >= 0 ? ms / 1000 : null;
 }
 
 export interface RunDuration {
   id: string;
   finished_at: string | null;
   status: RecapStatus;
+  /** The recap's elapsed_sec: playbook elapsed, whole seconds rounded down. */
   elapsed_sec: number | null;
+  /** The job's launch-to-end wall time in seconds (ms precision); null when not known. */
+  job_sec: number | null;
 }
 
 export interface HostFailureRate {
@@ -189,6 +201,7 @@ export function trendAcrossRuns(runs: TrendRunInput[]): RunTrend {
       finished_at: r.finishedAt ?? null,
       status: r.recap.status,
       elapsed_sec: r.recap.elapsed_sec,
+      job_sec: secondsBetween(r.startedAt, r.finishedAt),
     })),
     hosts,
   };

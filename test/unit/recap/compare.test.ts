@@ -134,11 +134,20 @@ describe("trendAcrossRuns", () => {
 
   it("lists the duration of every run in the order given", () => {
     expect(trendAcrossRuns(runs).durations).toEqual([
-      { id: "r1", finished_at: "2026-11-30T06:00:00Z", status: "failed", elapsed_sec: 60 },
-      { id: "r2", finished_at: null, status: "failed", elapsed_sec: 30 },
-      { id: "r3", finished_at: null, status: "incomplete", elapsed_sec: null },
-      { id: "r4", finished_at: "2026-11-30T08:00:00Z", status: "successful", elapsed_sec: 28 },
+      { id: "r1", finished_at: "2026-11-30T06:00:00Z", status: "failed", elapsed_sec: 60, job_sec: null },
+      { id: "r2", finished_at: null, status: "failed", elapsed_sec: 30, job_sec: null },
+      { id: "r3", finished_at: null, status: "incomplete", elapsed_sec: null, job_sec: null },
+      { id: "r4", finished_at: "2026-11-30T08:00:00Z", status: "successful", elapsed_sec: 28, job_sec: null },
     ]);
+  });
+
+  // Issue 9 finding 3: runs of 3.3-3.7 s all have elapsed_sec 3 (whole seconds), so the
+  // trend's bars were equal. The job's launch-to-end time is measured to the millisecond.
+  it("gives each run's launch-to-end time when its start is known", () => {
+    const [d] = trendAcrossRuns([
+      { id: "r1", startedAt: "2026-11-30T06:00:00.000Z", finishedAt: "2026-11-30T06:00:05.312Z", recap: recap({ elapsed_sec: 3 }) },
+    ]).durations;
+    expect(d).toMatchObject({ elapsed_sec: 3, job_sec: 5.312 });
   });
 
   it("counts runs with failed or unreachable > 0 per host, over the runs that included the host", () => {
