@@ -157,7 +157,11 @@ function Timings({ comparison }: { comparison: JobComparison["comparison"] }) {
       <SubHeading>Timing</SubHeading>
       <p className="text-xs text-zinc-700" data-testid="comparison-elapsed">
         {elapsed.delta_sec === null || elapsed.a === null || elapsed.b === null ? (
-          <span className="text-zinc-400">No elapsed time in one of the runs (profile_tasks not enabled?).</span>
+          <span className="text-zinc-400">
+            {comparison.idempotence_judgeable === false
+              ? "No elapsed time: a run stopped before its end."
+              : "No elapsed time in one of the runs (profile_tasks not enabled?)."}
+          </span>
         ) : (
           <>
             Elapsed <span className="font-mono tabular-nums">{formatElapsed(elapsed.a)}</span> →{" "}

@@ -5,6 +5,7 @@ import { formatElapsed, formatTaskSeconds } from "@/components/ui/format";
 import { RECAP_STATUS_STYLE } from "./colours";
 import { lineHash, onLineLinkClick } from "@/components/jobs/line-hash";
 import { RecapList, type TaskLine } from "./recap-list";
+import { recapView } from "./recap-view";
 
 function Stat({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -29,22 +30,25 @@ const PROBLEMS = [
  * `taskLine` (a job's recap), task names link to their first line in the output.
  */
 export function RecapAnalytics({ recap, taskLine }: { recap: Recap; taskLine?: TaskLine }) {
-  const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
+  // An incomplete run shows what it got so far (partial_*), marked "so far".
+  const view = recapView(recap);
+  const slowest = view.slowest.slice(0, 8);
   const longest = Math.max(...slowest.map((t) => t.seconds), 0);
   const status = recap.status ? RECAP_STATUS_STYLE[recap.status] : undefined;
-  const hosts = recap.hosts ?? [];
+  const hosts = view.hosts;
+  const soFar = view.partial ? " (so far)" : "";
 
   return (
     <div className="space-y-4" data-testid="recap-analytics">
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-        <Stat label="Elapsed">{recap.elapsed_sec == null ? "—" : formatElapsed(recap.elapsed_sec)}</Stat>
+        <Stat label={`Elapsed${soFar}`}>{view.elapsedSec == null ? "—" : formatElapsed(view.elapsedSec)}</Stat>
         <Stat label="Result">{status ? <span className={status.text}>{status.title}</span> : "—"}</Stat>
         <Stat label="Plays">{recap.plays?.length ?? "—"}</Stat>
-        <Stat label="Hosts">{hosts.length}</Stat>
+        <Stat label={`Hosts${soFar}`}>{hosts.length}</Stat>
       </dl>
       <div className="grid grid-cols-1 gap-5 border-t border-zinc-100 pt-4 md:grid-cols-2 xl:grid-cols-3">
         <div className="min-w-0" data-testid="recap-slowest-tasks">
-          <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Slowest tasks</h3>
+          <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Slowest tasks{view.partial ? " (tasks that ended)" : ""}</h3>
           {slowest.length === 0 ? (
             <p className="text-xs text-zinc-400">No task timings in this run.</p>
           ) : (
