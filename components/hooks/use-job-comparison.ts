@@ -4,14 +4,14 @@ import type { JobComparison } from "@/components/api/types";
 import { queryKeys } from "./query-keys";
 
 /**
- * A finished job against the previous finished run of the same form (first = previous,
- * second = this job). A 404 means there is no previous run: an answer, not a failure, and not
- * retried. Both runs are final, so the answer never goes stale.
+ * A finished job against the previous complete run of the same form (first = previous,
+ * second = this job). `{previous: null}` means there is none (asked with `optional=1`, so the
+ * first run of a form logs no 404). Both runs are final, so the answer never goes stale.
  */
 export function useJobComparedWithPrevious(id: number, enabled: boolean) {
   return useQuery({
     queryKey: queryKeys.jobComparedWithPrevious(id),
-    queryFn: ({ signal }) => apiFetch<JobComparison>(`/api/jobs/${id}/compare/previous`, { signal }),
+    queryFn: ({ signal }) => apiFetch<JobComparison | { previous: null }>(`/api/jobs/${id}/compare/previous?optional=1`, { signal }),
     enabled,
     staleTime: Infinity,
   });

@@ -2,7 +2,6 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ApiError } from "@/components/api/client";
 import { HOST_COUNTERS, type HostComparison, type HostCounter, type JobComparison } from "@/components/api/types";
 import { useJobComparedWithPrevious } from "@/components/hooks/use-job-comparison";
 import { RecapList } from "@/components/recap/recap-list";
@@ -41,6 +40,26 @@ function signed(n: number): string {
 
 function SubHeading({ children }: { children: ReactNode }) {
   return <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">{children}</h3>;
+}
+
+/** Either run did not reach its PLAY RECAP (killed, aborted): no verdict on idempotence at all. */
+function CannotJudge({ incomplete }: { incomplete: readonly ("first" | "second")[] }) {
+  const which =
+    incomplete.length === 2
+      ? "Neither run reached"
+      : incomplete[0] === "first"
+        ? "The previous run did not reach"
+        : "This run did not reach";
+  return (
+    <div
+      className="rounded-md border border-zinc-300 bg-zinc-50 px-4 py-3 text-sm text-zinc-700"
+      data-testid="changed-again"
+      data-judgeable="false"
+    >
+      <span className="font-semibold">Cannot judge idempotence.</span> {which} its PLAY RECAP (stopped before the end: killed, aborted,
+      timed out), so not every task ran: what did not change says nothing about idempotence.
+    </div>
+  );
 }
 
 /** The tasks that changed in both runs: the headline, since they are the ones that are not idempotent. */
@@ -138,7 +157,11 @@ function Timings({ comparison }: { comparison: JobComparison["comparison"] }) {
       <SubHeading>Timing</SubHeading>
       <p className="text-xs text-zinc-700" data-testid="comparison-elapsed">
         {elapsed.delta_sec === null || elapsed.a === null || elapsed.b === null ? (
-          <span className="text-zinc-400">No elapsed time in one of the runs (profile_tasks not enabled?).</span>
+          <span className="text-zinc-400">
+            {comparison.idempotence_judgeable === false
+              ? "No elapsed time: a run stopped before its end."
+              : "No elapsed time in one of the runs (profile_tasks not enabled?)."}
+          </span>
         ) : (
           <>
             <span title="The recaps' elapsed_sec: playbook elapsed from the log, whole seconds rounded down">Playbook elapsed</span>{" "}
@@ -191,10 +214,16 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
     );
   }
   if (compared.isError) {
-    const none = compared.error instanceof ApiError && compared.error.status === 404;
     return (
       <p className="text-xs text-zinc-500" data-testid="comparison-none">
-        {none ? "No earlier finished run of this form to compare with." : "Could not compare with the previous run."}
+        Could not compare with the previous run.
+      </p>
+    );
+  }
+  if (!("comparison" in compared.data)) {
+    return (
+      <p className="text-xs text-zinc-500" data-testid="comparison-none">
+        No earlier complete run of this form to compare with.
       </p>
     );
   }
@@ -222,7 +251,11 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
       }
     >
       <div className="space-y-4">
-        <ChangedAgain tasks={comparison.changed_in_both} />
+        {comparison.idempotence_judgeable === false ? (
+          <CannotJudge incomplete={comparison.incomplete_runs ?? []} />
+        ) : (
+          <ChangedAgain tasks={comparison.changed_in_both} />
+        )}
         {/* Timing gets the widest column: its rows hold a task name and three numbers. */}
         <div className="grid grid-cols-1 gap-5 md:grid-cols-2 xl:grid-cols-12">
           {changedOnlyOnce.map(({ side, ...list }) => (

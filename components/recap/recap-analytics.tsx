@@ -6,6 +6,7 @@ import { explainChangedCount } from "./changed-count";
 import { RECAP_STATUS_STYLE } from "./colours";
 import { lineHash, onLineLinkClick } from "@/components/jobs/line-hash";
 import { RecapList, type TaskLine } from "./recap-list";
+import { recapView } from "./recap-view";
 
 function Stat({ label, children, title }: { label: string; children: ReactNode; title?: string }) {
   return (
@@ -31,19 +32,20 @@ const PROBLEMS = [
  */
 /**
  * What "Playbook elapsed" shows and says it measures: the time measured from the job's events
- * when there is one, else the recap's elapsed_sec, whole seconds rounded down.
+ * when there is one, else the recap's elapsed time (so far, for a run that stopped before its
+ * end), whole seconds rounded down.
  */
-function playbookElapsed(recap: Recap, measured: number | null | undefined): { text: string; title: string } {
+function playbookElapsed(view: ReturnType<typeof recapView>, measured: number | null | undefined): { text: string; title: string } {
   if (measured != null) {
     return {
       text: formatDurationSeconds(measured),
       title: "Playbook elapsed, measured from the job's events: first task start to playbook end. Not the job's launch-to-end duration.",
     };
   }
-  if (recap.elapsed_sec == null) return { text: "—", title: "No timing in this log (no profile_tasks summary, no log-file timestamps)." };
+  if (view.elapsedSec == null) return { text: "—", title: "No timing in this log (no profile_tasks summary, no log-file timestamps)." };
   return {
-    text: formatElapsedFloor(recap.elapsed_sec),
-    title: `Playbook elapsed from the log (profile_tasks or log-file timestamps), whole seconds rounded down: ${recap.elapsed_sec} s.`,
+    text: formatElapsedFloor(view.elapsedSec),
+    title: `Playbook elapsed from the log (profile_tasks or log-file timestamps)${view.partial ? " until the run stopped" : ""}, whole seconds rounded down: ${view.elapsedSec} s.`,
   };
 }
 
@@ -56,26 +58,29 @@ export function RecapAnalytics({
   taskLine?: TaskLine;
   measuredElapsedSec?: number | null;
 }) {
-  const elapsed = playbookElapsed(recap, measuredElapsedSec);
+  // An incomplete run shows what it got so far (partial_*), marked "so far".
+  const view = recapView(recap);
+  const elapsed = playbookElapsed(view, measuredElapsedSec);
   const changedNote = explainChangedCount(recap);
-  const slowest = (recap.slowest_tasks ?? []).slice(0, 8);
+  const slowest = view.slowest.slice(0, 8);
   const longest = Math.max(...slowest.map((t) => t.seconds), 0);
   const status = recap.status ? RECAP_STATUS_STYLE[recap.status] : undefined;
-  const hosts = recap.hosts ?? [];
+  const hosts = view.hosts;
+  const soFar = view.partial ? " (so far)" : "";
 
   return (
     <div className="space-y-4" data-testid="recap-analytics">
       <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-        <Stat label="Playbook elapsed" title={elapsed.title}>
+        <Stat label={`Playbook elapsed${soFar}`} title={elapsed.title}>
           <span data-testid="recap-elapsed">{elapsed.text}</span>
         </Stat>
         <Stat label="Result">{status ? <span className={status.text}>{status.title}</span> : "—"}</Stat>
         <Stat label="Plays">{recap.plays?.length ?? "—"}</Stat>
-        <Stat label="Hosts">{hosts.length}</Stat>
+        <Stat label={`Hosts${soFar}`}>{hosts.length}</Stat>
       </dl>
       <div className="grid grid-cols-1 gap-5 border-t border-zinc-100 pt-4 md:grid-cols-2 xl:grid-cols-3">
         <div className="min-w-0" data-testid="recap-slowest-tasks">
-          <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Slowest tasks</h3>
+          <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Slowest tasks{view.partial ? " (tasks that ended)" : ""}</h3>
           {slowest.length === 0 ? (
             <p className="text-xs text-zinc-400">No task timings in this run.</p>
           ) : (

@@ -3,6 +3,7 @@ import { Panel } from "@/components/ui/panel";
 import { RecapAnalytics } from "./recap-analytics";
 import type { TaskLine } from "./recap-list";
 import { RecapTable } from "./recap-table";
+import { recapView } from "./recap-view";
 
 /**
  * The PLAY RECAP table and the run analytics of one recap, wherever the recap came from (a
@@ -21,7 +22,8 @@ export function RecapReport({
   /** The playbook's time measured from the job's events, finer than the recap's whole seconds. */
   measuredElapsedSec?: number | null;
 }) {
-  if (recap.hosts.length === 0 && (recap.plays?.length ?? 0) === 0) {
+  const view = recapView(recap);
+  if (view.hosts.length === 0 && (recap.plays?.length ?? 0) === 0) {
     return (
       <Panel title="Play recap">
         <p className="text-sm text-zinc-500" data-testid="recap-missing">
@@ -32,11 +34,21 @@ export function RecapReport({
   }
   return (
     <div className="space-y-6">
-      <Panel title="Play recap" bodyClassName="p-0">
-        {recap.hosts.length === 0 ? (
-          <p className="px-4 py-3 text-sm text-zinc-500">No host ran a task.</p>
+      <Panel title={view.partial ? "Play recap (partial)" : "Play recap"} bodyClassName="p-0">
+        {view.incomplete && (
+          <p className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900" data-testid="recap-incomplete">
+            <span className="font-semibold">Incomplete run:</span> it stopped before its PLAY RECAP (killed, aborted or timed out).
+            {view.partial
+              ? " The counts below are the task results it printed so far, not Ansible's recap."
+              : " Ansible printed no recap rows."}
+          </p>
+        )}
+        {view.hosts.length === 0 ? (
+          <p className="px-4 py-3 text-sm text-zinc-500">{view.incomplete ? "No task result before it stopped." : "No host ran a task."}</p>
         ) : (
-          <RecapTable hosts={recap.hosts} />
+          <div data-testid={view.partial ? "recap-partial-hosts" : undefined}>
+            <RecapTable hosts={view.hosts} />
+          </div>
         )}
       </Panel>
       <Panel title="Run analytics">

@@ -35,12 +35,22 @@ export async function timelineOfJob(jobId: number): Promise<Timeline> {
 
 /**
  * Job `jobId` compared: with job `other` (first = jobId, second = other), or with the previous
- * finished run of the same form (first = that run, second = jobId: what changed again this time?).
+ * complete run of the same form (first = that run, second = jobId: what changed again this time?).
+ * With no previous run: 404, or `{previous: null}` when `optional` (the job page's own question,
+ * for which "no previous run" is an answer, not an error).
  */
-export async function compareWith(jobId: number, other: number | "previous"): Promise<JobComparison> {
+export async function compareWith(
+  jobId: number,
+  other: number | "previous",
+  options: { optional?: boolean } = {},
+): Promise<JobComparison | { previous: null }> {
   if (other !== "previous") return compareJobs(jobId, other);
   const previous = await previousRunOf(jobId);
-  if (previous === null) throw new DomainError("not_found", `job ${jobId} has no earlier finished run of the same form`);
+  if (previous === null) {
+    await requireJob(jobId);
+    if (options.optional) return { previous: null };
+    throw new DomainError("not_found", `job ${jobId} has no earlier complete run of the same form`);
+  }
   return compareJobs(previous, jobId);
 }
 

@@ -4,7 +4,7 @@
  */
 import { DomainError } from "../errors";
 import { findLatestJobOfFormBefore, listLatestJobsOfForm } from "../data/jobs";
-import { compareRecaps, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
+import { compareRecaps, isComplete, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
 import { cachedJobRecap } from "./recap-cache";
 import { requireJob } from "./access";
 import { FINAL_STATUSES } from "./lifecycle";
@@ -15,11 +15,25 @@ export interface JobComparison {
   comparison: RecapComparison;
 }
 
-/** The latest finished job of the same form launched before this one, or null. */
+/** How many earlier runs previousRunOf looks at, at most, for one that reached its PLAY RECAP. */
+const PREVIOUS_RUN_LOOKBACK = 20;
+
+/**
+ * The latest complete run of the same form launched before this one, or null: a finished job
+ * (success or failed) whose recap reached its PLAY RECAP. A job failed because it was killed
+ * (timeout, cancel, lost RTE) has an `incomplete` recap: it did not run every task, so it is
+ * skipped, as it could say nothing about idempotence.
+ */
 export async function previousRunOf(jobId: number): Promise<number | null> {
   const job = await requireJob(jobId);
-  // Only runs that ran to completion (success or failed) are compared.
-  return findLatestJobOfFormBefore(job.form, jobId, ["success", "failed"]);
+  let before = jobId;
+  for (let i = 0; i < PREVIOUS_RUN_LOOKBACK; i++) {
+    const candidate = await findLatestJobOfFormBefore(job.form, before, ["success", "failed"]);
+    if (candidate === null) return null;
+    if (isComplete((await cachedJobRecap(candidate)).recap)) return candidate;
+    before = candidate;
+  }
+  return null;
 }
 
 export async function compareJobs(firstId: number, secondId: number): Promise<JobComparison> {

@@ -10,8 +10,11 @@ import { jobRecap, type RecapSource } from "./recap";
 
 export async function cachedJobRecap(jobId: number): Promise<{ recap: Recap; source: RecapSource }> {
   const row = await findCachedRecap(jobId);
-  if (row?.recap && (row.recapSource === "events" || row.recapSource === "text")) {
-    return { recap: row.recap as Recap, source: row.recapSource };
+  const cached = row?.recap as Recap | null | undefined;
+  // An incomplete recap cached before partial_hosts existed is computed again (issue 9).
+  const stale = cached?.status === "incomplete" && cached.partial_hosts === undefined;
+  if (row && cached && !stale && (row.recapSource === "events" || row.recapSource === "text")) {
+    return { recap: cached, source: row.recapSource };
   }
   const result = await jobRecap(jobId);
   if (row && isFinalStatus(row.status)) await storeCachedRecap(jobId, row.status, result.recap, result.source);

@@ -1,6 +1,8 @@
 /**
  * A job's recap: from the callback plugin's structured events when the job has them (exact,
  * and available live), else from the stored text output (runs of older RTEs, imported logs).
+ * An incomplete run (a job killed, aborted, timed out) gets the partial_* fields
+ * (docs/recap.md, "Incomplete runs"): what it did get before it stopped.
  */
 import { jobStdout } from "../data/job-output";
 import { recapFromEvents } from "../recap/from-events";
@@ -13,11 +15,11 @@ export type RecapSource = "events" | "text";
 /** The recap from the job's structured events, or null when it has none. */
 async function eventsRecap(jobId: number): Promise<Recap | null> {
   const events = await loadJobEvents(jobId);
-  return events.length > 0 ? recapFromEvents(events) : null;
+  return events.length > 0 ? recapFromEvents(events, { partial: true }) : null;
 }
 
 async function textRecap(jobId: number): Promise<Recap> {
-  const parser = new RecapTextParser();
+  const parser = new RecapTextParser({ partial: true });
   // Chunk by chunk: the parser streams, so a long log is never joined into one string.
   for (const text of await jobStdout(jobId)) parser.push(text);
   return parser.finish();

@@ -32,6 +32,14 @@ export interface TaskTimingComparison {
 }
 
 export interface RecapComparison {
+  /**
+   * False when either run is not a complete run (recap status `incomplete`: killed, aborted;
+   * or a `plan`): it did not run every task, so what it did not change says nothing about
+   * idempotence. The lists below are then what the logs show, not a verdict.
+   */
+  idempotence_judgeable: boolean;
+  /** Which sides are not complete runs ("first", "second"): empty when idempotence_judgeable. */
+  incomplete_runs: ("first" | "second")[];
   changed_in_both: string[];
   changed_only_first: string[];
   changed_only_second: string[];
@@ -73,6 +81,11 @@ function occurrenceKeys(names: string[]): string[] {
   });
 }
 
+/** Reached its PLAY RECAP (successful or failed): ran every task it was going to run. */
+export function isComplete(recap: Recap): boolean {
+  return recap.status === "successful" || recap.status === "failed";
+}
+
 export function compareRecaps(a: Recap, b: Recap): RecapComparison {
   const inA = new Set(a.changed_tasks);
   const inB = new Set(b.changed_tasks);
@@ -105,7 +118,12 @@ export function compareRecaps(a: Recap, b: Recap): RecapComparison {
     if (secB.has(keysB[i] ?? "")) tasks.push({ task: t.task, a_sec: null, b_sec: t.seconds, delta_sec: null });
   });
 
+  const incomplete_runs: ("first" | "second")[] = [];
+  if (!isComplete(a)) incomplete_runs.push("first");
+  if (!isComplete(b)) incomplete_runs.push("second");
   return {
+    idempotence_judgeable: incomplete_runs.length === 0,
+    incomplete_runs,
     changed_in_both: a.changed_tasks.filter((t) => inB.has(t)),
     changed_only_first: a.changed_tasks.filter((t) => !inB.has(t)),
     changed_only_second: b.changed_tasks.filter((t) => !inA.has(t)),
@@ -159,7 +177,7 @@ export interface RunTrend {
   completed_runs: number;
   /** Tasks in changed_tasks of every completed run; empty with fewer than two completed runs. */
   never_idempotent: string[];
-  /** Every run given, in the order given (pass them oldest first). */
+  /** Every completed run given, in the order given (pass them oldest first): a killed run's time is not a duration of the playbook. */
   durations: RunDuration[];
   hosts: HostFailureRate[];
 }
@@ -170,7 +188,7 @@ export interface RunTrend {
  * idempotent or every host look healthy: only completed runs feed never_idempotent and hosts.
  */
 export function trendAcrossRuns(runs: TrendRunInput[]): RunTrend {
-  const completed = runs.filter((r) => r.recap.status === "successful" || r.recap.status === "failed");
+  const completed = runs.filter((r) => isComplete(r.recap));
 
   // One run alone says nothing about idempotence: a first run legitimately changes everything.
   let never: string[] = [];
@@ -196,7 +214,7 @@ export function trendAcrossRuns(runs: TrendRunInput[]): RunTrend {
   return {
     completed_runs: completed.length,
     never_idempotent: never,
-    durations: runs.map((r) => ({
+    durations: completed.map((r) => ({
       id: r.id,
       finished_at: r.finishedAt ?? null,
       status: r.recap.status,

@@ -17,11 +17,14 @@
  *   the stats event; a task started again (serial batches) adds up under its first name.
  */
 import { visitEvents, type PlayformEvent, type PlayformEventOf } from "./events";
+import { PartialTally } from "./partial";
 import type { Recap, RecapHostRow, RecapPlay, RecapTaskTiming } from "./types";
 
 export interface RecapFromEventsOptions {
   /** profile_tasks' output_limit (PROFILE_TASKS_TASK_OUTPUT_LIMIT); default 20, null = all. */
   slowestLimit?: number | null;
+  /** Add partial_hosts / partial_elapsed_sec / partial_slowest_tasks to an incomplete recap (docs/recap.md). */
+  partial?: boolean;
 }
 
 /** profile_tasks' default output limit. */
@@ -114,6 +117,12 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
   let snapshot: StatsSnapshot | null = null;
   let playAfterStats = false;
 
+  // Incomplete runs: results per task occurrence (a task_start) and host; the last task start.
+  const partial = new PartialTally();
+  const occurrenceOf = new Map<string, number>();
+  let starts = 0;
+  let lastStartTs: number | null = null;
+
   // A result of a task that never started (should not happen) has no banner: not counted.
   const nameOf = (task: string): string | undefined => taskName.get(task);
 
@@ -147,17 +156,24 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
 
   const onTaskStart = (e: PlayformEventOf<"task_start">): void => {
     taskName.set(e.task, e.display_name ?? pyStrip(e.name));
+    occurrenceOf.set(e.task, ++starts);
     if (e.include !== undefined) taskIsInclude.set(e.task, e.include);
     // profile_tasks records TASK and RUNNING HANDLER starts, not CLEANUP TASK.
     if (e.kind === "cleanup") return;
     closeCurrent(e.ts);
     current = e.task;
+    lastStartTs = e.ts;
     const t = timings.get(e.task);
     if (t) t.started = e.ts;
     else timings.set(e.task, { name: e.name, started: e.ts, elapsed: 0 });
   };
 
   const onTaskResult = (e: PlayformEventOf<"task_result">): void => {
+    const occurrence = occurrenceOf.get(e.task);
+    if (occurrence !== undefined) {
+      const kind = e.status === "ok" ? (e.changed && !isInclude(e) ? "changed" : "ok") : e.status;
+      partial.add(occurrence, e.host, kind, e.status === "failed" && e.ignored === true);
+    }
     if (!counts(e.host)) return;
     switch (e.status) {
       case "ok": {
@@ -256,7 +272,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     status = snap.hosts.some((h) => h.failed > 0 || h.unreachable > 0) ? "failed" : "successful";
   }
 
-  return {
+  const recap: Recap = {
     plays,
     hosts: snap?.hosts ?? [],
     elapsed_sec: snap !== null && t0 !== null ? Math.max(0, Math.floor(snap.ts - t0)) : null,
@@ -267,4 +283,15 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     unreachable_hosts: unreachable.items,
     status,
   };
+  if (options.partial && status === "incomplete") {
+    // profile_tasks' figures so far: its last timestamp line is printed at the last task start,
+    // and the tasks that ended have their times (the one still running has none yet).
+    recap.partial_hosts = partial.rows();
+    recap.partial_elapsed_sec = lastStartTs !== null && t0 !== null ? Math.max(0, Math.floor(lastStartTs - t0)) : null;
+    const ended = [...timings.entries()].filter(([task, t]) => task !== current || t.elapsed > 0).map(([, t]) => t);
+    const ranked = ended.sort((a, b) => b.elapsed - a.elapsed);
+    const shown = limit === null ? ranked : ranked.slice(0, Math.max(0, limit));
+    recap.partial_slowest_tasks = shown.map((t) => ({ task: t.name, seconds: round2(t.elapsed) }));
+  }
+  return recap;
 }

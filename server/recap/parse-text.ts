@@ -13,7 +13,16 @@
  * anything else: indented payload (most of a -v log) is skipped without slicing or regex.
  * Only small records are kept (task names, hosts, counters), never the text.
  */
-import { HOST_COUNTERS, type Recap, type RecapHostRow, type RecapPlay, type RecapStatus, type RecapTaskTiming } from "./types";
+import { PartialTally, slowestOf } from "./partial";
+import {
+  HOST_COUNTERS,
+  type Recap,
+  type RecapHostRow,
+  type RecapOptions,
+  type RecapPlay,
+  type RecapStatus,
+  type RecapTaskTiming,
+} from "./types";
 
 const ESC = 0x1b,
   SPACE = 0x20,
@@ -33,6 +42,7 @@ const ANSI_RE = /\x1b\[[0-?]*[ -/]*[@-~]/g; // any CSI sequence; colours are ESC
 const CHECK_MODE_SUFFIX = "] [CHECK MODE";
 const BANNERS = ["TASK", "RUNNING HANDLER", "CLEANUP TASK"] as const;
 /** profile_tasks header tail: `(0:00:01.234)       0:00:07.562 *****`; the date before it is locale-dependent. */
+const TIMESTAMP_PAREN_RE = /\((\d+):(\d\d):(\d\d(?:\.\d+)?)\) +\d+:\d\d:\d\d(?:\.\d+)? \*{3,}\s*$/;
 const TIMESTAMP_TAIL_RE = /\(\d+:\d\d:\d\d(?:\.\d+)?\) +(\d+):(\d\d):(\d\d(?:\.\d+)?) \*{3,}\s*$/;
 /** NAME is greedy, so it ends before the *last* ` -+ ` that precedes the seconds. */
 const ENTRY_DASHES_RE = /^(.*) -+ (\d+(?:\.\d+)?)s\s*$/;
@@ -156,6 +166,13 @@ interface Timing {
  */
 class RunReader {
   private task: string | null = null;
+  /** Incomplete runs (docs/recap.md, "Incomplete runs"): results per task occurrence and host. */
+  private readonly partial = new PartialTally();
+  private occurrence = 0;
+  /** profile_tasks' durations so far (the parenthesised figure belongs to the task before), and its last total. */
+  private readonly stampDurations = new Map<string, number>();
+  private stampTask: string | null = null;
+  private lastStampTotal: number | null = null;
   private readonly plays: RecapPlay[] = [];
   private sawRecap = false;
   private playAfterRecap = false;
@@ -265,12 +282,19 @@ class RunReader {
       case 0x63: // c
         if (s.startsWith("changed: [", a)) return this.changed(s, a, b);
         break;
+      case 0x6f: // o
+        if (s.startsWith("ok: [", a)) return this.seen(s, a + 4, b, "ok");
+        break;
+      case 0x73: // s
+        if (s.startsWith("skipping: [", a)) return this.seen(s, a + 10, b, "skipped");
+        break;
       case 0x66: // f
         if (s.startsWith("fatal: [", a) || s.startsWith("failed: [", a)) return this.failure(s, a, b);
         break;
       case DOT:
         if (s.startsWith("...ignoring", a) && isBlank(s.slice(a + 11, b))) {
           this.events.push({ kind: Ev.Ignoring, task: this.task ?? "", host: "" });
+          this.partial.ignoreLast();
           return;
         }
         break;
@@ -431,6 +455,7 @@ class RunReader {
 
   private setTask(task: string | null): void {
     this.task = task;
+    this.occurrence += 1;
     this.currentChangedHosts = task === null ? null : (this.changedHostsByTask.get(task) ?? null);
   }
 
@@ -444,10 +469,18 @@ class RunReader {
       this.changedHostsByTask.set(this.task, hosts);
       this.currentChangedHosts = hosts;
     }
+    this.partial.add(this.occurrence, detach(found.host), "changed");
     if (hosts.has(found.host)) return;
     const host = detach(found.host);
     hosts.add(host);
     this.changedPairs.push({ task: this.task, host });
+  }
+
+  /** An `ok:` / `skipping:` line: only the partial counts of an incomplete run use it. */
+  private seen(s: string, open: number, b: number, kind: "ok" | "skipped"): void {
+    if (this.task === null) return;
+    const found = hostAt(s, open, b);
+    if (found) this.partial.add(this.occurrence, detach(found.host), kind);
   }
 
   private failure(s: string, a: number, b: number): void {
@@ -460,6 +493,7 @@ class RunReader {
     else if (!fatal && startsWithin(s, "] (item=", found.close, b)) kind = Ev.Fail;
     else return;
     if (kind === Ev.Fail && this.task === null) return;
+    this.partial.add(this.occurrence, detach(found.host), kind === Ev.Fail ? "failed" : "unreachable");
     this.events.push({ kind, task: this.task ?? "", host: detach(found.host) });
   }
 
@@ -494,6 +528,13 @@ class RunReader {
     const m = TIMESTAMP_TAIL_RE.exec(s.slice(a, b));
     if (!m) return;
     this.pendingElapsed = Math.floor(Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]));
+    this.lastStampTotal = this.pendingElapsed;
+    const took = TIMESTAMP_PAREN_RE.exec(s.slice(a, b));
+    if (this.stampTask !== null && took) {
+      const sec = Number(took[1]) * 3600 + Number(took[2]) * 60 + Number(took[3]);
+      this.stampDurations.set(this.stampTask, (this.stampDurations.get(this.stampTask) ?? 0) + sec);
+    }
+    this.stampTask = this.task;
   }
 
   /** Reached its (last) PLAY RECAP and started nothing after it. */
@@ -501,7 +542,7 @@ class RunReader {
     return this.sawRecap && !this.playAfterRecap;
   }
 
-  resolve(): Recap {
+  resolve(options: RecapOptions = {}): Recap {
     const valid = this.sawRecap ? new Set(this.recapRows.map((r) => r.host)) : null;
     const isValid = (host: string): boolean => valid === null || valid.has(host);
 
@@ -569,6 +610,11 @@ class RunReader {
       status,
     };
     if (plan) recap.tasks_per_play = [...this.planTasks];
+    if (options.partial && status === "incomplete") {
+      recap.partial_hosts = this.partial.rows();
+      recap.partial_elapsed_sec = this.lastStampTotal;
+      recap.partial_slowest_tasks = this.lastStampTotal === null ? [] : slowestOf(this.stampDurations);
+    }
     return recap;
   }
 }
@@ -642,13 +688,15 @@ export class RecapTextParser {
     if (pos < chunk.length) this.carry = chunk.slice(pos);
   }
 
+  constructor(private readonly options: RecapOptions = {}) {}
+
   finish(): Recap {
     if (!this.finished) {
       if (this.carry.length > 0) this.line(this.carry, 0, this.carry.length);
       this.carry = "";
       this.finished = true;
     }
-    return (this.mode === Mode.Log ? this.lastRun() : this.plain).resolve();
+    return (this.mode === Mode.Log ? this.lastRun() : this.plain).resolve(this.options);
   }
 
   /** The run of a log file that started its plays last (docs/recap.md: "Several runs in one file"). */

@@ -42,6 +42,22 @@ export interface Recap {
   status: RecapStatus;
   /** Present only when status is "plan". */
   tasks_per_play?: number[];
+  /**
+   * What an incomplete run got (docs/recap.md, "Incomplete runs"): present only when status
+   * is "incomplete" and the partial figures were asked for (a job's recap). `hosts` keeps
+   * meaning the PLAY RECAP rows, so it stays empty for such a run; these are per-host counts
+   * of the task results seen so far, in the same row shape.
+   */
+  partial_hosts?: RecapHostRow[];
+  /** profile_tasks' elapsed time at its last timestamp line; null without profile_tasks. */
+  partial_elapsed_sec?: number | null;
+  /** profile_tasks' durations of the tasks that ended, slowest first. */
+  partial_slowest_tasks?: RecapTaskTiming[];
+}
+
+export interface RecapOptions {
+  /** Add partial_hosts / partial_elapsed_sec / partial_slowest_tasks to an incomplete recap. */
+  partial?: boolean;
 }
 
 export const HOST_COUNTERS = ["ok", "changed", "unreachable", "failed", "skipped", "rescued", "ignored"] as const;

@@ -63,6 +63,7 @@ describe("comparing runs", () => {
     expect(json.first.id).toBe(jobIds[0]);
     expect(json.second.id).toBe(jobIds[1]);
     expect(json.comparison.changed_in_both).toEqual(["Write the message to a marker file"]);
+    expect(json.comparison.idempotence_judgeable).toBe(true);
     expect(json.comparison.changed_only_first).toEqual([]);
     expect(json.comparison.changed_only_second).toEqual([]);
     expect(json.comparison.hosts[0].host).toBe("localhost");
@@ -74,6 +75,13 @@ describe("comparing runs", () => {
     expect(direct.status).toBe(200);
     expect(direct.json.first.id).toBe(jobIds[0]);
     expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/previous`)).status).toBe(404);
+    // The job page's own question (issue 9): the first run of a form is an answer, not a 404.
+    const optional = await api.call("GET", `/api/jobs/${jobIds[0]}/compare/previous?optional=1`);
+    expect(optional.status).toBe(200);
+    expect(optional.json).toEqual({ previous: null });
+    expect((await api.call("GET", `/api/jobs/${jobIds[1]}/compare/previous?optional=1`)).json.first.id).toBe(jobIds[0]);
+    expect((await api.call("GET", `/api/jobs/99999/compare/previous?optional=1`)).status).toBe(404);
+    expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/previous?optional=yes`)).status).toBe(400);
     expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/${jobIds[0]}`)).status).toBe(400);
     expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/99999`)).status).toBe(404);
   });

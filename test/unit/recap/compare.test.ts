@@ -132,11 +132,10 @@ describe("trendAcrossRuns", () => {
     expect(t.never_idempotent).toEqual(["stamp", "restart"]);
   });
 
-  it("lists the duration of every run in the order given", () => {
+  it("lists the duration of every completed run in the order given, never an incomplete one (issue 9)", () => {
     expect(trendAcrossRuns(runs).durations).toEqual([
       { id: "r1", finished_at: "2026-11-30T06:00:00Z", status: "failed", elapsed_sec: 60, job_sec: null },
       { id: "r2", finished_at: null, status: "failed", elapsed_sec: 30, job_sec: null },
-      { id: "r3", finished_at: null, status: "incomplete", elapsed_sec: null, job_sec: null },
       { id: "r4", finished_at: "2026-11-30T08:00:00Z", status: "successful", elapsed_sec: 28, job_sec: null },
     ]);
   });
@@ -161,5 +160,32 @@ describe("trendAcrossRuns", () => {
   it("says nothing about idempotence from fewer than two completed runs", () => {
     expect(trendAcrossRuns([]).never_idempotent).toEqual([]);
     expect(trendAcrossRuns(runs.slice(0, 1)).never_idempotent).toEqual([]);
+  });
+});
+
+describe("an incomplete run never feeds an idempotence verdict (issue 9)", () => {
+  const killed = recap({ status: "incomplete", changed_tasks: ["Quick check"], hosts: [] });
+  const done = recap({ status: "successful", changed_tasks: [], hosts: [row("n1", { ok: 3 })] });
+
+  it("says it cannot judge when either side is incomplete", () => {
+    expect(compareRecaps(done, killed)).toMatchObject({ idempotence_judgeable: false, incomplete_runs: ["second"] });
+    expect(compareRecaps(killed, done)).toMatchObject({ idempotence_judgeable: false, incomplete_runs: ["first"] });
+    expect(compareRecaps(killed, killed)).toMatchObject({ idempotence_judgeable: false, incomplete_runs: ["first", "second"] });
+  });
+
+  it("judges two complete runs", () => {
+    expect(compareRecaps(done, done)).toMatchObject({ idempotence_judgeable: true, incomplete_runs: [] });
+  });
+
+  it("the killed_sigint fixture is not judgeable against a complete run", () => {
+    expect(compareRecaps(done, fixture("killed_sigint")).idempotence_judgeable).toBe(false);
+  });
+
+  it("trend durations skip incomplete runs", () => {
+    const t = trendAcrossRuns([
+      { id: "a", recap: done },
+      { id: "b", recap: { ...killed, elapsed_sec: 4 } },
+    ]);
+    expect(t.durations.map((d) => d.id)).toEqual(["a"]);
   });
 });

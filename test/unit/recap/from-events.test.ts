@@ -145,6 +145,35 @@ describe("recapFromEvents: hosts and status", () => {
     });
   });
 
+  it("gives an incomplete run's partial_hosts and profile_tasks figures so far, when asked (issue 9)", () => {
+    const r = new Run().playbook().play("p");
+    const facts = r.task("Gathering Facts");
+    r.at(2).result(facts, "localhost", "ok");
+    const a = r.task("Install");
+    r.at(3).result(a, "localhost", "ok", { changed: true });
+    const b = r.task("Probe");
+    r.at(1).result(b, "localhost", "failed", { ignored: true });
+    const skipped = r.task("Skipped one");
+    r.result(skipped, "localhost", "skipped");
+    r.task("Wait forever");
+    r.at(30); // killed
+    const recap = recapFromEvents(r.events, { partial: true });
+    expect(recap.hosts).toEqual([]);
+    expect(recap.elapsed_sec).toBeNull();
+    expect(recap.partial_hosts).toEqual([
+      { host: "localhost", ok: 3, changed: 1, unreachable: 0, failed: 0, skipped: 1, rescued: 0, ignored: 1 },
+    ]);
+    expect(recap.partial_elapsed_sec).toBe(6);
+    expect(recap.partial_slowest_tasks).toEqual([
+      { task: "Install", seconds: 3 },
+      { task: "Gathering Facts", seconds: 2 },
+      { task: "Probe", seconds: 1 },
+      { task: "Skipped one", seconds: 0 },
+    ]);
+    // Not asked, or a complete run: the contract's fields only.
+    expect(recapFromEvents(r.events)).not.toHaveProperty("partial_hosts");
+  });
+
   it("is failed when a recap row has failed or unreachable hosts", () => {
     const failed = new Run()
       .playbook()

@@ -1,15 +1,21 @@
 import { NextResponse } from "next/server";
-import { parseJobId, requireUser, route } from "@/server/api/route";
+import { z } from "zod";
+import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
 import { compareWith } from "@/server/jobs/analysis";
 
 /**
  * GET /api/jobs/ID/compare/OTHER: first = ID, second = OTHER.
  * GET /api/jobs/ID/compare/previous: first = the previous finished run of the same form,
- * second = ID (what changed again this time?).
+ * second = ID (what changed again this time?). No previous run: 404, or with `?optional=1`
+ * 200 `{"previous": null}` (what the job page asks: the first run of a form is no error).
  */
+const querySchema = z.object({ optional: z.enum(["0", "1"]).optional() });
+
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string; otherId: string }> }) => {
   await requireUser(request);
   const { id, otherId } = await params;
   const jobId = parseJobId(id);
-  return NextResponse.json(await compareWith(jobId, otherId === "previous" ? "previous" : parseJobId(otherId)));
+  const { optional } = parseQuery(request, querySchema);
+  const other = otherId === "previous" ? "previous" : parseJobId(otherId);
+  return NextResponse.json(await compareWith(jobId, other, { optional: optional === "1" }));
 });

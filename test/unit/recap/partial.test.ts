@@ -1,0 +1,86 @@
+/**
+ * Issue 9: an incomplete run (killed, aborted: no PLAY RECAP) says what it did get, in fields of
+ * their own (partial_*), and only when asked: the contract's fields and fixtures are unchanged.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseRecapText, RecapTextParser } from "../../../server/recap/parse-text";
+import type { Recap } from "../../../server/recap/types";
+
+const ROOT = join(import.meta.dirname, "../../fixtures/recap");
+
+function partial(text: string): Recap {
+  const parser = new RecapTextParser({ partial: true });
+  parser.push(text);
+  return parser.finish();
+}
+
+const row = (host: string, c: Partial<Record<string, number>>) => ({
+  host,
+  ok: 0,
+  changed: 0,
+  unreachable: 0,
+  failed: 0,
+  skipped: 0,
+  rescued: 0,
+  ignored: 0,
+  ...c,
+});
+
+describe("partial figures of an incomplete run (text)", () => {
+  it("killed_sigint: per-host counts from the result lines, profile_tasks' elapsed and timings so far", () => {
+    const text = readFileSync(join(ROOT, "killed_sigint", "log.txt"), "utf8");
+    const recap = partial(text);
+    expect(recap.status).toBe("incomplete");
+    expect(recap.hosts).toEqual([]);
+    expect(recap.elapsed_sec).toBeNull();
+    expect(recap.partial_hosts).toEqual([row("node1", { ok: 2, changed: 2 }), row("node2", { ok: 2, changed: 2 })]);
+    expect(recap.partial_elapsed_sec).toBe(4);
+    expect(recap.partial_slowest_tasks).toEqual([
+      { task: "Write maintenance flag", seconds: 2.87 },
+      { task: "Quick check", seconds: 1.46 },
+    ]);
+    // The contract (CLI, fixtures, POST /api/recap) is unchanged.
+    expect(parseRecapText(text)).not.toHaveProperty("partial_hosts");
+  });
+
+  it("counts ok, skipping, ignored failures and unreachable hosts, a loop as one result", () => {
+    const recap = partial(
+      [
+        "PLAY [p] ***********************************************************************",
+        "",
+        "TASK [Gathering Facts] *********************************************************",
+        "ok: [localhost]",
+        "fatal: [gone]: UNREACHABLE! => {}",
+        "",
+        "TASK [Loop] ********************************************************************",
+        "changed: [localhost] => (item=a)",
+        "ok: [localhost] => (item=b)",
+        "",
+        "TASK [Probe] *******************************************************************",
+        'fatal: [localhost]: FAILED! => {"msg": "no"}',
+        "...ignoring",
+        "",
+        "TASK [Maybe] *******************************************************************",
+        "skipping: [localhost]",
+        "",
+        "TASK [Long one] ****************************************************************",
+        "",
+      ].join("\n"),
+    );
+    expect(recap.status).toBe("incomplete");
+    expect(recap.partial_hosts).toEqual([row("gone", { unreachable: 1 }), row("localhost", { ok: 3, changed: 1, skipped: 1, ignored: 1 })]);
+    expect(recap.partial_elapsed_sec).toBeNull();
+    expect(recap.partial_slowest_tasks).toEqual([]);
+  });
+
+  it("adds nothing to a complete run", () => {
+    const text = readFileSync(join(ROOT, "killed_sigint", "log.txt"), "utf8");
+    const done = partial(
+      `${text}\nPLAY RECAP *********************************************************************\nnode1 : ok=2 changed=2 unreachable=0 failed=0 skipped=0 rescued=0 ignored=0\n\n`,
+    );
+    expect(done.status).toBe("successful");
+    expect(done).not.toHaveProperty("partial_hosts");
+  });
+});
