@@ -89,7 +89,11 @@ for (const database of ["SQLite", "PostgreSQL"] as const) {
         { id: "r-edge-1", name: "edge-1" },
         { id: "r-edge-2", name: "edge-2" },
       ]);
-      const forms = await dbQuery<{ id: string; name: string }>(app, `SELECT id, name FROM "Form" ORDER BY name`);
+      // Three of the example forms (there are more: big-output came with the same change).
+      const forms = await dbQuery<{ id: string; name: string }>(
+        app,
+        `SELECT id, name FROM "Form" WHERE name IN ('hello-world', 'system-report', 'vault-demo') ORDER BY name`,
+      );
       expect(forms.map((f) => f.name)).toEqual(["hello-world", "system-report", "vault-demo"]);
       const users = [
         { id: "u-alice", name: "alice" },
