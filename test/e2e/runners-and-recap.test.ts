@@ -233,7 +233,7 @@ describe("job page compared with the previous run", () => {
     expect(secondId).toBeGreaterThan(firstId);
     // profile_tasks times: two decimals, as the callback prints them.
     const slowest = await page.getByTestId("recap-slowest-tasks").textContent();
-    expect(slowest).toMatch(/\d+\.\d\ds/);
+    expect(slowest).toMatch(/\d+\.\d\d s/);
     await screenshot(page, "job-compared");
 
     // The form's trend sees both runs: the marker task changed every time.

@@ -41,7 +41,7 @@ it("shows the timeline of a finished hello-world run with one row per task", asy
   expect(await rows.count()).toBe(4);
   expect(await rows.nth(0).textContent()).toContain("Print the message");
   expect(await rows.nth(2).getAttribute("data-status")).toBe("changed");
-  expect(await rows.nth(1).getAttribute("title")).toMatch(/localhost: ok at \d+\.\d\ds/);
+  expect(await rows.nth(1).getAttribute("title")).toMatch(/localhost: ok at \d+\.\d\d s/);
   expect(await timeline.getByTestId("timeline-play").count()).toBe(1);
 
   // Below the run analytics, as a panel of its own.
