@@ -113,39 +113,27 @@ export async function listLineChunks(jobId: number, from: number, count: number)
 
 /**
  * Every output chunk of a job in order, `pageSize` at a time: for streaming the log and for
- * searching, never holding the whole output in memory.
+ * searching, never holding the whole output in memory. With `containing`, only the chunks
+ * whose raw text contains the needle: the database does the scanning (LIKE), so chunks
+ * without it never leave it. Case-insensitive unless `caseSensitive` (SQLite's LIKE folds
+ * ASCII only, and is a superset when case matters: callers confirm each hit on the line's text).
  */
-export async function* iterateOutput(jobId: number, pageSize = 200): AsyncGenerator<LineChunk[]> {
-  let after = 0;
-  for (;;) {
-    const rows = await getDb().jobChunk.findMany({
-      where: { jobId, kind: { in: OUTPUT_KINDS }, seq: { gt: after } },
-      orderBy: { seq: "asc" },
-      take: pageSize,
-      select: chunkSelect,
-    });
-    if (rows.length === 0) return;
-    after = rows[rows.length - 1]!.seq;
-    yield rows.map(toLineChunk);
-    if (rows.length < pageSize) return;
-  }
-}
-
-/**
- * The output chunks whose raw text contains `needle`, in order, `pageSize` at a time: the
- * database does the scanning (LIKE), so chunks without it never leave it. Case-insensitive
- * unless `caseSensitive` (SQLite's LIKE folds ASCII only, and is a superset when case matters:
- * callers confirm each hit on the line's text).
- */
-export async function* iterateOutputContaining(jobId: number, needle: string, caseSensitive: boolean, pageSize = 200): AsyncGenerator<LineChunk[]> {
+export async function* iterateOutput(
+  jobId: number,
+  options: { pageSize?: number; containing?: { needle: string; caseSensitive: boolean } } = {},
+): AsyncGenerator<LineChunk[]> {
+  const pageSize = options.pageSize ?? 200;
+  const { containing } = options;
   // The SQLite client's types have no `mode`; PostgreSQL's LIKE is case-sensitive without it.
-  const contains = (
-    databaseProvider() === "postgresql" && !caseSensitive ? { contains: needle, mode: "insensitive" } : { contains: needle }
-  ) as { contains: string };
+  const text = containing
+    ? ((databaseProvider() === "postgresql" && !containing.caseSensitive
+        ? { contains: containing.needle, mode: "insensitive" }
+        : { contains: containing.needle }) as { contains: string })
+    : undefined;
   let after = 0;
   for (;;) {
     const rows = await getDb().jobChunk.findMany({
-      where: { jobId, kind: { in: OUTPUT_KINDS }, seq: { gt: after }, text: contains },
+      where: { jobId, kind: { in: OUTPUT_KINDS }, seq: { gt: after }, ...(text ? { text } : {}) },
       orderBy: { seq: "asc" },
       take: pageSize,
       select: chunkSelect,

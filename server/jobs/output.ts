@@ -8,7 +8,6 @@ import {
   findOutputState,
   indexStoredOutput,
   iterateOutput,
-  iterateOutputContaining,
   listLineChunks,
   listMarkers,
   listOutput,
@@ -159,7 +158,7 @@ export async function searchOutput(jobId: number, q: string, options: { limit: n
   await ensureIndexed(jobId);
   const needle = options.caseSensitive ? q : q.toLowerCase();
   const matches: number[] = [];
-  for await (const page of iterateOutputContaining(jobId, q, options.caseSensitive)) {
+  for await (const page of iterateOutput(jobId, { containing: { needle: q, caseSensitive: options.caseSensitive } })) {
     for (const chunk of page) {
       const plain = stripChunk(chunk.text);
       const haystack = options.caseSensitive ? plain : plain.toLowerCase();
