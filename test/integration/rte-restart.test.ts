@@ -61,8 +61,11 @@ describe("after kill -9 of an RTE, the next start on the same folders", () => {
     const jobDir = path.join(defaultJobsDir(dirs.workDir), String(id));
     const hidden = path.join(jobDir, `.playform_hidden_extravars_${id}.json`);
 
-    // Cut the link so the next lines stay in the spool, unacknowledged.
+    // Cut the link so the next lines stay in the spool, unacknowledged. Only once the RTE has
+    // seen the link drop is its acknowledged watermark final: an acknowledgement already on its
+    // way when the link was cut may still be read until then.
     proxy.cut();
+    await h.waitForRteOutput(first, /disconnected \(/);
     await h.waitUntil(
       "items spooled and not acknowledged",
       () => {
