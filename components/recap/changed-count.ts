@@ -33,6 +33,8 @@ export function explainChangedCount(recap: Recap): ChangedCountNote | null {
   const counted = hosts.reduce((sum, row) => sum + row.changed, 0);
   const listed = (recap.changed_tasks ?? []).length;
   const ignored = recap.ignored_failures ?? [];
+  const exact = fromChangedResults(recap, counted, listed);
+  if (exact !== undefined) return exact;
   if (counted <= listed) return null;
   const extra = counted - listed;
 
@@ -72,5 +74,39 @@ export function explainChangedCount(recap: Recap): ChangedCountNote | null {
     ignored,
     mark,
     text: `PLAY RECAP counts ${plural(counted, "change", "changes")} over ${hosts.length} hosts, one per task and host; the list above names each task once.${ignoredHint}`,
+  };
+}
+
+const hostList = (hosts: string[]): string => (hosts.length <= 3 ? hosts.join(", ") : `${hosts.slice(0, 3).join(", ")} +${hosts.length - 3}`);
+
+/**
+ * With the events' per-host detail (`changed_results`, a job's recap from events), the note is
+ * exact whatever the number of hosts: every changed= is a changed result of a task or an ignored
+ * failure that reported changed. undefined when the detail is missing or does not add up to
+ * PLAY RECAP's total (then the hedged notes above apply); null when there is nothing to explain.
+ */
+function fromChangedResults(recap: Recap, counted: number, listed: number): ChangedCountNote | null | undefined {
+  const detail = recap.changed_results;
+  if (!detail) return undefined;
+  const fromTasks = detail.changed.reduce((sum, e) => sum + e.results, 0);
+  const fromIgnored = detail.ignored_failures.reduce((sum, e) => sum + e.results, 0);
+  if (fromTasks + fromIgnored !== counted) return undefined;
+  if (counted === listed && fromIgnored === 0) return null;
+  const hostCount = new Set(detail.changed.flatMap((e) => e.hosts)).size;
+  const tasksPart =
+    fromTasks > 0
+      ? `${plural(fromTasks, "change", "changes")} of the ${plural(listed, "task", "tasks")} above${hostCount > 1 ? ` on ${hostCount} hosts` : ""}`
+      : "";
+  const ignoredPart =
+    fromIgnored > 0
+      ? `${plural(fromIgnored, "failed-but-ignored result", "failed-but-ignored results")} that reported changed`
+      : "";
+  return {
+    counted,
+    listed,
+    exact: true,
+    ignored: detail.ignored_failures.map((e) => `${e.task} (on ${hostList(e.hosts)})`),
+    mark: "failed, ignored (counted as changed by Ansible)",
+    text: `PLAY RECAP counts ${plural(counted, "change", "changes")}, one per task and host: ${[tasksPart, ignoredPart].filter(Boolean).join(" + ")}.`,
   };
 }

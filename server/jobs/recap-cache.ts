@@ -11,8 +11,11 @@ import { jobRecap, type RecapSource } from "./recap";
 export async function cachedJobRecap(jobId: number): Promise<{ recap: Recap; source: RecapSource }> {
   const row = await findCachedRecap(jobId);
   const cached = row?.recap as Recap | null | undefined;
-  // An incomplete recap cached before partial_hosts existed is computed again (issue 9).
-  const stale = cached?.status === "incomplete" && cached.partial_hosts === undefined;
+  // A recap cached before a job-only field existed is computed again (issue 9): partial_hosts
+  // of an incomplete run, changed_results of a recap from events.
+  const stale =
+    (cached?.status === "incomplete" && cached.partial_hosts === undefined) ||
+    (row?.recapSource === "events" && cached?.changed_results === undefined);
   if (row && cached && !stale && (row.recapSource === "events" || row.recapSource === "text")) {
     return { recap: cached, source: row.recapSource };
   }

@@ -2,7 +2,8 @@
  * A job's recap: from the callback plugin's structured events when the job has them (exact,
  * and available live), else from the stored text output (runs of older RTEs, imported logs).
  * An incomplete run (a job killed, aborted, timed out) gets the partial_* fields
- * (docs/recap.md, "Incomplete runs"): what it did get before it stopped.
+ * (docs/recap.md, "Incomplete runs"): what it did get before it stopped. One from events also
+ * gets changed_results: which hosts each changed= of the PLAY RECAP comes from.
  */
 import { jobStdout } from "../data/job-output";
 import { recapFromEvents } from "../recap/from-events";

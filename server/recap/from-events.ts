@@ -120,6 +120,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
   // Incomplete runs: results per task occurrence (a task_start) and host; the last task start.
   const partial = new PartialTally();
   const occurrenceOf = new Map<string, number>();
+  const nameOfOccurrence = new Map<number, string>();
   let starts = 0;
   let lastStartTs: number | null = null;
 
@@ -157,6 +158,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
   const onTaskStart = (e: PlayformEventOf<"task_start">): void => {
     taskName.set(e.task, e.display_name ?? pyStrip(e.name));
     occurrenceOf.set(e.task, ++starts);
+    nameOfOccurrence.set(starts, e.display_name ?? pyStrip(e.name));
     if (e.include !== undefined) taskIsInclude.set(e.task, e.include);
     // profile_tasks records TASK and RUNNING HANDLER starts, not CLEANUP TASK.
     if (e.kind === "cleanup") return;
@@ -172,7 +174,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     const occurrence = occurrenceOf.get(e.task);
     if (occurrence !== undefined) {
       const kind = e.status === "ok" ? (e.changed && !isInclude(e) ? "changed" : "ok") : e.status;
-      partial.add(occurrence, e.host, kind, e.status === "failed" && e.ignored === true);
+      partial.add(occurrence, e.host, kind, e.status === "failed" && e.ignored === true, e.status === "failed" && e.changed);
     }
     if (!counts(e.host)) return;
     switch (e.status) {
@@ -283,6 +285,7 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     unreachable_hosts: unreachable.items,
     status,
   };
+  if (options.partial) recap.changed_results = partial.changedByTask((occurrence) => nameOfOccurrence.get(occurrence));
   if (options.partial && status === "incomplete") {
     // profile_tasks' figures so far: its last timestamp line is printed at the last task start,
     // and the tasks that ended have their times (the one still running has none yet).

@@ -53,10 +53,35 @@ export interface Recap {
   partial_elapsed_sec?: number | null;
   /** profile_tasks' durations of the tasks that ended, slowest first. */
   partial_slowest_tasks?: RecapTaskTiming[];
+  /**
+   * Where PLAY RECAP's changed= counts come from (docs/recap.md, "Changed results by host"):
+   * present only in a job's recap from events, which know each result's host. One entry per
+   * task name, in the order of its first such result.
+   */
+  changed_results?: RecapChangedResults;
+}
+
+/** A task's results that counted as changed, per host. */
+export interface RecapTaskHosts {
+  task: string;
+  /** Hosts with at least one such result, sorted by code point. */
+  hosts: string[];
+  /** Such results: one per task occurrence and host (a loop's items are one). */
+  results: number;
+}
+
+export interface RecapChangedResults {
+  /** Results that reported changed and did not fail: the tasks of changed_tasks (and loops'). */
+  changed: RecapTaskHosts[];
+  /** Failed results ignored with ignore_errors that reported changed: counted as changed by Ansible, printed as `fatal:`. */
+  ignored_failures: RecapTaskHosts[];
 }
 
 export interface RecapOptions {
-  /** Add partial_hosts / partial_elapsed_sec / partial_slowest_tasks to an incomplete recap. */
+  /**
+   * A job's recap: add the job-only fields, partial_hosts / partial_elapsed_sec /
+   * partial_slowest_tasks to an incomplete recap, and (from events) changed_results.
+   */
   partial?: boolean;
 }
 

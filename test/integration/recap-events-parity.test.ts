@@ -204,6 +204,7 @@ function expectParity(run: RunOutput, textOf: (run: RunOutput) => string = (r) =
   expect(events.ignored_failures, `ignored_failures${ctx}`).toEqual(text.ignored_failures);
   expect(events.failed_tasks, `failed_tasks${ctx}`).toEqual(text.failed_tasks);
   expect(events.unreachable_hosts, `unreachable_hosts${ctx}`).toEqual(text.unreachable_hosts);
+  expectChangedResultsAddUp(run.events, events);
   if (!timed) return { events, text };
   if (text.elapsed_sec === null) {
     expect(events.elapsed_sec).toBeNull();
@@ -214,6 +215,25 @@ function expectParity(run: RunOutput, textOf: (run: RunOutput) => string = (r) =
   expectSlowestAgree(events.slowest_tasks, text.slowest_tasks);
   expect(events.tasks_per_play).toBeUndefined();
   return { events, text };
+}
+
+/**
+ * A job's recap from events says where each changed= of the PLAY RECAP comes from: per host,
+ * the changed results plus the ignored failures that reported changed are exactly its count.
+ */
+function expectChangedResultsAddUp(stream: PlayformEvent[], recap: Recap): void {
+  const detail = recapFromEvents(stream, { partial: true }).changed_results;
+  expect(detail).toBeDefined();
+  if (recap.status === "incomplete") return;
+  const perHost = new Map<string, number>();
+  for (const entry of [...detail!.changed, ...detail!.ignored_failures]) {
+    // One result per host here: a task name run twice on a host (serial, repeated names) has more.
+    expect(entry.results).toBeGreaterThanOrEqual(entry.hosts.length);
+    for (const host of entry.hosts) perHost.set(host, (perHost.get(host) ?? 0) + 1);
+  }
+  const total = [...detail!.changed, ...detail!.ignored_failures].reduce((sum, e) => sum + e.results, 0);
+  expect(total, "changed results vs PLAY RECAP changed=").toBe(recap.hosts.reduce((sum, h) => sum + h.changed, 0));
+  for (const row of recap.hosts) expect(perHost.get(row.host) ?? 0, `tasks changed on ${row.host}`).toBeLessThanOrEqual(row.changed);
 }
 
 function expectCleanStream(run: RunOutput): void {
@@ -287,6 +307,9 @@ describe("recap from events equals recap from text (real ansible-playbook)", () 
       expect.arrayContaining(["common : Write node1 marker", "Drain node1", "Drain node3", "common : reload stamp", "Paint red"]),
     );
     expect(events.changed_tasks).not.toContain("Ignored failure with changed");
+    const detail = recapFromEvents(run.events, { partial: true }).changed_results!;
+    expect(detail.ignored_failures.map((e) => e.task)).toContain("Ignored failure with changed");
+    expect(detail.changed.find((e) => e.task === "Paint red")?.hosts.length).toBeGreaterThan(0);
     expect(events.changed_tasks).not.toContain("Include dynamic task file");
     expect(events.changed_tasks).not.toContain("Paint blue");
     expect(events.ignored_failures).toEqual(["Touch package markers", "Ignored failure with changed", "Ignore only on node1"]);

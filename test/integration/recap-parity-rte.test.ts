@@ -39,6 +39,12 @@ it("gives the same recap from the stored events as from the stored text", async 
   expect(text.failed_tasks.length).toBeGreaterThan(0);
   expect(text.changed_tasks.length).toBeGreaterThan(3);
 
+  // The job's recap from events says where each changed= comes from; from text it cannot.
+  const detail = events.changed_results as { changed: { results: number }[]; ignored_failures: { results: number }[] };
+  const results = [...detail.changed, ...detail.ignored_failures].reduce((sum, e) => sum + e.results, 0);
+  expect(results).toBe(events.hosts.reduce((sum: number, h: { changed: number }) => sum + h.changed, 0));
+  expect(text.changed_results).toBeUndefined();
+
   expect(Math.abs(events.elapsed_sec - text.elapsed_sec)).toBeLessThanOrEqual(1);
   // Timings: the plugin and profile_tasks read the clock separately; names must match, and
   // each time within profile_tasks' rounding plus scheduling jitter on a loaded 2-core machine.

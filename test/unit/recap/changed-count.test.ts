@@ -60,4 +60,37 @@ describe("explainChangedCount", () => {
     expect(note!.ignored).toEqual(["boom"]);
     expect(explainChangedCount(recap([row("a", 3), row("b", 3)], ["x", "y", "z"]))!.ignored).toEqual([]);
   });
+
+  it("with the events' per-host detail, is exact over several hosts", () => {
+    const detailed = recap([row("a", 3), row("b", 2)], ["x", "y"], ["boom"]);
+    detailed.changed_results = {
+      changed: [
+        { task: "x", hosts: ["a", "b"], results: 2 },
+        { task: "y", hosts: ["a", "b"], results: 2 },
+      ],
+      ignored_failures: [{ task: "boom", hosts: ["a"], results: 1 }],
+    };
+    const note = explainChangedCount(detailed);
+    expect(note!.exact).toBe(true);
+    expect(note!.text).toBe(
+      "PLAY RECAP counts 5 changes, one per task and host: 4 changes of the 2 tasks above on 2 hosts + 1 failed-but-ignored result that reported changed.",
+    );
+    expect(note!.ignored).toEqual(["boom (on a)"]);
+    expect(note!.mark).toBe("failed, ignored (counted as changed by Ansible)");
+  });
+
+  it("with the detail, says nothing when every change is a listed task on one host, and hedges when the detail does not add up", () => {
+    const simple = recap([row("h", 2)], ["x", "y"]);
+    simple.changed_results = {
+      changed: [
+        { task: "x", hosts: ["h"], results: 1 },
+        { task: "y", hosts: ["h"], results: 1 },
+      ],
+      ignored_failures: [],
+    };
+    expect(explainChangedCount(simple)).toBeNull();
+    const off = recap([row("a", 3), row("b", 3)], ["x", "y", "z"], ["boom"]);
+    off.changed_results = { changed: [{ task: "x", hosts: ["a"], results: 1 }], ignored_failures: [] };
+    expect(explainChangedCount(off)!.exact).toBe(false);
+  });
 });
