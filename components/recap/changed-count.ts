@@ -77,7 +77,8 @@ export function explainChangedCount(recap: Recap): ChangedCountNote | null {
   };
 }
 
-const hostList = (hosts: string[]): string => (hosts.length <= 3 ? hosts.join(", ") : `${hosts.slice(0, 3).join(", ")} +${hosts.length - 3}`);
+const hostList = (hosts: string[]): string =>
+  hosts.length <= 3 ? hosts.join(", ") : `${hosts.slice(0, 3).join(", ")} +${hosts.length - 3}`;
 
 /**
  * With the events' per-host detail (`changed_results`, a job's recap from events), the note is
@@ -98,9 +99,7 @@ function fromChangedResults(recap: Recap, counted: number, listed: number): Chan
       ? `${plural(fromTasks, "change", "changes")} of the ${plural(listed, "task", "tasks")} above${hostCount > 1 ? ` on ${hostCount} hosts` : ""}`
       : "";
   const ignoredPart =
-    fromIgnored > 0
-      ? `${plural(fromIgnored, "failed-but-ignored result", "failed-but-ignored results")} that reported changed`
-      : "";
+    fromIgnored > 0 ? `${plural(fromIgnored, "failed-but-ignored result", "failed-but-ignored results")} that reported changed` : "";
   return {
     counted,
     listed,

@@ -37,7 +37,17 @@ export class PartialTally {
     const key = `${occurrence}\u0000${host}`;
     let s = this.seen.get(key);
     if (!s) {
-      s = { occurrence, host, ok: false, changed: false, failed: false, unreachable: false, skipped: false, ignored: false, failedChanged: false };
+      s = {
+        occurrence,
+        host,
+        ok: false,
+        changed: false,
+        failed: false,
+        unreachable: false,
+        skipped: false,
+        ignored: false,
+        failedChanged: false,
+      };
       this.seen.set(key, s);
     }
     s[kind] = true;

@@ -46,20 +46,23 @@ afterAll(async () => {
 });
 
 describe("an aborted run", () => {
-  it.each(["events", "text"] as const)("says from its %s that it is incomplete and shows what it got, apart from the PLAY RECAP rows", async (source) => {
-    const { status, json } = await api.call("GET", `/api/jobs/${aborted}/recap?source=${source}`);
-    expect(status).toBe(200);
-    expect(json.status).toBe("incomplete");
-    expect(json.hosts).toEqual([]);
-    expect(json.elapsed_sec).toBeNull();
-    expect(json.changed_tasks).toEqual([MARKER_TASK]);
-    // Two tasks ended (one changed); the held one has no result.
-    expect(json.partial_hosts).toEqual([
-      { host: "localhost", ok: 2, changed: 1, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 },
-    ]);
-    expect(json.partial_slowest_tasks.map((t: { task: string }) => t.task).sort()).toEqual([MARKER_TASK, "Read it back"].sort());
-    expect(typeof json.partial_elapsed_sec).toBe("number");
-  });
+  it.each(["events", "text"] as const)(
+    "says from its %s that it is incomplete and shows what it got, apart from the PLAY RECAP rows",
+    async (source) => {
+      const { status, json } = await api.call("GET", `/api/jobs/${aborted}/recap?source=${source}`);
+      expect(status).toBe(200);
+      expect(json.status).toBe("incomplete");
+      expect(json.hosts).toEqual([]);
+      expect(json.elapsed_sec).toBeNull();
+      expect(json.changed_tasks).toEqual([MARKER_TASK]);
+      // Two tasks ended (one changed); the held one has no result.
+      expect(json.partial_hosts).toEqual([
+        { host: "localhost", ok: 2, changed: 1, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 },
+      ]);
+      expect(json.partial_slowest_tasks.map((t: { task: string }) => t.task).sort()).toEqual([MARKER_TASK, "Read it back"].sort());
+      expect(typeof json.partial_elapsed_sec).toBe("number");
+    },
+  );
 
   it("is compared with the previous complete run, but gives no idempotence verdict", async () => {
     const { status, json } = await api.call("GET", `/api/jobs/${aborted}/compare/previous`);
