@@ -147,7 +147,7 @@ function HostDeltas({ hosts }: { hosts: HostComparison[] }) {
 }
 
 function Timings({ comparison }: { comparison: JobComparison["comparison"] }) {
-  const { elapsed } = comparison;
+  const { elapsed, playbook } = comparison;
   const largest = comparison.tasks
     .filter((t): t is typeof t & { delta_sec: number; a_sec: number; b_sec: number } => t.delta_sec !== null && t.delta_sec !== 0)
     .sort((x, y) => Math.abs(y.delta_sec) - Math.abs(x.delta_sec))
@@ -156,7 +156,16 @@ function Timings({ comparison }: { comparison: JobComparison["comparison"] }) {
     <div className="min-w-0" data-testid="comparison-timings">
       <SubHeading>Timing</SubHeading>
       <p className="text-xs text-zinc-700" data-testid="comparison-elapsed">
-        {elapsed.delta_sec === null || elapsed.a === null || elapsed.b === null ? (
+        {playbook ? (
+          <>
+            <span title="Playbook elapsed measured from each job's events: first task start to playbook end, to the millisecond">
+              Playbook elapsed
+            </span>{" "}
+            <span className="font-mono tabular-nums">{formatDurationSeconds(playbook.a_sec)}</span> →{" "}
+            <span className="font-mono tabular-nums">{formatDurationSeconds(playbook.b_sec)}</span>{" "}
+            <Delta delta={playbook.delta_sec}>{formatDurationDelta(playbook.delta_sec)}</Delta>
+          </>
+        ) : elapsed.delta_sec === null || elapsed.a === null || elapsed.b === null ? (
           <span className="text-zinc-400">
             {comparison.idempotence_judgeable === false
               ? "No elapsed time: a run stopped before its end."

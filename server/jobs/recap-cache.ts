@@ -12,10 +12,10 @@ export async function cachedJobRecap(jobId: number): Promise<{ recap: Recap; sou
   const row = await findCachedRecap(jobId);
   const cached = row?.recap as Recap | null | undefined;
   // A recap cached before a job-only field existed is computed again (issue 9): partial_hosts
-  // of an incomplete run, changed_results of a recap from events.
+  // of an incomplete run, changed_results and playbook_sec of a recap from events.
   const stale =
     (cached?.status === "incomplete" && cached.partial_hosts === undefined) ||
-    (row?.recapSource === "events" && cached?.changed_results === undefined);
+    (row?.recapSource === "events" && (cached?.changed_results === undefined || cached.playbook_sec === undefined));
   if (row && cached && !stale && (row.recapSource === "events" || row.recapSource === "text")) {
     return { recap: cached, source: row.recapSource };
   }

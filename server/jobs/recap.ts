@@ -3,11 +3,13 @@
  * and available live), else from the stored text output (runs of older RTEs, imported logs).
  * An incomplete run (a job killed, aborted, timed out) gets the partial_* fields
  * (docs/recap.md, "Incomplete runs"): what it did get before it stopped. One from events also
- * gets changed_results: which hosts each changed= of the PLAY RECAP comes from.
+ * gets changed_results (which hosts each changed= of the PLAY RECAP comes from) and playbook_sec
+ * (the playbook's elapsed time to the millisecond, as the timeline measures it).
  */
 import { jobStdout } from "../data/job-output";
 import { recapFromEvents } from "../recap/from-events";
 import { RecapTextParser } from "../recap/parse-text";
+import { timelineFromEvents } from "../recap/timeline";
 import type { Recap } from "../recap/types";
 import { loadJobEvents } from "./events";
 
@@ -16,7 +18,8 @@ export type RecapSource = "events" | "text";
 /** The recap from the job's structured events, or null when it has none. */
 async function eventsRecap(jobId: number): Promise<Recap | null> {
   const events = await loadJobEvents(jobId);
-  return events.length > 0 ? recapFromEvents(events, { partial: true }) : null;
+  if (events.length === 0) return null;
+  return { ...recapFromEvents(events, { partial: true }), playbook_sec: timelineFromEvents(events).total_sec };
 }
 
 async function textRecap(jobId: number): Promise<Recap> {

@@ -45,7 +45,19 @@ export interface RecapComparison {
   changed_only_second: string[];
   hosts: HostComparison[];
   elapsed: ElapsedComparison;
+  /**
+   * Playbook elapsed measured from each job's events (recap `playbook_sec`), to the millisecond;
+   * null unless both recaps have it (a job's recap from events of a run that reached its end).
+   */
+  playbook: PlaybookTimeComparison | null;
   tasks: TaskTimingComparison[];
+}
+
+export interface PlaybookTimeComparison {
+  a_sec: number;
+  b_sec: number;
+  /** b - a, to the millisecond. */
+  delta_sec: number;
 }
 
 function counts(row: RecapHostRow): HostCounts {
@@ -133,6 +145,10 @@ export function compareRecaps(a: Recap, b: Recap): RecapComparison {
       b: b.elapsed_sec,
       delta_sec: a.elapsed_sec === null || b.elapsed_sec === null ? null : b.elapsed_sec - a.elapsed_sec,
     },
+    playbook:
+      typeof a.playbook_sec === "number" && typeof b.playbook_sec === "number"
+        ? { a_sec: a.playbook_sec, b_sec: b.playbook_sec, delta_sec: Math.round((b.playbook_sec - a.playbook_sec) * 1000) / 1000 }
+        : null,
     tasks,
   };
 }

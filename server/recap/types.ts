@@ -59,6 +59,12 @@ export interface Recap {
    * task name, in the order of its first such result.
    */
   changed_results?: RecapChangedResults;
+  /**
+   * Playbook elapsed measured from the events, to the millisecond: the timeline's total_sec
+   * (first task start to the last playbook end); null when the run has none (killed). Present
+   * only in a job's recap from events; elapsed_sec stays profile_tasks' whole seconds.
+   */
+  playbook_sec?: number | null;
 }
 
 /** A task's results that counted as changed, per host. */

@@ -68,6 +68,15 @@ describe("comparing runs", () => {
     expect(json.comparison.changed_only_second).toEqual([]);
     expect(json.comparison.hosts[0].host).toBe("localhost");
     expect(json.comparison.hosts[0].delta.changed).toBe(0);
+    // Both runs have events: their playbook time to the millisecond, not whole seconds.
+    const { playbook } = json.comparison;
+    expect(playbook.a_sec).toBeGreaterThan(2); // hello-world sleeps 2 s
+    expect(playbook.b_sec).toBeGreaterThan(2);
+    expect(playbook.delta_sec).toBeCloseTo(playbook.b_sec - playbook.a_sec, 3);
+    const recaps = await Promise.all(jobIds.map((id) => api.get(`/api/jobs/${id}/recap`)));
+    expect(recaps.map((r) => r.playbook_sec)).toEqual([playbook.a_sec, playbook.b_sec]);
+    // The same figure as the timeline's total, which the job page shows as Playbook elapsed.
+    expect((await api.get(`/api/jobs/${jobIds[0]}/timeline`)).total_sec).toBe(playbook.a_sec);
   });
 
   it("compares two given jobs and says when there is no previous run", async () => {

@@ -59,6 +59,16 @@ describe("compareRecaps", () => {
     expect(cmp.tasks).toHaveLength(17);
   });
 
+  it("compares the playbook time measured from events to the millisecond, only when both runs have it", () => {
+    expect(cmp.playbook).toBeNull(); // recaps from text: whole seconds only
+    const a = recap({ elapsed_sec: 3, playbook_sec: 3.312 });
+    const b = recap({ elapsed_sec: 3, playbook_sec: 3.705 });
+    expect(compareRecaps(a, b).playbook).toEqual({ a_sec: 3.312, b_sec: 3.705, delta_sec: 0.393 });
+    // A killed run's events have no playbook end: null, like a recap without events.
+    expect(compareRecaps(a, recap({ playbook_sec: null })).playbook).toBeNull();
+    expect(compareRecaps(a, recap({})).playbook).toBeNull();
+  });
+
   it("handles hosts and tasks present in one run only, and duplicate task names", () => {
     const a = recap({
       hosts: [row("b", { ok: 2 }), row("c", { ok: 1 })],
