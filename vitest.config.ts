@@ -14,6 +14,10 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts", "server/**/*.test.ts", "components/**/*.test.ts"],
           environment: "node",
+          // A hang detector, not a speed target (speed lives in test/bench): a few unit tests
+          // take 1-2 s here (10 MB through the batcher, the import-layer checker, scrypt) and
+          // must not fail on a slower or busier CI machine.
+          testTimeout: 30_000,
         },
       },
       {
