@@ -19,13 +19,21 @@ import { cachedJobRecap } from "./recap-cache";
 /** More than the largest report (200 runs), so one report's runs stay cached. */
 const SUMMARY_CACHE_SIZE = 256;
 
-/** Job id + lastSeq → the run's task changes; null when the job has no events. */
-const summaries = new Map<string, TaskChanges[] | null>();
+/**
+ * Job id + lastSeq → the run's task changes (null when the job has no events). A promise, so
+ * that two requests missing the same job at once read its events once.
+ */
+const summaries = new Map<string, Promise<TaskChanges[] | null>>();
 
-/** Reads, and counts, for tests and the benchmark: how many jobs' events were read. */
+/** Cache hits and misses (misses read a job's events), for tests and the logs. */
 export const idempotenceCacheStats = { hits: 0, misses: 0 };
 
-async function taskChangesOfJob(jobId: number, lastSeq: number): Promise<TaskChanges[] | null> {
+async function readTaskChanges(jobId: number): Promise<TaskChanges[] | null> {
+  const events = await loadJobEvents(jobId);
+  return events.length > 0 ? taskChangesFromEvents(events) : null;
+}
+
+function taskChangesOfJob(jobId: number, lastSeq: number): Promise<TaskChanges[] | null> {
   const key = `${jobId}:${lastSeq}`;
   const hit = summaries.get(key);
   if (hit !== undefined) {
@@ -35,15 +43,18 @@ async function taskChangesOfJob(jobId: number, lastSeq: number): Promise<TaskCha
     return hit;
   }
   idempotenceCacheStats.misses += 1;
-  const events = await loadJobEvents(jobId);
-  const changes = events.length > 0 ? taskChangesFromEvents(events) : null;
-  summaries.set(key, changes);
+  const pending = readTaskChanges(jobId);
+  summaries.set(key, pending);
+  // A failed read (database gone) is not remembered: the next request tries again.
+  pending.catch(() => {
+    if (summaries.get(key) === pending) summaries.delete(key);
+  });
   while (summaries.size > SUMMARY_CACHE_SIZE) {
     const oldest = summaries.keys().next().value;
     if (oldest === undefined) break;
     summaries.delete(oldest);
   }
-  return changes;
+  return pending;
 }
 
 /** Empties the per-job cache (tests). */
