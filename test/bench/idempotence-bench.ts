@@ -33,7 +33,7 @@ function rawRun(seed: number): unknown[] {
       }
     }
   }
-  out.push({ v: 1, type: "stats", ts: (ts += 0.01), hosts: [] }, { v: 1, type: "playbook_end", ts: (ts += 0.01), playbook: "cluster.yml" });
+  out.push({ v: 1, type: "stats", ts: (ts += 0.01), hosts: [] }, { v: 1, type: "playbook_end", ts: ts + 0.02, playbook: "cluster.yml" });
   return out;
 }
 
