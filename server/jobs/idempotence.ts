@@ -10,8 +10,7 @@
  * of the job's events. Recaps come from the persisted recap cache (cachedJobRecap).
  */
 import { listLatestJobsOfForm } from "../data/jobs";
-import { isComplete } from "../recap/compare";
-import { idempotenceReport, taskChangesFromEvents, type IdempotenceReport, type TaskChanges } from "../recap/idempotence";
+import { idempotenceReport, isCompleteRun, taskChangesFromEvents, type IdempotenceReport, type TaskChanges } from "../recap/idempotence";
 import { loadJobEvents } from "./events";
 import { FINAL_STATUSES } from "./lifecycle";
 import { cachedJobRecap } from "./recap-cache";
@@ -71,11 +70,13 @@ export async function formIdempotence(formName: string, last: number): Promise<I
   const runs = [];
   for (const job of jobs) {
     const { recap } = await cachedJobRecap(job.id);
+    const complete = isCompleteRun({ recap, jobStatus: job.status });
     runs.push({
       id: String(job.id),
       finishedAt: job.finishedAt?.toISOString(),
       recap,
-      tasks: isComplete(recap) ? await taskChangesOfJob(job.id, job.lastSeq) : null,
+      jobStatus: job.status,
+      tasks: complete ? await taskChangesOfJob(job.id, job.lastSeq) : null,
     });
   }
   return { form: formName, last, ...idempotenceReport(runs) };

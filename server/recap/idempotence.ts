@@ -12,9 +12,10 @@
  *   the playbook does not renumber the others. The batches of a `serial` play are one play
  *   (their tasks are merged). Tasks of the same name in the same play are one task (a
  *   handler flushed twice, a repeated "restart" task): their hosts are merged.
- * - Only complete runs count: status successful or failed (they reached their PLAY RECAP). An
- *   incomplete run (killed, aborted, a plan) did not run every task, so what it did not
- *   change says nothing: it is skipped and counted in `skipped_incomplete`.
+ * - Only complete runs count: recap status successful or failed (they reached their PLAY
+ *   RECAP) and, when given, job status success or failed. An incomplete run (killed, aborted,
+ *   abandoned, a plan) did not run every task, so what it did not change says nothing: it is
+ *   skipped and counted in `skipped_incomplete`.
  * - A task "ran" in a run when at least one host has a result for it that is not skipped.
  *   It "changed" when at least one host reported changed (a loop: any item changed).
  * - A run without structured events (an old RTE) knows only its recap's changed_tasks: no
@@ -121,8 +122,19 @@ export interface IdempotenceRunInput {
   id: string;
   finishedAt?: string;
   recap: Recap;
+  /**
+   * The job's status when known: a run is complete only when it is success or failed (an
+   * aborted or abandoned job whose log happens to reach its PLAY RECAP is still skipped).
+   */
+  jobStatus?: string;
   /** From taskChangesFromEvents; null when the job has no events (the recap's changed_tasks are used). */
   tasks: TaskChanges[] | null;
+}
+
+/** Ran every task it was going to run: reached its PLAY RECAP, and the job ended success or failed. */
+export function isCompleteRun(run: Pick<IdempotenceRunInput, "recap" | "jobStatus">): boolean {
+  const jobEnded = run.jobStatus === undefined || run.jobStatus === "success" || run.jobStatus === "failed";
+  return jobEnded && (run.recap.status === "successful" || run.recap.status === "failed");
 }
 
 export interface IdempotenceRunRef {
@@ -189,7 +201,7 @@ function byCodePoint(x: string, y: string): number {
 
 /** The report over runs of one form, given oldest first. */
 export function idempotenceReport(runs: readonly IdempotenceRunInput[]): IdempotenceReport {
-  const complete = runs.filter((r) => r.recap.status === "successful" || r.recap.status === "failed");
+  const complete = runs.filter(isCompleteRun);
   const latestId = complete[complete.length - 1]?.id;
   const rows = new Map<string, Row>();
   let order = 0;

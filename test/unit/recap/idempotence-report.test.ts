@@ -177,6 +177,18 @@ describe("idempotenceReport", () => {
     expect([once.runs_changed, once.runs_ran, once.last_changed_run.id, once.changed_in_latest]).toEqual([1, 2, "1", false]);
   });
 
+  it("skips a run whose job was aborted or abandoned even when its recap reached the PLAY RECAP", () => {
+    const aborted = { ...run(2, PLAYBOOK(true)), jobStatus: "aborted" };
+    const report = idempotenceReport([
+      { ...run(1, PLAYBOOK(true)), jobStatus: "success" },
+      aborted,
+      { ...run(3, PLAYBOOK(false)), jobStatus: "failed" },
+    ]);
+    expect(report.runs.map((r) => r.id)).toEqual(["1", "3"]);
+    expect(report.skipped_incomplete).toBe(1);
+    expect(report.tasks.find((x) => x.task === "Once")!.runs_changed).toBe(1);
+  });
+
   it("keeps tasks of the same name in two plays apart", () => {
     const twoPlays = (changed: boolean) =>
       taskChangesFromEvents(
