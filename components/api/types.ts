@@ -10,9 +10,11 @@ import type { RunnerView } from "@/server/data/runners";
 import type { CredentialView } from "@/server/credentials/store";
 import type { UserView } from "@/server/data/users";
 import type { RecapComparison, RunTrend } from "@/server/recap/compare";
+import type { IdempotenceReport } from "@/server/recap/idempotence";
 
 export type { Recap, RecapHostRow, RecapStatus, RecapTaskTiming, HostCounter } from "@/server/recap/types";
 export type { HostComparison, RecapComparison, RunDuration, HostFailureRate, TaskTimingComparison } from "@/server/recap/compare";
+export type { IdempotenceHost, IdempotenceTask } from "@/server/recap/idempotence";
 // A plain constant in a module without imports: safe to bundle for the browser.
 export { HOST_COUNTERS } from "@/server/recap/types";
 
@@ -147,6 +149,9 @@ export interface ComparedJob {
 
 /** GET /api/forms/NAME/trend?last=N: the last N finished runs, oldest first. */
 export type FormTrend = RunTrend & { form: string };
+
+/** GET /api/forms/NAME/idempotence?last=N: per task, how often it changed over the last N finished runs. */
+export type FormIdempotence = IdempotenceReport & { form: string; last: number };
 
 export type RunnerStatus = RunnerView["status"];
 

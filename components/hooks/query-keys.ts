@@ -8,6 +8,7 @@ export const queryKeys = {
   forms: () => ["forms"] as const,
   form: (name: string) => ["forms", name] as const,
   formTrend: (name: string, last: number) => ["forms", name, "trend", last] as const,
+  formIdempotence: (name: string, last: number) => ["forms", name, "idempotence", last] as const,
   jobLists: () => ["jobs", "list"] as const,
   jobList: (query: JobListQuery) => ["jobs", "list", query] as const,
   job: (id: number) => ["jobs", "detail", id] as const,

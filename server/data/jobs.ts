@@ -304,12 +304,12 @@ export async function listLatestJobsOfForm(
   formName: string,
   statuses: readonly JobStatus[],
   limit: number,
-): Promise<{ id: number; startedAt: Date | null; finishedAt: Date | null }[]> {
+): Promise<{ id: number; status: JobStatus; startedAt: Date | null; finishedAt: Date | null; lastSeq: number }[]> {
   return getDb().job.findMany({
     where: { formName, status: { in: [...statuses] } },
     orderBy: { id: "desc" },
     take: limit,
-    select: { id: true, startedAt: true, finishedAt: true },
+    select: { id: true, status: true, startedAt: true, finishedAt: true, lastSeq: true },
   });
 }
 

@@ -1,13 +1,16 @@
 /**
  * The recap analytics the API serves (docs/recap.md): a job's recap and timeline, a comparison
- * of two runs, a form's trend. Each first makes sure what it is asked about exists (404).
+ * of two runs, a form's trend and idempotence report. Each first makes sure what it is asked
+ * about exists (404).
  */
 import { DomainError } from "../errors";
 import type { Recap } from "../recap/types";
 import { timelineFromEvents, type Timeline } from "../recap/timeline";
+import { idempotenceCsv } from "../recap/idempotence";
 import { requireForm } from "../forms/catalog";
 import { requireJob } from "./access";
 import { compareJobs, formTrend, previousRunOf, type JobComparison } from "./compare";
+import { formIdempotence } from "./idempotence";
 import { loadJobEvents } from "./events";
 import { jobRecapFrom, type RecapSource } from "./recap";
 import { cachedJobRecap } from "./recap-cache";
@@ -58,4 +61,26 @@ export async function compareWith(
 export async function trendOfForm(name: string, last: number): ReturnType<typeof formTrend> {
   await requireForm(name);
   return formTrend(name, last);
+}
+
+/** Across the last `last` finished runs of a form: how often each task changed, on which hosts, first and last run. */
+export async function idempotenceReportOfForm(name: string, last: number): ReturnType<typeof formIdempotence> {
+  await requireForm(name);
+  return formIdempotence(name, last);
+}
+
+/** The idempotence report as a file to download: CSV (one row per task) or the JSON report. */
+export async function idempotenceExportOfForm(
+  name: string,
+  last: number,
+  format: "csv" | "json",
+): Promise<{ body: string; contentType: string; filename: string }> {
+  const report = await idempotenceReportOfForm(name, last);
+  return format === "csv"
+    ? { body: idempotenceCsv(report), contentType: "text/csv; charset=utf-8", filename: `${name}-idempotence.csv` }
+    : {
+        body: JSON.stringify(report, null, 2) + "\n",
+        contentType: "application/json; charset=utf-8",
+        filename: `${name}-idempotence.json`,
+      };
 }

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { ApiError } from "@/components/api/client";
+import { FormIdempotencePanel } from "@/components/forms/form-idempotence";
 import { FormTrendPanel } from "@/components/forms/form-trend";
 import { LaunchForm } from "@/components/forms/launch-form";
 import { RecentJobs } from "@/components/jobs/recent-jobs";
@@ -42,6 +43,7 @@ export function FormClient({ name }: { name: string }) {
             <LaunchForm form={detail} />
           </Panel>
           <FormTrendPanel form={detail.name} />
+          <FormIdempotencePanel form={detail.name} />
         </div>
         <div className="space-y-6">
           <Panel title="Details" bodyClassName="p-0">

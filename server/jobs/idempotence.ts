@@ -1,0 +1,83 @@
+/**
+ * The idempotence report of a form (server/recap/idempotence.ts) over its last finished runs.
+ *
+ * A kubespray run stores ~20,000 events; reading them for 20 runs on every request would
+ * take seconds. What the report needs of one run (per task: ran, hosts that changed) is small,
+ * so it is kept in memory per finished job: a bounded LRU keyed by job id and the job's
+ * lastSeq. A finished job's events do not change, except when a late item arrives (a runner's
+ * end after an app-side abandon); that moves lastSeq, so the entry is not reused (the recap
+ * cache is cleared by the same event). Each app node has its own cache; a miss costs one read
+ * of the job's events. Recaps come from the persisted recap cache (cachedJobRecap).
+ */
+import { listLatestJobsOfForm } from "../data/jobs";
+import { idempotenceReport, isCompleteRun, taskChangesFromEvents, type IdempotenceReport, type TaskChanges } from "../recap/idempotence";
+import { loadJobEvents } from "./events";
+import { FINAL_STATUSES } from "./lifecycle";
+import { cachedJobRecap } from "./recap-cache";
+
+/** More than the largest report (200 runs), so one report's runs stay cached. */
+const SUMMARY_CACHE_SIZE = 256;
+
+/**
+ * Job id + lastSeq → the run's task changes (null when the job has no events). A promise, so
+ * that two requests missing the same job at once read its events once.
+ */
+const summaries = new Map<string, Promise<TaskChanges[] | null>>();
+
+/** Cache hits and misses (misses read a job's events), for tests and the logs. */
+export const idempotenceCacheStats = { hits: 0, misses: 0 };
+
+async function readTaskChanges(jobId: number): Promise<TaskChanges[] | null> {
+  const events = await loadJobEvents(jobId);
+  return events.length > 0 ? taskChangesFromEvents(events) : null;
+}
+
+function taskChangesOfJob(jobId: number, lastSeq: number): Promise<TaskChanges[] | null> {
+  const key = `${jobId}:${lastSeq}`;
+  const hit = summaries.get(key);
+  if (hit !== undefined) {
+    idempotenceCacheStats.hits += 1;
+    summaries.delete(key); // most recently used last
+    summaries.set(key, hit);
+    return hit;
+  }
+  idempotenceCacheStats.misses += 1;
+  const pending = readTaskChanges(jobId);
+  summaries.set(key, pending);
+  // A failed read (database gone) is not remembered: the next request tries again.
+  pending.catch(() => {
+    if (summaries.get(key) === pending) summaries.delete(key);
+  });
+  while (summaries.size > SUMMARY_CACHE_SIZE) {
+    const oldest = summaries.keys().next().value;
+    if (oldest === undefined) break;
+    summaries.delete(oldest);
+  }
+  return pending;
+}
+
+/** Empties the per-job cache (tests). */
+export function clearIdempotenceCache(): void {
+  summaries.clear();
+}
+
+/**
+ * Over the last `last` finished runs of a form (oldest first): incomplete ones are counted
+ * and skipped before any event is read.
+ */
+export async function formIdempotence(formName: string, last: number): Promise<IdempotenceReport & { form: string; last: number }> {
+  const jobs = (await listLatestJobsOfForm(formName, FINAL_STATUSES, last)).reverse();
+  const runs = [];
+  for (const job of jobs) {
+    const { recap } = await cachedJobRecap(job.id);
+    const complete = isCompleteRun({ recap, jobStatus: job.status });
+    runs.push({
+      id: String(job.id),
+      finishedAt: job.finishedAt?.toISOString(),
+      recap,
+      jobStatus: job.status,
+      tasks: complete ? await taskChangesOfJob(job.id, job.lastSeq) : null,
+    });
+  }
+  return { form: formName, last, ...idempotenceReport(runs) };
+}
