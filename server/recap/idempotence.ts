@@ -316,9 +316,16 @@ export const IDEMPOTENCE_CSV_COLUMNS = [
   "changed_in_latest",
 ] as const;
 
-/** RFC 4180: a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. */
+/**
+ * RFC 4180: a field holding a comma, a quote, CR or LF is quoted, its quotes doubled. A text
+ * (task, play or host name: written by whoever wrote the playbook or inventory) that starts
+ * with `=`, `+`, `-`, `@`, a tab or CR would be run as a formula by a spreadsheet opening the
+ * file (CSV injection): it gets a leading `'`, which spreadsheets show as text. Numbers keep
+ * their sign.
+ */
 export function csvField(value: string | number | boolean | null): string {
-  const text = value === null ? "" : String(value);
+  let text = value === null ? "" : String(value);
+  if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

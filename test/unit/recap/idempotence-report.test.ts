@@ -233,6 +233,11 @@ describe("idempotenceCsv", () => {
     expect(csvField('say "hi", then\nleave')).toBe('"say ""hi"", then\nleave"');
     expect(csvField("plain")).toBe("plain");
     expect(csvField(null)).toBe("");
+    // A name a spreadsheet would run as a formula is written as text; numbers keep their sign.
+    expect(csvField('=HYPERLINK("http://x")')).toBe(`"'=HYPERLINK(""http://x"")"`);
+    expect(csvField("@SUM(A1)")).toBe("'@SUM(A1)");
+    expect(csvField("-1+2")).toBe("'-1+2");
+    expect(csvField(-1)).toBe("-1");
     const tasks = (first: boolean): TaskChanges[] => [
       { play: "p, q", play_occurrence: 1, task: 'Write "x", y\nz', ran: true, changed_hosts: first ? ["h1", "h2"] : ["h2"] },
     ];
