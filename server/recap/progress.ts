@@ -14,9 +14,11 @@
  *   has: the run is inside that task. The reference's time for what the run did before it is
  *   the sum of the slices of the run's earlier tasks that it knows (a task the run skipped took
  *   the run no time).
- * - Pace: the run's time to the start of that task over the reference's time for the same
- *   tasks, damped towards 1 (PACE_PRIOR of the reference's total is added to both sides) and
- *   kept within 0.25..4, so one slow task early on does not scale everything after it.
+ * - Pace: how much longer than the reference the run takes for a task. The median over the
+ *   tasks it finished of (its time for the task / the reference's slice), weighted by the slice,
+ *   so one slow task does not scale everything after it; pulled towards 1 while the run has
+ *   done little (geometrically, with weight done / (done + 30 % of the reference's total)), and
+ *   kept within 0.25..4.
  * - Time left against a reference: what is left of the current task's slice at that pace
  *   (nothing when the task already took longer: its overrun is not scaled) plus the
  *   reference's slices after it, at that pace.
@@ -76,8 +78,8 @@ export interface ProgressEstimate {
 
 /** A running job is never shown as done. */
 export const MAX_RUNNING_FRACTION = 0.99;
-/** Added to both sides of the pace, as a share of the reference's total. */
-export const PACE_PRIOR = 0.1;
+/** How much of the reference's total the run must have done before its own pace counts half. */
+export const PACE_PRIOR = 0.3;
 export const MIN_PACE = 0.25;
 export const MAX_PACE = 4;
 
@@ -129,6 +131,46 @@ interface Against {
   overdue: boolean;
 }
 
+/**
+ * How much longer than the reference the run takes for a task, from the tasks it finished
+ * before task `matched`: the median of the ratios run time / reference slice, weighted by the
+ * slice (a long task says more than a short one, and one slow task does not move a median),
+ * pulled towards 1 while the run has done little of the reference (geometric weight
+ * refDone / (refDone + PACE_PRIOR × total)), within MIN_PACE..MAX_PACE.
+ */
+function paceAgainst(
+  ref: PreparedReference,
+  run: RunSoFar,
+  positions: readonly (number | undefined)[],
+  matched: number,
+  refDone: number,
+): number {
+  const ratios: { ratio: number; weight: number }[] = [];
+  let previous = -1;
+  for (let i = 0; i <= matched; i++) {
+    if (positions[i] === undefined) continue;
+    // A task's time in the run: from its start to the next known task's start (tasks the
+    // reference lacks count with the task before them).
+    const weight = previous < 0 ? 0 : ref.slices[positions[previous]!]!;
+    if (weight > 0) ratios.push({ ratio: (run.tasks[i]!.start_sec - run.tasks[previous]!.start_sec) / weight, weight });
+    previous = i;
+  }
+  if (ratios.length === 0) return 1;
+  ratios.sort((a, b) => a.ratio - b.ratio);
+  const half = ratios.reduce((sum, r) => sum + r.weight, 0) / 2;
+  let acc = 0;
+  let raw = ratios[ratios.length - 1]!.ratio;
+  for (const r of ratios) {
+    acc += r.weight;
+    if (acc >= half) {
+      raw = r.ratio;
+      break;
+    }
+  }
+  const trust = refDone / (refDone + PACE_PRIOR * ref.total);
+  return clamp(Math.exp(trust * Math.log(Math.max(raw, MIN_PACE))), MIN_PACE, MAX_PACE);
+}
+
 function against(ref: PreparedReference, run: RunSoFar, keys: readonly string[]): Against {
   const elapsed = Math.max(0, run.elapsed_sec);
   const positions = keys.map((key) => ref.index.get(key));
@@ -154,8 +196,7 @@ function against(ref: PreparedReference, run: RunSoFar, keys: readonly string[])
     if (p !== undefined) refDone += ref.slices[p]!;
   }
   const runStart = Math.min(run.tasks[matched]!.start_sec, elapsed);
-  const prior = PACE_PRIOR * ref.total;
-  const pace = clamp((runStart + prior) / (refDone + prior), MIN_PACE, MAX_PACE);
+  const pace = paceAgainst(ref, run, positions, matched, refDone);
   const slice = ref.slices[at]!;
   const inTask = elapsed - runStart;
   const leftInTask = Math.max(0, pace * slice - inTask);

@@ -64,14 +64,15 @@ describe("estimateProgress", () => {
   });
 
   it("scales the time left by the pace so far, damped towards the reference", () => {
-    // Twice as slow: task 6 started at 100 s instead of 50 s.
+    // Twice as slow: task 6 started at 100 s instead of 50 s. Every finished task took twice
+    // its slice; with 50 s of the reference's 100 done, the pace counts 50 / (50 + 30).
     const starts = Array.from({ length: 6 }, (_, i) => [`task ${i + 1}`, 20 * i] as [string, number]);
     const p = estimateProgress([prepareReference(tenTasks)], run(starts, 100));
-    // pace = (100 + 10) / (50 + 10) = 1.833: the rest, 50 s of reference, takes ~91.7 s.
-    expect(p.remaining_sec).toBeCloseTo((110 / 60) * 50, 2);
+    const slow = 2 ** (50 / 80);
+    expect(p.remaining_sec).toBeCloseTo(slow * 50, 2);
     expect(p.fraction).toBeCloseTo(0.5, 3);
 
-    // Faster: started task 6 at 25 s.
+    // Twice as fast: started task 6 at 25 s.
     const fast = estimateProgress(
       [prepareReference(tenTasks)],
       run(
@@ -79,12 +80,23 @@ describe("estimateProgress", () => {
         25,
       ),
     );
-    expect(fast.remaining_sec).toBeCloseTo((35 / 60) * 50, 2);
+    expect(fast.remaining_sec).toBeCloseTo(0.5 ** (50 / 80) * 50, 2);
   });
 
-  it("one slow task does not explode the estimate: the pace is bounded and the task's overrun is not scaled", () => {
-    // Task 1 took 200 s instead of 10: pace is capped at MAX_PACE (4)...
-    const p = estimateProgress(
+  it("one slow task does not explode the estimate", () => {
+    // Among tasks that took their time, one took ten times as long: the pace stays 1.
+    const starts: [string, number][] = [
+      ["task 1", 0],
+      ["task 2", 10],
+      ["task 3", 110],
+      ["task 4", 120],
+      ["task 5", 130],
+      ["task 6", 140],
+    ];
+    expect(estimateProgress([prepareReference(tenTasks)], run(starts, 140)).remaining_sec).toBeCloseTo(50, 3);
+    // The first task took 200 s instead of 10: the pace is damped (little of the run is done)
+    // and bounded by MAX_PACE (4).
+    const first = estimateProgress(
       [prepareReference(tenTasks)],
       run(
         [
@@ -94,8 +106,9 @@ describe("estimateProgress", () => {
         200,
       ),
     );
-    expect(p.remaining_sec).toBeLessThanOrEqual(4 * 90 + 1e-9);
-    // ...and time spent in a slow current task only uses up that task's share.
+    expect(first.remaining_sec).toBeCloseTo(20 ** (10 / 40) * 90, 2);
+    expect(first.remaining_sec).toBeLessThanOrEqual(4 * 90);
+    // Time spent in a slow current task only uses up that task's share.
     const stuck = estimateProgress(
       [prepareReference(tenTasks)],
       run(
