@@ -13,14 +13,15 @@
  * takes them): its events are cut at 25, 50 and 75 % of its duration (first task start to
  * playbook end), fed to the TaskStartTracker as the app would, and the estimate's time left is
  * compared with the time the run really had left. Printed beside it: a naive baseline, the
- * median duration of the history minus the elapsed time. Figures are printed, never asserted.
+ * median duration of the history minus the elapsed time. Then what it costs the app for a
+ * kubespray-size job (costSection). Figures are printed, never asserted.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parsePlayformEventLines, type PlayformEvent } from "../../server/recap/events";
+import { parsePlayformEvent, parsePlayformEventLines, type PlayformEvent } from "../../server/recap/events";
 import { estimateProgress, median, prepareReference, TaskStartTracker } from "../../server/recap/progress";
 import { timelineFromEvents } from "../../server/recap/timeline";
 
@@ -212,4 +213,59 @@ function main(): void {
   );
 }
 
+/**
+ * What one look costs the app for a kubespray-size job: 5 references of 600 tasks, a running
+ * job 300 tasks in whose ~20,000 events arrive in batches (the tracker is fed each batch once),
+ * then one estimate per watcher poll.
+ */
+function costSection(): void {
+  const TASKS = 600;
+  const HOSTS = 32;
+  const random = generator(7);
+  const events = (speed: number, upTo: number): PlayformEvent[] => {
+    const out: PlayformEvent[] = [{ v: 1, type: "play_start", ts: 0, name: "cluster", pattern: "all", batch: 1, strategy: "linear" }];
+    let t = 1;
+    for (let i = 0; i < upTo; i++) {
+      out.push({ v: 1, type: "task_start", ts: t, task: `u${i}`, name: `role${i % 40} : task ${i}`, kind: "task" });
+      for (let h = 0; h < HOSTS; h++) {
+        t += speed * 0.1 * (0.5 + random());
+        out.push({ v: 1, type: "task_result", ts: t, task: `u${i}`, host: `node${h}`, status: "ok", changed: false });
+        out.push({ v: 1, type: "item_result", ts: t, task: `u${i}`, host: `node${h}`, status: "ok", changed: false });
+      }
+    }
+    if (upTo === TASKS) out.push({ v: 1, type: "playbook_end", ts: t + 1, playbook: "cluster.yml" } as PlayformEvent);
+    return out;
+  };
+  // As stored: JSON, parsed and checked again when read (loadJobEvents).
+  const stored = [1, 1.1, 0.9, 1.2, 1].map((speed) => JSON.parse(JSON.stringify(events(speed, TASKS))) as unknown[]);
+  let started = performance.now();
+  const refs = stored.map((raw) =>
+    prepareReference(
+      timelineFromEvents(
+        raw.flatMap((e) => {
+          const parsed = parsePlayformEvent(e);
+          return parsed.kind === "event" ? [parsed.event] : [];
+        }),
+      ),
+    ),
+  );
+  const prepareMs = (performance.now() - started) / refs.length;
+  const live = events(1.05, TASKS / 2);
+  started = performance.now();
+  const tracker = new TaskStartTracker();
+  for (let i = 0; i < live.length; i += 200) tracker.feed(live.slice(i, i + 200));
+  const feedMs = performance.now() - started;
+  const LOOKS = 2000;
+  started = performance.now();
+  for (let i = 0; i < LOOKS; i++) estimateProgress(refs, { tasks: tracker.tasks(), elapsed_sec: tracker.eventSpan + 1 });
+  const lookMs = (performance.now() - started) / LOOKS;
+  console.log(
+    `\ncost (kubespray-size: ${TASKS}-task references, a running job at task ${tracker.taskCount} with ${live.length} events):`,
+    `\n  a reference (${stored[0]!.length} events parsed, its timeline built), once per finished job, then kept: ${prepareMs.toFixed(1)} ms`,
+    `\n  the running job's ${live.length} events fed to the tracker in batches of 200, once: ${feedMs.toFixed(1)} ms in all`,
+    `\n  one estimate against 5 references (each watcher's poll, events already fed): ${lookMs.toFixed(3)} ms`,
+  );
+}
+
 main();
+costSection();
