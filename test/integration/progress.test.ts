@@ -77,7 +77,18 @@ describe("GET /api/jobs/ID/progress", () => {
 
     // Third run, held at its third task: placed against the two earlier runs.
     const third = await launchHeld("third");
+    // Many watchers asking at once, before anyone asked about this job: they share one read of
+    // its events, none counts a task twice.
+    const deadline = Date.now() + 30_000;
+    while (!(await api.get(`/api/jobs/${third.id}/tasks`)).tasks.some((t: { name: string }) => t.name === "Hold until released")) {
+      if (Date.now() > deadline) throw new Error(`job ${third.id} never showed its hold task:\n${app.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const burst = await Promise.all(Array.from({ length: 8 }, () => api.get(`/api/jobs/${third.id}/progress`)));
+    for (const answer of burst) expect(answer.tasks_seen).toBeLessThanOrEqual(3);
     const held = await progressWhenHeld(third.id);
+    const again = await Promise.all(Array.from({ length: 8 }, () => api.get(`/api/jobs/${third.id}/progress`)));
+    expect(again.map((a) => a.tasks_seen)).toEqual(Array(8).fill(3));
     expect(held.status).toBe("running");
     expect(held.basis).toBe(2);
     expect(held.references).toEqual([second, first.id]);
