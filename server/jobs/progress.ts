@@ -40,6 +40,11 @@ export const PROGRESS_REFERENCE_RUNS = 5;
 const REFERENCE_LOOKBACK = 10;
 /** Finished jobs whose derived timeline stays in memory. */
 const FINISHED_CACHE_SIZE = 200;
+/**
+ * A running job that sent no event at all this long after it started has a runner without the
+ * callback plugin: it is placed by the time since it started instead.
+ */
+const NO_EVENTS_GRACE_SEC = 30;
 /** Running jobs whose task starts stay in memory (a job leaves it when it ends). */
 const RUNNING_CACHE_SIZE = 100;
 
@@ -150,6 +155,7 @@ interface ProgressState {
   formName: string;
   status: JobStatus;
   lastSeq: number;
+  startedAt: Date | null;
 }
 
 async function progressFrom(job: ProgressState, now: number): Promise<JobProgress> {
@@ -163,7 +169,9 @@ async function progressFrom(job: ProgressState, now: number): Promise<JobProgres
   // Time since the first task: the events' own clock up to the last event, then the app's
   // clock since that event was stored (the runner's clock may differ from the app's).
   const sinceStored = state.lastStoredAt === null ? 0 : Math.max(0, now - state.lastStoredAt) / 1000;
-  const elapsed = tracker.startedAt === null ? 0 : tracker.eventSpan + sinceStored;
+  let elapsed = tracker.startedAt === null ? 0 : tracker.eventSpan + sinceStored;
+  const sinceStart = job.startedAt === null ? 0 : Math.max(0, now - job.startedAt.getTime()) / 1000;
+  if (state.lastStoredAt === null && sinceStart > NO_EVENTS_GRACE_SEC) elapsed = sinceStart;
   const estimate = estimateProgress(
     references.map((r) => r.reference),
     { tasks: tracker.tasks(), elapsed_sec: elapsed },
