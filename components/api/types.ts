@@ -116,6 +116,8 @@ export interface JobPage {
   prevCursor: string | null;
 }
 
+export type { JobProgress } from "@/server/jobs/progress";
+
 export type { OutputLine, OutputMarker, OutputMarkerKind, OutputSearch, OutputTaskIndex, OutputWindow } from "@/server/jobs/output-types";
 
 export interface OutputPage {

@@ -3,11 +3,13 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { ABORTABLE_STATUSES, isFinalStatus, type Job } from "@/components/api/types";
+import { useJobProgress } from "@/components/hooks/use-job-progress";
 import { useNow } from "@/components/hooks/use-now";
 import { ButtonLink } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
 import { formatDateTime, formatDuration, formatWhen } from "@/components/ui/format";
 import { AbortButton } from "./abort-button";
+import { JobProgressRow } from "./job-progress";
 import { JobStatusBadge } from "./job-status-badge";
 
 function Meta({ label, children, mono, title }: { label: string; children: ReactNode; mono?: boolean; title?: string }) {
@@ -25,7 +27,9 @@ const muted = <span className="text-zinc-400">—</span>;
 
 export function JobHeader({ job }: { job: Job }) {
   const final = isFinalStatus(job.status);
-  const now = useNow(job.status === "running");
+  const running = job.status === "running";
+  const now = useNow(running);
+  const progress = useJobProgress(job.id, running);
   const exitTone = job.exitCode === null ? "" : job.exitCode === 0 ? "text-green-700" : "text-red-600";
 
   return (
@@ -93,6 +97,7 @@ export function JobHeader({ job }: { job: Job }) {
           </span>
         </Meta>
       </dl>
+      {running && <JobProgressRow progress={progress.data} ageSec={progress.dataUpdatedAt ? (now - progress.dataUpdatedAt) / 1000 : 0} />}
     </div>
   );
 }

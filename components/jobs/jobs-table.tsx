@@ -2,13 +2,21 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { isFinalStatus, type Job } from "@/components/api/types";
+import { isFinalStatus, type Job, type JobProgress } from "@/components/api/types";
+import { useJobsProgress } from "@/components/hooks/use-job-progress";
 import { useNow } from "@/components/hooks/use-now";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { formatDateTime, formatDuration, formatTimestamp } from "@/components/ui/format";
+import { JobProgressCell } from "./job-progress";
 import { JobStatusBadge } from "./job-status-badge";
 
-function jobColumns(now: number): Column<Job>[] {
+/** Running jobs' progress by job id, and how many seconds old the answer is. */
+interface RowProgress {
+  byJob: Map<number, JobProgress>;
+  ageSec: number;
+}
+
+function jobColumns(now: number, progress: RowProgress): Column<Job>[] {
   return [
     {
       key: "id",
@@ -20,7 +28,19 @@ function jobColumns(now: number): Column<Job>[] {
       ),
     },
     { key: "form", header: "Form", className: "font-medium text-zinc-900", cell: (job) => job.form },
-    { key: "status", header: "Status", cell: (job) => <JobStatusBadge status={job.status} /> },
+    {
+      key: "status",
+      header: "Status",
+      cell: (job) => {
+        const p = job.status === "running" ? progress.byJob.get(job.id) : undefined;
+        return (
+          <>
+            <JobStatusBadge status={job.status} />
+            {p && <JobProgressCell progress={p} ageSec={progress.ageSec} />}
+          </>
+        );
+      },
+    },
     { key: "user", header: "User", className: "text-zinc-700", cell: (job) => job.user },
     {
       key: "runner",
@@ -50,11 +70,18 @@ export function JobsTable({ jobs }: { jobs: Job[] }) {
   const router = useRouter();
   // Running rows show a live duration.
   const now = useNow(jobs.some((job) => !isFinalStatus(job.status)));
+  // One request for the progress of every running row.
+  const runningIds = jobs.filter((job) => job.status === "running").map((job) => job.id);
+  const progress = useJobsProgress(runningIds);
+  const rowProgress: RowProgress = {
+    byJob: new Map((progress.data ?? []).map((p) => [p.job, p])),
+    ageSec: progress.dataUpdatedAt ? (now - progress.dataUpdatedAt) / 1000 : 0,
+  };
   return (
     <DataTable
       testId="jobs-table"
       rows={jobs}
-      columns={jobColumns(now)}
+      columns={jobColumns(now, rowProgress)}
       cellClassName="px-3 py-2 whitespace-nowrap"
       row={(job) => ({
         key: job.id,

@@ -174,6 +174,19 @@ export async function jobEvents(jobId: number): Promise<unknown[]> {
   return rows.flatMap((r) => (Array.isArray(r.data) ? (r.data as unknown[]) : []));
 }
 
+/**
+ * A job's event chunks stored after seq `afterSeq`, in order, each with when it was stored (the
+ * app's clock): a running job's progress reads only what is new since its last look.
+ */
+export async function listEventChunksAfter(jobId: number, afterSeq: number): Promise<{ seq: number; events: unknown[]; storedAt: Date }[]> {
+  const rows = await getDb().jobChunk.findMany({
+    where: { jobId, kind: "events", seq: { gt: afterSeq } },
+    orderBy: { seq: "asc" },
+    select: { seq: true, data: true, createdAt: true },
+  });
+  return rows.map((r) => ({ seq: r.seq, events: Array.isArray(r.data) ? (r.data as unknown[]) : [], storedAt: r.createdAt }));
+}
+
 /** A newly stored item, with its line fields when it is output (what a follower is sent). */
 export type StoredItem = JobItem & { firstLine?: number; lineCount?: number };
 

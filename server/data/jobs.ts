@@ -313,6 +313,33 @@ export async function listLatestJobsOfForm(
   });
 }
 
+/**
+ * The last `limit` successful jobs of a form before job `beforeId`, newest first, with the seq
+ * of their last stored item (a late item changes it, so what was derived from them is stale).
+ */
+export async function listSuccessfulRunsOfFormBefore(
+  formName: string,
+  beforeId: number,
+  limit: number,
+): Promise<{ id: number; lastSeq: number }[]> {
+  return getDb().job.findMany({
+    where: { formName, id: { lt: beforeId }, status: "success" },
+    orderBy: { id: "desc" },
+    take: limit,
+    select: { id: true, lastSeq: true },
+  });
+}
+
+/** Status, form and last stored seq of jobs (those that exist), for the job list's progress. */
+export async function listJobProgressStates(
+  ids: readonly number[],
+): Promise<{ id: number; formName: string; status: JobStatus; lastSeq: number; startedAt: Date | null; finishedAt: Date | null }[]> {
+  return getDb().job.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, formName: true, status: true, lastSeq: true, startedAt: true, finishedAt: true },
+  });
+}
+
 /** A job's status and cached recap (see jobs/recap-cache.ts), or null when there is no such job. */
 export async function findCachedRecap(
   jobId: number,

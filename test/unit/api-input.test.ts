@@ -9,6 +9,7 @@ import { checkJsonText, decodeUtf8, formatBytes } from "@/server/api/body";
 import { parseTrustProxy, resolveClientAddress } from "@/server/api/client-address";
 import { errorBody, zodMessage } from "@/server/api/errors";
 import { isApiPath, isCanonicalApiPath } from "@/server/api/http-entry";
+import { parseIdListParam } from "@/server/api/id-list";
 import { parseJobId } from "@/server/api/route";
 import { RecentEvents, addressKey } from "@/server/auth/throttle";
 import { DomainError } from "@/server/errors";
@@ -22,6 +23,34 @@ function thrown(run: () => unknown): DomainError {
   }
   throw new Error("nothing thrown");
 }
+
+describe("a list of job ids in a query parameter", () => {
+  const ids = (query: string) => parseIdListParam(new Request(`http://x/api/jobs/progress${query}`), "ids", 3);
+
+  it("reads comma-separated decimal ids", () => {
+    expect(ids("?ids=12")).toEqual([12]);
+    expect(ids("?ids=1,%2015,2147483647")).toEqual([1, 15, 2147483647]);
+  });
+
+  it("refuses anything else with a 400 that names the parameter", () => {
+    for (const query of [
+      "",
+      "?ids=",
+      "?ids=abc",
+      "?ids=1,,2",
+      "?ids=0",
+      "?ids=01",
+      "?ids=-1",
+      "?ids=1e3",
+      "?ids=2147483648",
+      "?ids=1,2,3,4",
+    ]) {
+      const error = thrown(() => ids(query));
+      expect(error.code, query).toBe("bad_request");
+      expect(error.message, query).toMatch(/^ids: /);
+    }
+  });
+});
 
 describe("paths and ids", () => {
   it("tells canonical API paths from the rest", () => {
