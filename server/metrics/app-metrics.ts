@@ -97,7 +97,7 @@ export class AppMetrics {
       async collect() {
         this.reset();
         const jobs = await jobsSnapshot();
-        if (jobs) this.set(jobs.byStatus.queued ?? 0);
+        this.set(jobs ? (jobs.byStatus.queued ?? 0) : NaN);
       },
     });
     new Gauge({
@@ -107,7 +107,8 @@ export class AppMetrics {
       async collect() {
         this.reset();
         const jobs = await jobsSnapshot();
-        if (jobs) this.set(jobs.oldestQueuedAt ? Math.max(0, (Date.now() - jobs.oldestQueuedAt.getTime()) / 1000) : 0);
+        if (!jobs) this.set(NaN);
+        else this.set(jobs.oldestQueuedAt ? Math.max(0, (Date.now() - jobs.oldestQueuedAt.getTime()) / 1000) : 0);
       },
     });
     new Gauge({
@@ -175,8 +176,9 @@ export class AppMetrics {
 
   /**
    * The database's part of a scrape, read once for the gauges that share it (they collect
-   * concurrently). A failed read is logged and leaves those gauges without series, rather than
-   * failing the whole scrape or repeating the last values as if they were current.
+   * concurrently). A failed read is logged; playform_jobs then has no series and the queue
+   * gauges say NaN (an unlabelled gauge always has its one series), rather than failing the
+   * whole scrape or repeating old values as if they were current.
    */
   private jobsSnapshot(): Promise<JobsSnapshot | null> {
     const read = this.sources.jobs;
