@@ -19,6 +19,22 @@ module.exports = {
       to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/recap/" },
     },
     {
+      name: "metrics-is-a-leaf",
+      comment:
+        "server/metrics holds the app's Prometheus registry; what it reads at scrape time is handed in by the custom server, so it imports nothing of the project.",
+      severity: "error",
+      from: { path: "^server/metrics/" },
+      to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/metrics/" },
+    },
+    {
+      name: "metrics-only-at-the-edges",
+      comment:
+        "Only the custom server, the hubs and the HTTP edge observe metrics; domain and data code (also bundled into route handlers) report through callbacks the custom server gives them.",
+      severity: "error",
+      from: { path: "^server/", pathNot: "^server/(metrics/|hub/|api/|index\\.ts)" },
+      to: { path: "^server/metrics/" },
+    },
+    {
       name: "rte-imports-only-its-contract",
       comment: "The RTE is a separate process on another machine: it may use only protocol, recap and security.",
       severity: "error",

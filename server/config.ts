@@ -48,6 +48,16 @@ const appEnvSchema = z.object({
     .transform((s) => s.trim())
     .pipe(z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"))
     .optional(),
+  /**
+   * When set, GET /metrics needs `Authorization: Bearer <this>`; unset (or empty), /metrics is
+   * open and belongs inside the cluster only. Trimmed like ENCRYPTION_SECRET (a mounted Secret's
+   * trailing newline).
+   */
+  PLAYFORM_METRICS_TOKEN: z
+    .string()
+    .transform((s) => s.trim() || undefined)
+    .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
+    .optional(),
 });
 
 export type AppConfig = z.infer<typeof appEnvSchema>;

@@ -19,8 +19,11 @@ import { RteHub } from "./hub/rte-hub";
 import type { JobUpdatePublisher } from "./hub/job-updates";
 import { UiHub } from "./hub/ui-hub";
 import { openJobUpdateBus } from "./data/job-update-bus";
+import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs";
 import { Dispatcher } from "./jobs/dispatcher";
-import { JobLifecycle } from "./jobs/lifecycle";
+import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
+import { appMetrics } from "./metrics/app-metrics";
+import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
 import { LocalRte, keepAppDataPrivate, localRteDirs, readLocalToken, writeLocalToken } from "./local-rte";
 import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
@@ -35,6 +38,16 @@ function rteEntry(): string[] {
   const self = fileURLToPath(import.meta.url);
   if (self.endsWith(".js")) return [process.execPath, path.join(path.dirname(self), "rte.js")];
   return [process.execPath, "--import", "tsx", path.join(path.dirname(self), "rte", "entry.ts")];
+}
+
+/** A job a runner took: how long it waited since it joined the queue. */
+async function observeLaunchToStart(jobId: number, at: Date): Promise<void> {
+  try {
+    const queuedAt = await findJobQueuedAt(jobId);
+    if (queuedAt) appMetrics().launchToStart.observe(Math.max(0, at.getTime() - queuedAt.getTime()) / 1000);
+  } catch (error) {
+    console.error(`[metrics] job ${jobId}: reading when it was queued failed:`, error);
+  }
 }
 
 async function main(): Promise<void> {
@@ -60,8 +73,12 @@ async function main(): Promise<void> {
   const app = next({ dev, dir: process.cwd(), hostname: config.HOST, port: config.PORT });
   await app.prepare();
   const handle = app.getRequestHandler();
-  // Before Next: the client's address for throttling, and a JSON 404 for non-canonical API paths.
-  const server = http.createServer(httpEntry(handle, { trustedProxies }));
+  const metrics = appMetrics();
+  // Before Next: the client's address for throttling, a JSON 404 for non-canonical API paths,
+  // /metrics, and the HTTP metrics of every request.
+  const server = http.createServer(
+    httpEntry(handle, { trustedProxies, ownRoutes: { [METRICS_PATH]: metricsEndpoint(metrics, config.PLAYFORM_METRICS_TOKEN) } }),
+  );
   const io = new SocketServer(server, { maxHttpBufferSize: 16 * 1024 * 1024, serveClient: false });
   // With PostgreSQL several app nodes may serve one job's followers: news goes through NOTIFY.
   const bus = await openJobUpdateBus(config.DATABASE_URL);
@@ -70,9 +87,21 @@ async function main(): Promise<void> {
   const publish: JobUpdatePublisher = (update) => uiHub.publish(update);
   // The dispatcher needs the lifecycle and the lifecycle wakes the dispatcher; nothing changes
   // a job before the server listens, by when `dispatcher` below exists.
-  const jobs = new JobLifecycle({ publish, wakeDispatcher: () => dispatcher.kick() });
+  const jobs = new JobLifecycle({
+    publish,
+    wakeDispatcher: () => dispatcher.kick(),
+    onRunning: (jobId, at) => void observeLaunchToStart(jobId, at),
+  });
   const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish, { heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS });
   hub.attach(io);
+  metrics.setSources({
+    jobs: async () => {
+      const [counts, oldest] = await Promise.all([countJobsByStatus(), oldestQueuedAt()]);
+      return { byStatus: Object.fromEntries(JOB_STATUSES.map((status) => [status, counts[status] ?? 0])), oldestQueuedAt: oldest };
+    },
+    runnerInstances: () => hub.instancesByRunner(),
+    ui: () => uiHub.connections(),
+  });
   const dispatcher = new Dispatcher(hub, jobs, {
     queueMinutes: config.RTE_QUEUE_MINUTES,
     heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS,

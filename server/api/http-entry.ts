@@ -12,10 +12,14 @@
  * - A response that ends before its request body was read (a body refused for its size or
  *   type) gets the rest of the body drained for a short while, then the connection is closed,
  *   so the client reads the answer and a refused upload holds neither memory nor the socket.
+ * - Paths the custom server answers itself (`ownRoutes`: /metrics) never reach Next.
+ * - Every request's duration goes to the HTTP histogram of the metrics, labelled by its
+ *   Next.js route pattern (server/metrics/route-pattern.ts), never by its raw path.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from "./client-address";
 import { errorBody } from "./errors";
+import { appMetrics } from "../metrics/app-metrics";
 
 /** How long the rest of a refused body is read and discarded before the connection is closed. */
 const DRAIN_MS = 2_000;
@@ -23,6 +27,8 @@ const DRAIN_MS = 2_000;
 export interface HttpEntryOptions {
   /** Reverse proxies in front of the app whose X-Forwarded-For is believed (PLAYFORM_TRUST_PROXY). */
   trustedProxies: number;
+  /** Exact paths answered here instead of by Next (its own label in the HTTP metrics). */
+  ownRoutes?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
 }
 
 /**
@@ -86,15 +92,23 @@ export function httpEntry(
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
   options: HttpEntryOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  const metrics = appMetrics();
   return (req, res) => {
+    const arrived = process.hrtime.bigint();
     delete req.headers[CLIENT_ADDRESS_HEADER];
     req.headers[CLIENT_ADDRESS_HEADER] = resolveClientAddress(
       req.socket.remoteAddress,
       req.headers["x-forwarded-for"],
       options.trustedProxies,
     );
-    res.once("finish", () => drainRefusedBody(req));
     const path = rawPath(req.url ?? "/");
+    const own = Object.hasOwn(options.ownRoutes ?? {}, path) ? options.ownRoutes![path] : undefined;
+    res.once("finish", () => {
+      drainRefusedBody(req);
+      const seconds = Number(process.hrtime.bigint() - arrived) / 1e9;
+      metrics.observeHttpRequest(req.method, own ? path : metrics.routeOf(path), res.statusCode, seconds);
+    });
+    if (own) return own(req, res);
     if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
     void handle(req, res);
   };

@@ -395,3 +395,28 @@ export async function setRunningJobStartedAt(jobId: number, at: Date): Promise<b
   const result = await getDb().job.updateMany({ where: { id: jobId, status: "running" }, data: { startedAt: at } });
   return result.count > 0;
 }
+
+/**
+ * How many jobs are in each status (statuses without jobs are left out): one grouped count,
+ * which the status index answers without reading the jobs. For the metrics' scrape.
+ */
+export async function countJobsByStatus(): Promise<Partial<Record<JobStatus, number>>> {
+  const rows = await getDb().job.groupBy({ by: ["status"], _count: { _all: true } });
+  return Object.fromEntries(rows.map((row) => [row.status, row._count._all]));
+}
+
+/** When the job that has waited longest in the queue joined it; null with an empty queue. */
+export async function oldestQueuedAt(): Promise<Date | null> {
+  const job = await getDb().job.findFirst({
+    where: { status: "queued", queuedAt: { not: null } },
+    orderBy: { queuedAt: "asc" },
+    select: { queuedAt: true },
+  });
+  return job?.queuedAt ?? null;
+}
+
+/** When a job joined the queue (null: no such job, or it never did). */
+export async function findJobQueuedAt(jobId: number): Promise<Date | null> {
+  const job = await getDb().job.findUnique({ where: { id: jobId }, select: { queuedAt: true } });
+  return job?.queuedAt ?? null;
+}

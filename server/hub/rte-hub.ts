@@ -26,6 +26,7 @@ import { storeRteItems, storedOutput } from "../jobs/output";
 import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
 import { manifestSchema } from "../jobs/manifest-schema";
 import type { JobUpdatePublisher } from "./job-updates";
+import { appMetrics } from "../metrics/app-metrics";
 
 export interface RunnerLink {
   socket: Socket;
@@ -127,8 +128,12 @@ export class RteHub {
     console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} connected (capacity ${link.capacity})`);
 
     socket.on(RteEvents.items, (payload: unknown, ack?: (answer: ItemsAck) => void) => {
+      const received = performance.now();
       void this.onItems(link, payload).then(
-        (answer) => ack?.(answer),
+        (answer) => {
+          ack?.(answer);
+          appMetrics().batchAck.observe((performance.now() - received) / 1000);
+        },
         (error: unknown) => console.error(`[rte-hub] storing items from ${link.runnerName} failed:`, error),
       );
     });
@@ -182,6 +187,7 @@ export class RteHub {
     }
     const fresh = await storeRteItems(jobId, items);
     if (fresh.length > 0) this.batchesStored++;
+    appMetrics().observeStored(fresh);
     if (fresh.some((i) => i.kind === "output" || i.kind === "log")) {
       const stored = storedOutput(fresh) ?? undefined;
       this.publish({ jobId, output: true, status: false, seq: Math.max(...fresh.map((i) => i.seq)), stored });
@@ -303,6 +309,15 @@ export class RteHub {
     return [...this.links.values()]
       .filter((l) => l.runnerId === runnerId && l.socket.connected && !l.draining && l.running.size < l.capacity)
       .sort((a, b) => a.running.size / a.capacity - b.running.size / b.capacity);
+  }
+
+  /** Connected instances on this node by runner name (for the metrics). */
+  instancesByRunner(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const link of this.links.values()) {
+      if (link.socket.connected) counts.set(link.runnerName, (counts.get(link.runnerName) ?? 0) + 1);
+    }
+    return counts;
   }
 
   linkRunning(jobId: number): RunnerLink | undefined {

@@ -146,6 +146,13 @@ export class UiHub {
     for (const follower of feed.followers) if (!follower.inRoom) this.catchUp(follower);
   }
 
+  /** Browser sockets on this node's /ui namespace, and the jobs they follow (one per socket and job). */
+  connections(): { connections: number; followers: number } {
+    let followers = 0;
+    for (const feed of this.feeds.values()) followers += feed.followers.size;
+    return { connections: this.namespace?.sockets.size ?? 0, followers };
+  }
+
   private feedFor(jobId: number): JobFeed {
     const existing = this.feeds.get(jobId);
     if (existing) return existing;

@@ -72,6 +72,8 @@ export interface JobLifecycleDeps {
   publish: JobUpdatePublisher;
   /** Asks this node's dispatcher for a pass now, instead of at its next tick. */
   wakeDispatcher: () => void;
+  /** A job moved to running (a runner took it) at `at`: for the metrics' launch-to-start latency. */
+  onRunning?: (jobId: number, at: Date) => void;
 }
 
 export class JobLifecycle {
@@ -179,6 +181,7 @@ export class JobLifecycle {
     if (!(await transitionJob(jobId, sources, to, { ...stamps, ...fields }, onInstance))) return false;
     this.announce(jobId);
     if (to === "queued") this.deps.wakeDispatcher();
+    if (to === "running") this.deps.onRunning?.(jobId, now);
     return true;
   }
 

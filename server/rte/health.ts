@@ -1,11 +1,51 @@
 /**
  * The RTE's own HTTP endpoints for its orchestrator: /live (the process answers), /ready
- * (connected to the app and not draining) and /metrics (Prometheus text format).
+ * (connected to the app and not draining) and /metrics (Prometheus text format, prom-client:
+ * the names below under the `playform_` prefix, plus Node's default process metrics).
  */
 import http from "node:http";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { RteAgent } from "./agent";
 
+const PREFIX = "playform_";
+
+/** The RTE's registry: every value is read from the agent at scrape time. */
+export function rteMetrics(
+  agent: Pick<RteAgent, "connected" | "runningCount" | "spooledItems" | "draining" | "counters">,
+  capacity: number,
+): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  const gauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name: `${PREFIX}${name}`,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  gauge("rte_connected", "1 while the socket to the app is open.", () => (agent.connected ? 1 : 0));
+  gauge("rte_jobs_running", "Playbooks running now.", () => agent.runningCount);
+  gauge("rte_capacity", "Jobs this instance runs at once (RTE_MAX_JOBS).", () => capacity);
+  gauge("rte_spool_items", "Items written to the spool and not yet acknowledged by the app.", () => agent.spooledItems);
+  gauge("rte_draining", "1 while draining after SIGTERM.", () => (agent.draining ? 1 : 0));
+  new Counter({
+    name: `${PREFIX}rte_jobs_total`,
+    help: "Jobs by outcome since start.",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+    collect() {
+      // The agent counts; the counter shows its totals as they are now.
+      this.reset();
+      for (const [outcome, n] of Object.entries(agent.counters)) this.inc({ outcome }, n);
+    },
+  });
+  return registry;
+}
+
 export function startHealthServer(agent: RteAgent, port: number, capacity: number): Promise<http.Server> {
+  const registry = rteMetrics(agent, capacity);
   const server = http.createServer((req, res) => {
     const url = req.url?.split("?")[0];
     if (url === "/live") return send(res, 200, "text/plain", "ok\n");
@@ -14,27 +54,14 @@ export function startHealthServer(agent: RteAgent, port: number, capacity: numbe
       return send(res, ready ? 200 : 503, "text/plain", ready ? "ready\n" : agent.draining ? "draining\n" : "not connected\n");
     }
     if (url === "/metrics") {
-      const lines = [
-        "# HELP playform_rte_connected 1 while the socket to the app is open.",
-        "# TYPE playform_rte_connected gauge",
-        `playform_rte_connected ${agent.connected ? 1 : 0}`,
-        "# HELP playform_rte_jobs_running Playbooks running now.",
-        "# TYPE playform_rte_jobs_running gauge",
-        `playform_rte_jobs_running ${agent.runningCount}`,
-        "# HELP playform_rte_capacity Jobs this instance runs at once (RTE_MAX_JOBS).",
-        "# TYPE playform_rte_capacity gauge",
-        `playform_rte_capacity ${capacity}`,
-        "# HELP playform_rte_spool_items Items written to the spool and not yet acknowledged by the app.",
-        "# TYPE playform_rte_spool_items gauge",
-        `playform_rte_spool_items ${agent.spooledItems}`,
-        "# HELP playform_rte_draining 1 while draining after SIGTERM.",
-        "# TYPE playform_rte_draining gauge",
-        `playform_rte_draining ${agent.draining ? 1 : 0}`,
-        "# HELP playform_rte_jobs_total Jobs by outcome since start.",
-        "# TYPE playform_rte_jobs_total counter",
-        ...Object.entries(agent.counters).map(([outcome, n]) => `playform_rte_jobs_total{outcome="${outcome}"} ${n}`),
-      ];
-      return send(res, 200, "text/plain; version=0.0.4", lines.join("\n") + "\n");
+      registry.metrics().then(
+        (text) => send(res, 200, registry.contentType, text),
+        (error: unknown) => {
+          console.error("[rte] collecting metrics failed:", error);
+          send(res, 500, "text/plain", "collecting the metrics failed\n");
+        },
+      );
+      return;
     }
     send(res, 404, "text/plain", "not found\n");
   });

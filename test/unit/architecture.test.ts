@@ -26,6 +26,7 @@ const TREE: Record<string, string> = {
   "server/protocol/messages.ts": "export const V = 1;\n",
   "server/security/mask.ts": "export const mask = 1;\n",
   "components/ui/button.tsx": "export const Button = 1;\n",
+  "server/metrics/registry.ts": "export const registry = 1;\n",
 
   // Allowed imports, one per layer: none of these may be reported.
   "server/rte/agent.ts":
@@ -48,6 +49,9 @@ const TREE: Record<string, string> = {
   "components/jobs/bad.tsx": 'import { jobs } from "../../server/data/jobs";\nexport const b = jobs;\n',
   "server/forms/cycle-a.ts": 'import { b } from "./cycle-b";\nexport const a = () => b;\n',
   "server/forms/cycle-b.ts": 'import { a } from "./cycle-a";\nexport const b = () => a;\n',
+  "server/hub/rte.ts": 'import { registry } from "../metrics/registry";\nexport const h = registry;\n',
+  "server/metrics/bad.ts": 'import { jobs } from "../data/jobs";\nexport const b = jobs;\n',
+  "server/jobs/metered.ts": 'import { registry } from "../metrics/registry";\nexport const b = registry;\n',
   "server/forms/typo.ts": 'import { x } from "./does-not-exist";\nexport const t = x;\n',
 };
 
@@ -57,6 +61,8 @@ const EXPECTED = [
   "database-drivers-only-in-data: server/jobs/uses-pg.ts -> node_modules/pg",
   "database-handle-only-in-data: server/jobs/uses-db.ts -> server/data/db.ts",
   "http-only-at-the-edge: server/jobs/http.ts -> server/api/errors.ts",
+  "metrics-is-a-leaf: server/metrics/bad.ts -> server/data/jobs.ts",
+  "metrics-only-at-the-edges: server/jobs/metered.ts -> server/metrics/registry.ts",
   "no-circular: server/forms/cycle-a.ts -> server/forms/cycle-b.ts",
   "not-to-unresolvable: server/forms/typo.ts -> ./does-not-exist",
   "protocol-is-a-leaf: server/protocol/bad.ts -> server/jobs/plan.ts",

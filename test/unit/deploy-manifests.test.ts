@@ -39,6 +39,13 @@ describe("deploy/kubernetes/rte.yaml", () => {
     expect(container.command).toEqual(["node", "dist/rte.js"]);
   });
 
+  it("is scraped by Prometheus on its health port", () => {
+    const annotations = statefulSet.spec.template.metadata.annotations;
+    expect(annotations["prometheus.io/scrape"]).toBe("true");
+    expect(annotations["prometheus.io/path"]).toBe("/metrics");
+    expect(container.ports).toContainEqual({ name: "health", containerPort: Number(annotations["prometheus.io/port"]) });
+  });
+
   it("runs as root only to start playbooks as another user: no escalation, every other capability dropped", () => {
     expect(container.securityContext.runAsUser).toBe(0);
     expect(container.securityContext.allowPrivilegeEscalation).toBe(false);
@@ -57,5 +64,12 @@ describe("deploy/kubernetes/app.yaml", () => {
     expect(container.env).toContainEqual({ name: "PLAYFORM_LOCAL_RTE", value: "false" });
     expect(container.readinessProbe.httpGet.path).toBe("/api/ready");
     expect(container.livenessProbe.httpGet.path).toBe("/api/live");
+  });
+
+  it("is scraped by Prometheus on its HTTP port", () => {
+    const annotations = deployment.spec.template.metadata.annotations;
+    expect(annotations["prometheus.io/scrape"]).toBe("true");
+    expect(annotations["prometheus.io/path"]).toBe("/metrics");
+    expect(container.ports).toContainEqual({ name: "http", containerPort: Number(annotations["prometheus.io/port"]) });
   });
 });
