@@ -19,12 +19,20 @@ module.exports = {
       to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/recap/" },
     },
     {
+      name: "logging-is-a-leaf",
+      comment:
+        "server/logging (pino, the request context, masking of log lines) is used by every server layer and the RTE: it imports only the masker of server/security.",
+      severity: "error",
+      from: { path: "^server/logging/" },
+      to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/(logging|security)/" },
+    },
+    {
       name: "metrics-is-a-leaf",
       comment:
         "server/metrics holds the app's Prometheus registry; what it reads at scrape time is handed in by the custom server, so it imports nothing of the project.",
       severity: "error",
       from: { path: "^server/metrics/" },
-      to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/metrics/" },
+      to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/(metrics|logging)/" },
     },
     {
       name: "metrics-only-at-the-edges",
@@ -36,10 +44,10 @@ module.exports = {
     },
     {
       name: "rte-imports-only-its-contract",
-      comment: "The RTE is a separate process on another machine: it may use only protocol, recap and security.",
+      comment: "The RTE is a separate process on another machine: it may use only protocol, recap, security and logging.",
       severity: "error",
       from: { path: "^server/rte/" },
-      to: { path: "^(app|components|server|scripts)/", pathNot: "^server/(rte|protocol|recap|security)/" },
+      to: { path: "^(app|components|server|scripts)/", pathNot: "^server/(rte|protocol|recap|security|logging)/" },
     },
     {
       name: "database-drivers-only-in-data",
@@ -69,7 +77,7 @@ module.exports = {
       from: { path: "^server/data/" },
       to: {
         path: "^(app|components|server)/",
-        pathNot: "^server/(data|protocol|security|recap|errors\\.ts)",
+        pathNot: "^server/(data|protocol|security|recap|logging|errors\\.ts)",
         dependencyTypesNot: ["type-only"],
       },
     },

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { databaseFilesDir, providerFromUrl } from "./data/database-url";
 import { MIN_HEARTBEAT_TIMEOUT_SECONDS } from "./jobs/heartbeat";
 import type { EncryptionSecretSource } from "./security/encryption-secret";
+import { LOG_FORMATS, LOG_LEVELS } from "./logging/logger";
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
 
@@ -57,6 +58,20 @@ const appEnvSchema = z.object({
     .string()
     .transform((s) => s.trim() || undefined)
     .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
+    .optional(),
+  /** trace, debug, info (default), warn, error, fatal: the least severe lines written (README, "Logs"). */
+  LOG_LEVEL: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }))
+    .default("info"),
+  /** json or pretty; unset: pretty when stdout is a terminal, JSON lines otherwise. */
+  LOG_FORMAT: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(", ")}, or unset` }))
     .optional(),
 });
 

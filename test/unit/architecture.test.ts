@@ -27,10 +27,13 @@ const TREE: Record<string, string> = {
   "server/security/mask.ts": "export const mask = 1;\n",
   "components/ui/button.tsx": "export const Button = 1;\n",
   "server/metrics/registry.ts": "export const registry = 1;\n",
+  "server/logging/logger.ts": 'import { mask } from "../security/mask";\nexport const logger = mask;\n',
 
   // Allowed imports, one per layer: none of these may be reported.
   "server/rte/agent.ts":
-    'import { V } from "../protocol/messages";\nimport { mask } from "../security/mask";\nexport const a = V + mask;\n',
+    'import { V } from "../protocol/messages";\nimport { mask } from "../security/mask";\nimport { logger } from "../logging/logger";\nexport const a = V + mask + logger;\n',
+  "server/data/users.ts": 'import { logger } from "../logging/logger";\nexport const u = logger;\n',
+  "server/metrics/endpoint.ts": 'import { logger } from "../logging/logger";\nexport const e = logger;\n',
   "server/jobs/launch.ts":
     'import { jobs } from "../data/jobs";\nimport { DomainError } from "../errors";\nexport const l = [jobs, DomainError];\n',
   "components/jobs/view.tsx":
@@ -52,6 +55,7 @@ const TREE: Record<string, string> = {
   "server/hub/rte.ts": 'import { registry } from "../metrics/registry";\nexport const h = registry;\n',
   "server/metrics/bad.ts": 'import { jobs } from "../data/jobs";\nexport const b = jobs;\n',
   "server/jobs/metered.ts": 'import { registry } from "../metrics/registry";\nexport const b = registry;\n',
+  "server/logging/bad.ts": 'import { jobs } from "../data/jobs";\nexport const b = jobs;\n',
   "server/forms/typo.ts": 'import { x } from "./does-not-exist";\nexport const t = x;\n',
 };
 
@@ -61,6 +65,7 @@ const EXPECTED = [
   "database-drivers-only-in-data: server/jobs/uses-pg.ts -> node_modules/pg",
   "database-handle-only-in-data: server/jobs/uses-db.ts -> server/data/db.ts",
   "http-only-at-the-edge: server/jobs/http.ts -> server/api/errors.ts",
+  "logging-is-a-leaf: server/logging/bad.ts -> server/data/jobs.ts",
   "metrics-is-a-leaf: server/metrics/bad.ts -> server/data/jobs.ts",
   "metrics-only-at-the-edges: server/jobs/metered.ts -> server/metrics/registry.ts",
   "no-circular: server/forms/cycle-a.ts -> server/forms/cycle-b.ts",
