@@ -19,6 +19,9 @@ import { DomainError } from "./errors";
 import { createCredentialSchema } from "./credentials/kinds";
 import { createCredential, credentialExists } from "./credentials/store";
 import { loadAppConfig, type AppConfig } from "./config";
+import { loggerFor } from "./logging/logger";
+
+const log = loggerFor({ component: "forms" });
 
 export async function ensureAdmin(config: AppConfig, log: (line: string) => void): Promise<void> {
   const existing = await findUserByUsername("admin");
@@ -59,8 +62,8 @@ export async function importForms(config: AppConfig, log: (line: string) => void
  */
 export async function reimportForms(admin: PublicUser): Promise<{ folder: string; imported: string[]; errors: string[] }> {
   const config = loadAppConfig();
-  const result = await importForms(config, (line) => console.log(`[forms] ${line} (asked by ${admin.username})`));
-  await ensureDemoVaultCredential((line) => console.log(`[forms] ${line}`));
+  const result = await importForms(config, (line) => log().info(`${line} (asked by ${admin.username})`));
+  await ensureDemoVaultCredential((line) => log().info(line));
   return { folder: config.PLAYFORM_FORMS_DIR, ...result };
 }
 

@@ -28,9 +28,19 @@ import { LocalRte, keepAppDataPrivate, localRteDirs, readLocalToken, writeLocalT
 import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
 import { playformRuntime } from "./runtime";
+import { initLogging, logger, logSettings, maskInLogs } from "./logging/logger";
 
 function log(line: string): void {
-  process.stdout.write(`[playform] ${line}\n`);
+  logger().info(line);
+}
+
+/** The password in a database URL (postgresql://user:password@host/db), if any. */
+function databasePassword(url: string): string | null {
+  try {
+    return decodeURIComponent(new URL(url).password) || null;
+  } catch {
+    return null;
+  }
 }
 
 /** How to start an RTE process from here: the built bundle in production, tsx from source. */
@@ -46,12 +56,23 @@ async function observeLaunchToStart(jobId: number, at: Date): Promise<void> {
     const queuedAt = await findJobQueuedAt(jobId);
     if (queuedAt) appMetrics().launchToStart.observe(Math.max(0, at.getTime() - queuedAt.getTime()) / 1000);
   } catch (error) {
-    console.error(`[metrics] job ${jobId}: reading when it was queued failed:`, error);
+    logger({ component: "metrics", jobId }).error({ err: error }, `job ${jobId}: reading when it was queued failed`);
   }
 }
 
 async function main(): Promise<void> {
   const config = loadAppConfig();
+  initLogging({
+    ...logSettings({ LOG_LEVEL: config.LOG_LEVEL, LOG_FORMAT: config.LOG_FORMAT }),
+    base: { source: "app", node: config.PLAYFORM_NODE_ID },
+  });
+  // Never written, whatever line they would end up in (README, "Logs").
+  maskInLogs([
+    config.PLAYFORM_ADMIN_PASSWORD,
+    config.ENCRYPTION_SECRET,
+    config.PLAYFORM_METRICS_TOKEN,
+    databasePassword(config.DATABASE_URL),
+  ]);
   const trustedProxies = parseTrustProxy(process.env.PLAYFORM_TRUST_PROXY);
   const dev = config.NODE_ENV === "development";
   const { applied } = await applyMigrations(config.DATABASE_URL);
@@ -116,7 +137,7 @@ async function main(): Promise<void> {
       const { pending } = await migrationStatus(config.DATABASE_URL);
       return pending.length > 0 ? `${pending.length} migration(s) pending: ${pending.join(", ")}` : null;
     } catch (error) {
-      console.error("[ready] database check failed:", error);
+      logger({ component: "ready" }).error({ err: error }, "database check failed");
       return "database unreachable";
     }
   };
@@ -131,6 +152,7 @@ async function main(): Promise<void> {
 
   let localRte: LocalRte | null = null;
   if (localRunner) {
+    maskInLogs([localRunner.token]);
     if (!localRunner.tokenReused) writeLocalToken(localDirs.stateDir, localRunner.token);
     localRte = new LocalRte({
       appUrl: `http://127.0.0.1:${port}`,
@@ -178,6 +200,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`[playform] cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+  logger().fatal(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

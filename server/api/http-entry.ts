@@ -15,11 +15,29 @@
  * - Paths the custom server answers itself (`ownRoutes`: /metrics) never reach Next.
  * - Every request's duration goes to the HTTP histogram of the metrics, labelled by its
  *   Next.js route pattern (server/metrics/route-pattern.ts), never by its raw path.
+ * - Every request has a request id: the client's `X-Request-Id` when it is sane (1 to 128
+ *   characters of letters, digits and `-_.:/+=`), else a new one. It is sent back in
+ *   `X-Request-Id`, and every log line written while the request is served carries it as
+ *   `reqId` (AsyncLocalStorage, server/logging). An API request writes one access line at
+ *   debug level: method, route pattern, status, milliseconds; never its query string or headers.
  */
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from "./client-address";
 import { errorBody } from "./errors";
 import { appMetrics } from "../metrics/app-metrics";
+import { loggerFor, withLogContext } from "../logging/logger";
+
+const log = loggerFor({ component: "http" });
+
+export const REQUEST_ID_HEADER = "x-request-id";
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:/+=-]{1,128}$/;
+
+/** The client's request id when it is sane, else a new one. */
+export function requestId(sent: string | string[] | undefined): string {
+  const value = Array.isArray(sent) ? sent[0] : sent;
+  return value !== undefined && SANE_REQUEST_ID.test(value) ? value : randomUUID();
+}
 
 /** How long the rest of a refused body is read and discarded before the connection is closed. */
 const DRAIN_MS = 2_000;
@@ -101,15 +119,25 @@ export function httpEntry(
       req.headers["x-forwarded-for"],
       options.trustedProxies,
     );
+    const reqId = requestId(req.headers[REQUEST_ID_HEADER]);
+    req.headers[REQUEST_ID_HEADER] = reqId;
+    res.setHeader(REQUEST_ID_HEADER, reqId);
     const path = rawPath(req.url ?? "/");
     const own = Object.hasOwn(options.ownRoutes ?? {}, path) ? options.ownRoutes![path] : undefined;
     res.once("finish", () => {
       drainRefusedBody(req);
       const seconds = Number(process.hrtime.bigint() - arrived) / 1e9;
-      metrics.observeHttpRequest(req.method, own ? path : metrics.routeOf(path), res.statusCode, seconds);
+      const route = own ? path : metrics.routeOf(path);
+      metrics.observeHttpRequest(req.method, route, res.statusCode, seconds);
+      if (isApiPath(path)) {
+        const ms = Math.round(seconds * 10_000) / 10;
+        log().debug({ reqId, method: req.method, route, status: res.statusCode, ms }, `${req.method} ${route} ${res.statusCode} ${ms}ms`);
+      }
     });
-    if (own) return own(req, res);
-    if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
-    void handle(req, res);
+    withLogContext({ reqId }, () => {
+      if (own) return own(req, res);
+      if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
+      void handle(req, res);
+    });
   };
 }

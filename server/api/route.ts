@@ -9,6 +9,9 @@ import { DEFAULT_JSON_BODY_BYTES, readJsonBody } from "./body";
 import { errorBody, httpAnswer, issuePath, issueText, zodMessage } from "./errors";
 import { authenticateRequest } from "../auth/authenticate";
 import type { PublicUser } from "../data/users";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "api" });
 
 type Handler<C> = (request: Request, context: C) => Promise<Response>;
 
@@ -20,7 +23,8 @@ export function route<C>(handler: Handler<C>): Handler<C> {
       if (error instanceof DomainError) {
         return NextResponse.json(errorBody(error.code, error.message, error.fields), httpAnswer(error));
       }
-      console.error(`[api] ${request.method} ${new URL(request.url).pathname} failed:`, error);
+      const path = new URL(request.url).pathname;
+      log().error({ err: error, method: request.method, path }, `${request.method} ${path} failed`);
       return NextResponse.json(errorBody("internal", "internal error; see the server log"), { status: 500 });
     }
   };

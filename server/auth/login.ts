@@ -5,6 +5,9 @@ import { verifyPassword } from "../security/password";
 import { isKnownClient, knownClientValue } from "./known-clients";
 import { API_TOKEN_TTL_MS, SESSION_TTL_MS } from "./session";
 import { RecentEvents, addressKey, sharedCounter } from "./throttle";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "auth" });
 
 /**
  * Failed logins are counted per client address and per user name, per app node (throttle.ts):
@@ -68,6 +71,8 @@ export async function checkCredentials(
   if (!account || !(await verifyPassword(password, account.passwordHash))) {
     failuresByAddress().record(address, now);
     failuresByUser().record(nameKey(username), now);
+    // The name as typed (capped), the address; never the password.
+    log().warn({ user: nameKey(username), address: client.address }, `failed login for "${nameKey(username)}" from ${client.address}`);
     throw new DomainError("unauthorized", "wrong username or password");
   }
   knownAddresses().record(`${nameKey(username)}\n${address}`, now);

@@ -10,6 +10,9 @@ import { decryptCredential } from "../security/credential-crypto";
 import { credentialKey } from "../security/encryption-secret";
 import { buildJobSecrets, credentialConflict, type NamedCredential } from "./bundle";
 import { parseStoredPayload } from "./kinds";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "credentials" });
 
 export class CredentialResolveError extends Error {}
 
@@ -31,7 +34,7 @@ async function loadFormCredentials(
       credentials.push({ name, ...parseStoredPayload(row.kind, decryptCredential(credentialKey(), row.id, row.encrypted)) });
     } catch (error) {
       // Details (which check failed) go to the log; the job's reason names the credential.
-      console.error(`[credentials] cannot open credential "${name}":`, error);
+      log().error({ err: error }, `cannot open credential "${name}"`);
       return { ok: false, message: `credential "${name}" cannot be opened (see the server log): was ENCRYPTION_SECRET changed?` };
     }
   }

@@ -7,6 +7,9 @@ import { EventEmitter } from "node:events";
 import pg from "pg";
 import { providerFromUrl } from "./database-url";
 import type { JobUpdate, JobUpdateBus } from "../hub/job-updates";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "job-updates" });
 
 const CHANNEL = "playform_job_updates";
 
@@ -55,7 +58,7 @@ export class PostgresJobUpdateBus implements JobUpdateBus {
     });
     // A lost LISTEN connection would silently stop live updates on this node: reconnect.
     client.on("error", (error) => {
-      console.error("[job-updates] LISTEN connection failed:", error.message);
+      log().error(`LISTEN connection failed: ${error.message}`);
       if (!this.closed) setTimeout(() => void this.start().catch(() => undefined), 2_000);
     });
     await client.connect();
@@ -65,7 +68,7 @@ export class PostgresJobUpdateBus implements JobUpdateBus {
 
   publish(update: JobUpdate): void {
     this.pool.query("SELECT pg_notify($1, $2)", [CHANNEL, encode(update)]).catch((error: unknown) => {
-      console.error("[job-updates] NOTIFY failed:", error);
+      log().error({ err: error }, "NOTIFY failed");
     });
   }
 

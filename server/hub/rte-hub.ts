@@ -27,6 +27,9 @@ import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat"
 import { manifestSchema } from "../jobs/manifest-schema";
 import type { JobUpdatePublisher } from "./job-updates";
 import { appMetrics } from "../metrics/app-metrics";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "rte-hub" });
 
 export interface RunnerLink {
   socket: Socket;
@@ -83,7 +86,7 @@ export class RteHub {
       void this.authenticate(socket).then(
         (error) => next(error ?? undefined),
         (error: unknown) => {
-          console.error("[rte-hub] handshake failed:", error);
+          log().error({ err: error }, "handshake failed");
           next(new Error("internal error during the handshake"));
         },
       );
@@ -125,7 +128,10 @@ export class RteHub {
     const key = `${link.runnerId}:${link.instanceId}`;
     this.links.get(key)?.socket.disconnect(true);
     this.links.set(key, link);
-    console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} connected (capacity ${link.capacity})`);
+    log().info(
+      { runner: link.runnerName, instance: link.instanceId },
+      `runner ${link.runnerName} instance ${link.instanceId} connected (capacity ${link.capacity})`,
+    );
 
     socket.on(RteEvents.items, (payload: unknown, ack?: (answer: ItemsAck) => void) => {
       const received = performance.now();
@@ -134,7 +140,8 @@ export class RteHub {
           ack?.(answer);
           appMetrics().batchAck.observe((performance.now() - received) / 1000);
         },
-        (error: unknown) => console.error(`[rte-hub] storing items from ${link.runnerName} failed:`, error),
+        (error: unknown) =>
+          log().error({ err: error, runner: link.runnerName, instance: link.instanceId }, `storing items from ${link.runnerName} failed`),
       );
     });
     socket.on(RteEvents.files, (payload: unknown, ack?: (answer: FilesAnswer) => void) => {
@@ -143,12 +150,18 @@ export class RteHub {
     socket.on(RteEvents.state, (payload: unknown) => void this.onState(link, payload));
     socket.on(RteEvents.leaving, (_payload: unknown, ack?: () => void) => {
       link.draining = true;
-      console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} is leaving`);
+      log().info(
+        { runner: link.runnerName, instance: link.instanceId },
+        `runner ${link.runnerName} instance ${link.instanceId} is leaving`,
+      );
       ack?.();
     });
     socket.on("disconnect", (reason) => {
       if (this.links.get(key) === link) this.links.delete(key);
-      console.log(`[rte-hub] runner ${link.runnerName} instance ${link.instanceId} disconnected (${reason})`);
+      log().info(
+        { runner: link.runnerName, instance: link.instanceId },
+        `runner ${link.runnerName} instance ${link.instanceId} disconnected (${reason})`,
+      );
       void recordInstanceDisconnected(link.runnerId, link.instanceId, this.nodeId);
     });
     // The heartbeat interval follows RTE_HEARTBEAT_TIMEOUT_SECONDS (four per timeout): an RTE's
@@ -159,8 +172,9 @@ export class RteHub {
     const heartbeatSeconds = heartbeatIntervalSeconds(timeout);
     if (takesInterval) socket.emit(RteEvents.config, { v: CONTRACT_VERSION, heartbeatSeconds } satisfies RteConfig);
     else if (timeout < silentAfterSeconds(timeout, null)) {
-      console.warn(
-        `[rte-hub] runner ${link.runnerName} instance ${link.instanceId} (RTE ${handshake.version}) keeps a fixed ${LEGACY_HEARTBEAT_SECONDS} s ` +
+      log().warn(
+        { runner: link.runnerName, instance: link.instanceId },
+        `runner ${link.runnerName} instance ${link.instanceId} (RTE ${handshake.version}) keeps a fixed ${LEGACY_HEARTBEAT_SECONDS} s ` +
           `heartbeat: its jobs are abandoned after ${silentAfterSeconds(timeout, null)} s of silence, not RTE_HEARTBEAT_TIMEOUT_SECONDS=${timeout}; upgrade it`,
       );
     }
@@ -173,7 +187,10 @@ export class RteHub {
   private async onItems(link: RunnerLink, payload: unknown): Promise<ItemsAck> {
     const parsed = jobItemsSchema.safeParse(payload);
     if (!parsed.success) {
-      console.warn(`[rte-hub] runner ${link.runnerName} sent malformed items: ${parsed.error.message}`);
+      log().warn(
+        { runner: link.runnerName, instance: link.instanceId },
+        `runner ${link.runnerName} sent malformed items: ${parsed.error.message}`,
+      );
       return { acked: [] };
     }
     const { jobId, items } = parsed.data;
@@ -259,8 +276,9 @@ export class RteHub {
       return "here";
     }
     if (job.instanceId === null && job.status === "queued" && (await markJobDispatched(jobId, link.instanceId))) {
-      console.warn(
-        `[rte-hub] job ${jobId}: instance ${link.instanceId} of runner ${link.runnerName} claimed it after its dispatch was taken back; it runs there`,
+      log().warn(
+        { jobId, runner: link.runnerName, instance: link.instanceId },
+        `job ${jobId}: instance ${link.instanceId} of runner ${link.runnerName} claimed it after its dispatch was taken back; it runs there`,
       );
       return "here";
     }
@@ -288,7 +306,10 @@ export class RteHub {
       // Placed just now: it was back in the queue, and is queued for this instance now.
       const status = job ? job.status : "queued";
       if (status === "queued" && (await this.jobs.claimed(jobId, link.instanceId))) {
-        console.warn(`[rte-hub] job ${jobId}: runs on ${link.runnerName}/${link.instanceId}, whose claim answer never arrived`);
+        log().warn(
+          { jobId, runner: link.runnerName, instance: link.instanceId },
+          `job ${jobId}: runs on ${link.runnerName}/${link.instanceId}, whose claim answer never arrived`,
+        );
       } else if (job && isFinalStatus(job.status) && !job.endStored) {
         this.cancelStray(link, jobId, `the app ended it (${job.status})`);
       }
@@ -299,7 +320,10 @@ export class RteHub {
   private cancelStray(link: RunnerLink, jobId: number, why: string): void {
     if (!link.strays.has(jobId)) {
       link.strays.add(jobId);
-      console.warn(`[rte-hub] cancelling job ${jobId} on ${link.runnerName}/${link.instanceId}: ${why}`);
+      log().warn(
+        { jobId, runner: link.runnerName, instance: link.instanceId },
+        `cancelling job ${jobId} on ${link.runnerName}/${link.instanceId}: ${why}`,
+      );
     }
     link.socket.emit(RteEvents.cancel, { v: CONTRACT_VERSION, jobId });
   }
@@ -333,7 +357,10 @@ export class RteHub {
   disconnectRunner(runnerId: string, reason: string): void {
     for (const link of this.links.values()) {
       if (link.runnerId !== runnerId) continue;
-      console.log(`[rte-hub] closing runner ${link.runnerName} instance ${link.instanceId}: ${reason}`);
+      log().info(
+        { runner: link.runnerName, instance: link.instanceId },
+        `closing runner ${link.runnerName} instance ${link.instanceId}: ${reason}`,
+      );
       link.socket.emit(RteEvents.closing, { v: CONTRACT_VERSION, reason });
       link.socket.disconnect(true);
     }

@@ -30,6 +30,9 @@ import {
   type JobView as WireJobView,
 } from "../protocol/ui-messages";
 import type { JobUpdate, JobUpdateBus, StoredOutput } from "./job-updates";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "ui-hub" });
 
 const PAGE = 2_000;
 
@@ -210,7 +213,7 @@ export class UiHub {
       } finally {
         feed.reading = false;
       }
-    })().catch((error: unknown) => console.error(`[ui-hub] reading the output of job ${feed.jobId} failed:`, error));
+    })().catch((error: unknown) => log().error({ err: error, jobId: feed.jobId }, `reading the output of job ${feed.jobId} failed`));
   }
 
   private async startFollowing(follower: Follower, after: number, afterLine: number | undefined): Promise<void> {
@@ -219,7 +222,7 @@ export class UiHub {
       follower.cursor = afterLine === undefined ? after : await seqCursorForLine(follower.feed.jobId, afterLine);
       this.catchUp(follower);
     } catch (error) {
-      console.error(`[ui-hub] following job ${follower.feed.jobId} failed:`, error);
+      log().error({ err: error, jobId: follower.feed.jobId }, `following job ${follower.feed.jobId} failed`);
     }
   }
 
@@ -253,7 +256,7 @@ export class UiHub {
       } finally {
         follower.reading = false;
       }
-    })().catch((error: unknown) => console.error(`[ui-hub] sending output of job ${feed.jobId} failed:`, error));
+    })().catch((error: unknown) => log().error({ err: error, jobId: feed.jobId }, `sending output of job ${feed.jobId} failed`));
   }
 
   private async sendStatus(feed: JobFeed, to: Follower[]): Promise<void> {
@@ -263,7 +266,7 @@ export class UiHub {
       const message = { v: UI_CONTRACT_VERSION, jobId: feed.jobId, job } satisfies JobStatusMessage;
       for (const follower of to) follower.socket.emit(UiEvents.status, message);
     } catch (error) {
-      console.error(`[ui-hub] sending the status of job ${feed.jobId} failed:`, error);
+      log().error({ err: error, jobId: feed.jobId }, `sending the status of job ${feed.jobId} failed`);
     }
   }
 

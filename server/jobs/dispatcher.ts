@@ -45,6 +45,17 @@ import { silentAfterSeconds } from "./heartbeat";
 import { openJobSecrets } from "./job-secrets";
 import { isFinalStatus, type JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
+import { loggerFor, maskInLogs } from "../logging/logger";
+
+const log = loggerFor({ component: "dispatcher" });
+
+/** Every string in a value (the password values and credentials a dispatch holds in clear). */
+function stringsIn(value: unknown, into: string[] = []): string[] {
+  if (typeof value === "string") into.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsIn(v, into);
+  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) stringsIn(v, into);
+  return into;
+}
 
 export interface DispatcherOptions {
   queueMinutes: number;
@@ -89,7 +100,7 @@ export class Dispatcher {
     }
     this.running = true;
     void this.pass()
-      .catch((error: unknown) => console.error("[dispatcher] pass failed:", error))
+      .catch((error: unknown) => log().error({ err: error }, "pass failed"))
       .finally(() => {
         this.running = false;
         if (this.again) {
@@ -123,7 +134,9 @@ export class Dispatcher {
       const dispatchedAt = await markJobDispatched(job.id, link.instanceId);
       if (!dispatchedAt) continue;
       link.running.add(job.id);
-      void this.send(link, job, dispatchedAt).catch((error: unknown) => console.error(`[dispatcher] job ${job.id}:`, error));
+      void this.send(link, job, dispatchedAt).catch((error: unknown) =>
+        log().error({ err: error, jobId: job.id, runner: link.runnerName, instance: link.instanceId }, `job ${job.id}: dispatch failed`),
+      );
     }
   }
 
@@ -146,8 +159,9 @@ export class Dispatcher {
    */
   private async returnUnansweredDispatches(): Promise<void> {
     for (const job of await returnUnansweredDispatches(new Date(Date.now() - UNANSWERED_DISPATCH_MS))) {
-      console.warn(
-        `[dispatcher] job ${job.id}: its dispatch to instance ${job.instanceId ?? "?"} was not answered within ${UNANSWERED_DISPATCH_MS / 1000} s; back in the queue`,
+      log().warn(
+        { jobId: job.id, instance: job.instanceId ?? undefined },
+        `job ${job.id}: its dispatch to instance ${job.instanceId ?? "?"} was not answered within ${UNANSWERED_DISPATCH_MS / 1000} s; back in the queue`,
       );
       this.kick();
     }
@@ -168,10 +182,21 @@ export class Dispatcher {
     return `waiting for runner ${runner.name}`;
   }
 
+  /** Sends the job; the password values it opens are masked in the logs while it holds them. */
   private async send(link: RunnerLink, job: JobWithForm, dispatchedAt: Date): Promise<void> {
+    const releases: (() => void)[] = [];
+    try {
+      await this.sendJob(link, job, dispatchedAt, (values) => releases.push(maskInLogs(stringsIn(values))));
+    } finally {
+      for (const release of releases) release();
+    }
+  }
+
+  private async sendJob(link: RunnerLink, job: JobWithForm, dispatchedAt: Date, holding: (secretValues: unknown) => void): Promise<void> {
+    const jobLog = log().child({ jobId: job.id, runner: link.runnerName, instance: link.instanceId });
     const putBack = async (why: string) => {
       link.running.delete(job.id);
-      console.warn(`[dispatcher] job ${job.id} not claimed by ${link.runnerName}/${link.instanceId}: ${why}`);
+      jobLog.warn(`job ${job.id} not claimed by ${link.runnerName}/${link.instanceId}: ${why}`);
       await returnJobToQueue(job.id, { instanceId: link.instanceId, dispatchedAt });
     };
     const form = formDefinitionSchema.parse(job.form.definition);
@@ -182,12 +207,13 @@ export class Dispatcher {
     try {
       hidden = { ...legacy, ...(job.secretExtravars ? openJobSecrets(job.id, job.secretExtravars) : {}) };
     } catch (error) {
-      console.error(`[dispatcher] job ${job.id}: its password values cannot be opened:`, error);
+      jobLog.error({ err: error }, `job ${job.id}: its password values cannot be opened`);
       link.running.delete(job.id);
       const reason = "its password values cannot be decrypted (see the server log): was ENCRYPTION_SECRET changed since the launch?";
       await this.jobs.transition(job.id, "failed", { statusReason: reason }, ["queued"]);
       return;
     }
+    holding(hidden);
     // Password values and the form's credentials travel sealed; on the runner they land in the
     // hidden extravars file (always deleted after the run: keepExtravars keeps only the visible
     // one), on stdin (vault password) and in a 0600 key file inside the job folder (ssh).
@@ -204,6 +230,7 @@ export class Dispatcher {
       await this.jobs.transition(job.id, "failed", { statusReason: error.message }, ["queued"]);
       return;
     }
+    holding(secrets);
     // Chosen at launch, among the options the form allowed then (checked by launchJob).
     const chosen = runOptionsSchema.parse(job.runOptions ?? {});
     const message: JobDispatch = {
@@ -247,9 +274,7 @@ export class Dispatcher {
     // (or already ended by the runner's own end item). The app ended it, so the run must stop.
     const [now] = await findJobPlacements([job.id]);
     if (now && isFinalStatus(now.status) && !now.endStored) {
-      console.warn(
-        `[dispatcher] job ${job.id} ended (${now.status}) before ${link.runnerName}/${link.instanceId} claimed it: cancelling it there`,
-      );
+      jobLog.warn(`job ${job.id} ended (${now.status}) before ${link.runnerName}/${link.instanceId} claimed it: cancelling it there`);
       link.socket.emit(RteEvents.cancel, { v: CONTRACT_VERSION, jobId: job.id });
     }
   }

@@ -14,6 +14,9 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { routePattern } from "./route-pattern";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "metrics" });
 
 export const METRICS_PREFIX = "playform_";
 
@@ -186,7 +189,7 @@ export class AppMetrics {
     const now = Date.now();
     if (this.snapshot && now - this.snapshot.at < 1_000) return this.snapshot.value;
     const value = read().catch((error: unknown) => {
-      console.error("[metrics] reading jobs by status failed:", error);
+      log().error({ err: error }, "reading jobs by status failed");
       return null;
     });
     this.snapshot = { at: now, value };

@@ -10,6 +10,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AppMetrics } from "./app-metrics";
+import { loggerFor } from "../logging/logger";
+
+const log = loggerFor({ component: "metrics" });
 
 export const METRICS_PATH = "/metrics";
 
@@ -51,7 +54,7 @@ export function metricsEndpoint(metrics: AppMetrics, token: string | undefined):
         res.end(req.method === "HEAD" ? undefined : body);
       },
       (error: unknown) => {
-        console.error("[metrics] scrape failed:", error);
+        log().error({ err: error }, "scrape failed");
         answer(res, 500, "collecting the metrics failed; see the server log\n");
       },
     );

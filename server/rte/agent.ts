@@ -20,6 +20,7 @@ import {
   type RteState,
 } from "../protocol/rte-messages";
 import { openForJob } from "../security/seal";
+import type { LogContext } from "../logging/logger";
 import type { RteEnv } from "./env";
 import { FileCache, readSharedFiles } from "./file-cache";
 import { JobRun } from "./job-run";
@@ -53,7 +54,7 @@ export class RteAgent {
   constructor(
     private readonly env: RteEnv,
     private readonly token: string,
-    private readonly log: (message: string) => void,
+    private readonly log: (message: string, context?: LogContext) => void,
     private readonly playbookUser: PlaybookUser | null,
   ) {
     this.spool = new Spool(env.spoolDir);
@@ -211,10 +212,10 @@ export class RteAgent {
       startCancelled,
     );
     this.runs.set(job.jobId, run);
-    this.log(`job ${job.jobId}: claimed (${this.runs.size}/${this.env.RTE_MAX_JOBS} running)`);
+    this.log(`job ${job.jobId}: claimed (${this.runs.size}/${this.env.RTE_MAX_JOBS} running)`, { jobId: job.jobId });
     void run.finished.finally(() => {
       this.runs.delete(job.jobId);
-      this.log(`job ${job.jobId}: finished`);
+      this.log(`job ${job.jobId}: finished`, { jobId: job.jobId });
       if (this.socket.connected) this.sendState();
     });
     return { claimed: true };
@@ -244,13 +245,13 @@ export class RteAgent {
       .then((raw: unknown) => {
         const ack = itemsAckSchema.parse(raw);
         if (ack.drop) {
-          this.log(`job ${jobId}: the app does not accept items for it; dropping its spool`);
+          this.log(`job ${jobId}: the app does not accept items for it; dropping its spool`, { jobId });
           this.spool.drop(jobId);
         } else {
           this.spool.acknowledge(jobId, ack.acked);
         }
       })
-      .catch((error: unknown) => this.log(`job ${jobId}: batch not acknowledged (${String(error)}); it stays spooled`))
+      .catch((error: unknown) => this.log(`job ${jobId}: batch not acknowledged (${String(error)}); it stays spooled`, { jobId }))
       .finally(() => {
         this.inFlight.delete(jobId);
         // Only a live socket resends: after a disconnect, "connect" pumps every spooled job.

@@ -6,6 +6,7 @@
 import http from "node:http";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { RteAgent } from "./agent";
+import { logger } from "../logging/logger";
 
 const PREFIX = "playform_";
 
@@ -57,7 +58,7 @@ export function startHealthServer(agent: RteAgent, port: number, capacity: numbe
       registry.metrics().then(
         (text) => send(res, 200, registry.contentType, text),
         (error: unknown) => {
-          console.error("[rte] collecting metrics failed:", error);
+          logger().error({ err: error }, "collecting metrics failed");
           send(res, 500, "text/plain", "collecting the metrics failed\n");
         },
       );

@@ -12,6 +12,7 @@ import path from "node:path";
 import { execa } from "execa";
 import type { FinalStatus, JobDispatch, JobSecrets, UnnumberedItem } from "../protocol/rte-messages";
 import { createMasker } from "../security/mask";
+import { maskInLogs, type LogContext } from "../logging/logger";
 import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import { RTE_OWN_VARIABLES } from "./env";
@@ -36,7 +37,7 @@ export interface JobRunDeps {
   cache: FileCache;
   fetchFiles: FetchFiles;
   emit: (items: UnnumberedItem[]) => void;
-  log: (message: string) => void;
+  log: (message: string, context?: LogContext) => void;
   /** Where the job is recorded while it runs, for a later start to clean up after a crash. */
   running: RunningJobs;
   /** Who the playbook runs as; null: as the RTE itself. */
@@ -89,7 +90,7 @@ export class JobRun {
     const { gone, found, killed } = await terminateGroup(pgid, grace * 1000);
     const say = (text: string) => {
       this.batcher?.log(text);
-      this.deps.log(`job ${this.job.jobId}: ${text}`);
+      this.deps.log(`job ${this.job.jobId}: ${text}`, { jobId: this.job.jobId });
     };
     if (!this.cancelled && found.length > 0) {
       say(`the playbook left ${found.length} process(es) in its process group (pid ${found.join(", ")}): sent SIGTERM to the group`);
@@ -115,6 +116,8 @@ export class JobRun {
 
   private async run(): Promise<void> {
     const mask = createMasker(this.secrets.maskValues);
+    // The RTE's own log lines about this job get the same masking as its output, while it runs.
+    const unmask = maskInLogs(this.secrets.maskValues);
     const batcher = new OutputBatcher({
       intervalMs: 500,
       maxBatchBytes: 64 * 1024,
@@ -212,7 +215,9 @@ export class JobRun {
         const pid = child.pid;
         void setAutogroupNice(pid, niceness).then((problem) => {
           if (problem)
-            this.deps.log(`job ${this.job.jobId}: could not lower the CPU priority of its session (/proc/${pid}/autogroup: ${problem})`);
+            this.deps.log(`job ${this.job.jobId}: could not lower the CPU priority of its session (/proc/${pid}/autogroup: ${problem})`, {
+              jobId: this.job.jobId,
+            });
         });
         // At once, while ansible-playbook is still starting: its group is what a later start
         // ends if this process dies without ending it.
@@ -276,6 +281,7 @@ export class JobRun {
       this.deps.running.forget(this.job.jobId);
       // Error messages can quote anything, a secret included.
       this.deps.emit([{ kind: "end", ts: Date.now() / 1000, status, exitCode, reason: reason === null ? null : mask(reason) }]);
+      unmask();
     }
   }
 
@@ -284,7 +290,7 @@ export class JobRun {
       try {
         fs.rmSync(target, { recursive: true, force: true });
       } catch (error) {
-        this.deps.log(`job ${this.job.jobId}: could not remove ${target}: ${String(error)}`);
+        this.deps.log(`job ${this.job.jobId}: could not remove ${target}: ${String(error)}`, { jobId: this.job.jobId });
       }
     };
     // Removed on their own before the folder: if removing the folder fails halfway, the key and

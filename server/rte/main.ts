@@ -13,9 +13,17 @@ import { callbackPluginDir, vaultPasswordScript } from "./ansible/plugin-path";
 import { cleanUpAfterPreviousRun } from "./leftovers";
 import { PlaybookUserError, checkReachable, resolvePlaybookUser, type PlaybookUser } from "./playbook-user";
 import { PRIVATE_DIR_MODE, ensureOwnedDir, ensurePrivateDir } from "./private-fs";
+import { initLogging, logSettings, logger, maskInLogs, type LogContext } from "../logging/logger";
 
-function log(message: string): void {
-  process.stdout.write(`[rte] ${new Date().toISOString()} ${message}\n`);
+/** The RTE's log lines (server/logging): JSON lines with `source: "rte"`, its instance and runner. */
+function log(message: string, context?: LogContext): void {
+  if (context) logger().info(context, message);
+  else logger().info(message);
+}
+
+/** A start-up error, written before the process exits. */
+function fatal(error: unknown): void {
+  logger().fatal(error instanceof Error ? error.message : String(error));
 }
 
 export async function runRte(): Promise<void> {
@@ -25,15 +33,17 @@ export async function runRte(): Promise<void> {
   let env;
   try {
     env = loadRteEnv();
+    const settings = logSettings(process.env);
+    initLogging({ ...settings, base: { source: "rte", instance: env.RTE_INSTANCE_ID, runner: env.runnerName ?? undefined } });
   } catch (error) {
-    process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+    fatal(error instanceof Error ? new Error(error.message.replace(/^invalid configuration:/, "invalid RTE configuration:")) : error);
     process.exit(2);
   }
   let playbookUser: PlaybookUser | null;
   try {
     playbookUser = await resolvePlaybookUser(env, log);
   } catch (error) {
-    process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+    fatal(error);
     process.exit(error instanceof PlaybookUserError ? 2 : 1);
   }
   // Before anything reads or cleans the spool, the work dir or the jobs folder: they must be
@@ -52,7 +62,7 @@ export async function runRte(): Promise<void> {
     }
   } catch (error) {
     for (const lock of locks) lock.release();
-    process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+    fatal(error);
     process.exit(error instanceof LockHeldError ? EXIT_LOCKED : 1);
   }
   process.on("exit", () => {
@@ -70,7 +80,7 @@ export async function runRte(): Promise<void> {
     try {
       checkReachable(playbookUser, env.jobsDir, found(callbackPluginDir), found(vaultPasswordScript));
     } catch (error) {
-      process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+      fatal(error);
       process.exit(error instanceof PlaybookUserError ? 2 : 1);
     }
   }
@@ -79,18 +89,17 @@ export async function runRte(): Promise<void> {
   try {
     await cleanUpAfterPreviousRun(env, log);
   } catch (error) {
-    process.stderr.write(
-      `[rte] cannot clean up after the previous run in ${env.workDir}: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    fatal(`cannot clean up after the previous run in ${env.workDir}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
   let token: string;
   try {
     token = await obtainToken(env, RTE_VERSION, log);
   } catch (error) {
-    process.stderr.write(`[rte] ${error instanceof Error ? error.message : String(error)}\n`);
+    fatal(error);
     process.exit(error instanceof JoinRefusedError ? 3 : 1);
   }
+  maskInLogs([token]);
   const agent = new RteAgent(env, token, log, playbookUser);
   const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS);
   log(`health endpoints on port ${(health.address() as AddressInfo).port} (/live /ready /metrics)`);

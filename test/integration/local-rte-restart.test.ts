@@ -93,7 +93,7 @@ class RestartableApp {
     });
     const running = await this.waitFor(/Playform is running at (http:\/\/\S+)/, from);
     this.url = running[1]!;
-    await this.waitFor(/\[rte\].*connected to /, from);
+    await this.waitFor(/"source":"rte".*connected to /, from);
     const pid = this.rtePid();
     if (pid) this.rtePids.add(pid);
   }
@@ -200,7 +200,7 @@ describe("the app restarted while its local RTE runs a job", () => {
     // The app waits for its RTE, which waits for the job (about ten seconds of blocks left).
     expect(await app.exited).toEqual({ code: 0, signal: null });
     const shutdown = app.output().slice(from);
-    expect(shutdown).toMatch(/\[rte\].*draining: 1 job\(s\) running/);
+    expect(shutdown).toMatch(/"source":"rte".*draining: 1 job\(s\) running/);
     expect(shutdown).not.toMatch(/SIGKILL/);
     // Nothing outlives the app: not its RTE, not the playbook.
     expect(processAlive(rte)).toBe(false);

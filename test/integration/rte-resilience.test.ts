@@ -598,7 +598,7 @@ describe("RTE resilience", () => {
     await waitForRteOutput(stranger, /cannot connect to http:\/\/127\.0\.0\.1:\d+: unknown runner token/, 15_000);
     await waitForRteOutput(
       misnamed,
-      /cannot connect to http:\/\/127\.0\.0\.1:\d+: this token belongs to runner "resilience", not "local"/,
+      /cannot connect to http:\/\/127\.0\.0\.1:\d+: this token belongs to runner \\?"resilience\\?", not \\?"local\\?"/,
       15_000,
     );
 

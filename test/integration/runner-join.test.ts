@@ -127,7 +127,7 @@ describe("joining", () => {
     expect((await api("POST", `/api/runners/${pending.id}/reject`)).status).toBe(200);
     const result = await rte.child;
     expect(result.exitCode).toBe(3);
-    expect(rte.output()).toMatch(/an admin rejected runner "intruder": not retrying/);
+    expect(rte.output()).toMatch(/an admin rejected runner \\?"intruder\\?": not retrying/);
   });
 
   it("refuses a second runner with a taken name, unknown actions, and non-admins", async () => {
