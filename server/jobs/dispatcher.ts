@@ -253,6 +253,7 @@ export class Dispatcher {
       sourceDir: job.form.sourceDir,
     };
     let raw: unknown;
+    jobLog.debug(`job ${job.id} dispatched to ${link.runnerName}/${link.instanceId}`);
     try {
       raw = await link.socket.timeout(CLAIM_TIMEOUT_MS).emitWithAck(RteEvents.dispatch, message);
     } catch {

@@ -18,7 +18,7 @@
  * copies of this module must share one logger, one secret list and one request context.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import { pino, type ChildLoggerOptions, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import { prettyFactory } from "pino-pretty";
 import { MASK, createMasker, type Masker } from "../security/mask";
 
@@ -153,6 +153,22 @@ export interface CreateLoggerOptions extends Partial<LogSettings> {
   colorize?: boolean;
 }
 
+/**
+ * Every string of a value masked (keys included), before pino serializes it: a value escaped
+ * once more by the JSON line would otherwise be one level deeper than the masker looks.
+ * Errors are left to the `err` serializer, which masks what it makes of them.
+ */
+function maskValue(value: unknown, mask: Masker): unknown {
+  if (typeof value === "string") return mask(value);
+  if (value instanceof Error || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => maskValue(v, mask));
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) out[mask(key)] = maskValue(v, mask);
+  return out;
+}
+
 /** A logger writing masked lines to the destination (stdout by default). */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const level = options.level ?? "info";
@@ -178,11 +194,29 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     level,
     base: { pid: process.pid, ...options.base },
     timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
     redact: { paths: REDACTED_PATHS, censor: MASK },
+    // Masked values, then masked lines (server/security/mask.ts): see the top of this file.
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((arg) => maskValue(arg, s.masker)) as Parameters<typeof method>);
+      },
+    },
+    serializers: { err: (error: Error) => maskValue({ ...pino.stdSerializers.err(error) }, s.masker) },
+    formatters: {
+      level: (label) => ({ level: label }),
+      bindings: (bindings) => maskValue(bindings, s.masker) as Record<string, unknown>,
+    },
     mixin: () => ({ ...s.context.getStore() }),
   };
-  return pino(loggerOptions, destination);
+  return maskedChildren(pino(loggerOptions, destination), s);
+}
+
+/** Child loggers whose bindings (serialized once, at creation) are masked like any value. */
+function maskedChildren(log: Logger, s: LoggingState): Logger {
+  const child = log.child.bind(log);
+  log.child = ((bindings: Record<string, unknown>, options?: ChildLoggerOptions) =>
+    maskedChildren(child(maskValue(bindings, s.masker) as Record<string, unknown>, options), s)) as unknown as Logger["child"];
+  return log;
 }
 
 /**
