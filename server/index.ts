@@ -28,7 +28,7 @@ import { LocalRte, keepAppDataPrivate, localRteDirs, readLocalToken, writeLocalT
 import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
 import { playformRuntime } from "./runtime";
-import { initLogging, logger, logSettings, maskInLogs } from "./logging/logger";
+import { initLogging, logger, logSettings, logSettingsOrDefaults, maskInLogs } from "./logging/logger";
 
 function log(line: string): void {
   logger().info(line);
@@ -61,6 +61,8 @@ async function observeLaunchToStart(jobId: number, at: Date): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // Until the configuration is read (a bad LOG_LEVEL is reported like any bad setting).
+  initLogging({ ...logSettingsOrDefaults(process.env), base: { source: "app" } });
   const config = loadAppConfig();
   initLogging({
     ...logSettings({ LOG_LEVEL: config.LOG_LEVEL, LOG_FORMAT: config.LOG_FORMAT }),

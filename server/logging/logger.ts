@@ -219,6 +219,15 @@ function maskedChildren(log: Logger, s: LoggingState): Logger {
   return log;
 }
 
+/** LOG_LEVEL and LOG_FORMAT from the environment, or the defaults when either is wrong. */
+export function logSettingsOrDefaults(env: Readonly<Record<string, string | undefined>>): LogSettings {
+  try {
+    return logSettings(env);
+  } catch {
+    return logSettings({});
+  }
+}
+
 /**
  * Sets this process's logger (the custom server and the RTE call it once at start, after
  * reading LOG_LEVEL and LOG_FORMAT).
@@ -236,15 +245,7 @@ export function initLogging(options: CreateLoggerOptions): Logger {
  */
 export function logger(bindings?: Record<string, unknown>): Logger {
   const s = state();
-  if (!s.root) {
-    let settings: LogSettings;
-    try {
-      settings = logSettings(process.env);
-    } catch {
-      settings = { level: "info", format: "json" };
-    }
-    s.root = createLogger(settings);
-  }
+  s.root ??= createLogger(logSettingsOrDefaults(process.env));
   return bindings ? s.root.child(bindings) : s.root;
 }
 

@@ -13,7 +13,7 @@ import { callbackPluginDir, vaultPasswordScript } from "./ansible/plugin-path";
 import { cleanUpAfterPreviousRun } from "./leftovers";
 import { PlaybookUserError, checkReachable, resolvePlaybookUser, type PlaybookUser } from "./playbook-user";
 import { PRIVATE_DIR_MODE, ensureOwnedDir, ensurePrivateDir } from "./private-fs";
-import { initLogging, logSettings, logger, maskInLogs, type LogContext } from "../logging/logger";
+import { initLogging, logSettings, logSettingsOrDefaults, logger, maskInLogs, type LogContext } from "../logging/logger";
 
 /** The RTE's log lines (server/logging): JSON lines with `source: "rte"`, its instance and runner. */
 function log(message: string, context?: LogContext): void {
@@ -30,6 +30,8 @@ export async function runRte(): Promise<void> {
   // The local RTE writes to the output of the app that started it, which may be gone (killed
   // with the pipe it read from): a log line that cannot be written must not end the jobs.
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
+  // Until the configuration is read (a bad LOG_LEVEL is reported like any bad setting).
+  initLogging({ ...logSettingsOrDefaults(process.env), base: { source: "rte" } });
   let env;
   try {
     env = loadRteEnv();
