@@ -99,7 +99,11 @@ class PinnedAgent extends https.Agent {
       this.onPeer(presented, null);
       finish(null);
     });
-    socket.once("error", (error) => finish(error));
+    socket.once("error", (error) => {
+      // The websocket layer reports only "websocket error": keep the cause (refused, unreachable, TLS alert).
+      if (!done) this.onPeer(null, error.message);
+      finish(error);
+    });
     // Handed over through the callback once checked (Node's agents accept either way).
     return undefined;
   }
@@ -216,7 +220,9 @@ class InboundConnector {
       } else this.retry();
     };
     socket.on("connect_error", (error: Error) => {
-      lost(refusal ?? `cannot connect to ${runner.address}: ${error.message}`);
+      // A certificate refusal is the whole story; a transport error is the cause under socket.io's message.
+      const cause = refusal !== null && presented === null ? `cannot connect to ${runner.address}: ${refusal}` : refusal;
+      lost(cause ?? `cannot connect to ${runner.address}: ${error.message}`);
     });
     socket.on(RteEvents.hello, (hello: unknown, ack?: (answer: HelloAnswer) => void) => {
       void this.hub.attachInbound(socket as unknown as LinkSocket, hello, runner.id).then(
