@@ -29,7 +29,7 @@ const rteEnvSchema = z.object({
    * The URL the app connects to in inbound mode (https://host:port, or http:// when an admin
    * allows that runner without TLS); informational in outbound mode.
    */
-  RTE_ADDRESS: z.string().url().optional(),
+  RTE_ADDRESS: z.string().min(1).optional(),
   /** outbound: the RTE connects to APP_URL; inbound: it listens on PORT and the app connects to RTE_ADDRESS. */
   RTE_MODE: z.enum(["outbound", "inbound"]).default("outbound"),
   /** Inbound over https: the certificate and key (PEM files); unset, a self-signed pair is generated once in RTE_STATE_PATH. */
@@ -106,7 +106,9 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     const problems: string[] = [];
     if (!data.RTE_ADDRESS)
       problems.push("RTE_ADDRESS: required with RTE_MODE=inbound (the URL the app connects to, e.g. https://runner-1.example:8000)");
-    else if (!/^https?:$/.test(new URL(data.RTE_ADDRESS).protocol)) problems.push("RTE_ADDRESS: must be an https:// (or http://) URL");
+    else if (!URL.canParse(data.RTE_ADDRESS) || !/^https?:$/.test(new URL(data.RTE_ADDRESS).protocol)) {
+      problems.push("RTE_ADDRESS: must be an https:// (or http://) URL");
+    }
     if (Boolean(data.RTE_TLS_CERT) !== Boolean(data.RTE_TLS_KEY)) problems.push("RTE_TLS_CERT, RTE_TLS_KEY: set both or neither");
     if (problems.length > 0) throw new Error(`invalid RTE configuration:\n  ${problems.join("\n  ")}`);
   }

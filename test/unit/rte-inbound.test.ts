@@ -22,6 +22,9 @@ describe("inbound configuration", () => {
     expect(() => env({ RTE_TOKEN: "t", RTE_MODE: "inbound", RTE_ADDRESS: "https://x:1", RTE_TLS_CERT: "c" })).toThrow(
       /set both or neither/,
     );
+    expect(() => env({ RTE_TOKEN: "t", RTE_MODE: "inbound", RTE_ADDRESS: "runner.example" })).toThrow(/https:\/\/ \(or http:\/\/\) URL/);
+    // Outbound, the address is only shown on the Runners page: any text, as before.
+    expect(env({ RTE_TOKEN: "t", RTE_ADDRESS: "dc2 rack 4" }).RTE_ADDRESS).toBe("dc2 rack 4");
     const https = env({ RTE_TOKEN: "t", RTE_MODE: "inbound", RTE_ADDRESS: "https://runner.example:8443" });
     expect(usesTls(https)).toBe(true);
     expect(usesTls(env({ RTE_TOKEN: "t", RTE_MODE: "inbound", RTE_ADDRESS: "http://runner.example:8000" }))).toBe(false);
