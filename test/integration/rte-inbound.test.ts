@@ -178,7 +178,8 @@ describe("an inbound runner", () => {
     expect(live.certFingerprint).toBe(fingerprint);
     expect(live.certPinnedAt).toBeTruthy();
     expect(live.linkError).toBeNull();
-    expect(rte.output()).toMatch(/the app connected from .* \(inbound\)/);
+    // The app lists the instance before the RTE hears its answer to rte:hello.
+    await until("the RTE to see the app's link", async () => /the app connected from .* \(inbound\)/.test(rte.output()));
     // The RTE never connects to the app's socket itself.
     expect(rte.output()).not.toMatch(/connected to http/);
 
