@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { configurationProblem } from "../../server/hub/inbound-links";
+import { runnerEnvironment } from "../../server/local-rte";
 import { loadRteEnv } from "../../server/rte/env";
 import { GENERATED_CERT, GENERATED_KEY, loadTlsPair, usesTls } from "../../server/rte/tls";
 import { InboundProofChecker, PROOF_WINDOW_MS, makeInboundProof } from "../../server/security/inbound-proof";
@@ -91,5 +92,21 @@ describe("what keeps the app from connecting to an inbound runner", () => {
     // Nothing pinned over https: connected to only to learn (and show) what it presents, then refused.
     expect(configurationProblem({ ...base, address: "https://r:8443", certFingerprint: null })).toBeNull();
     expect(configurationProblem({ ...base, address: "https://r:8443" })).toBeNull();
+  });
+});
+
+describe("the local RTE of npm start", () => {
+  it("stays outbound whatever inbound settings the app's environment holds", () => {
+    const env = runnerEnvironment({
+      PATH: "/usr/bin",
+      RTE_MODE: "inbound",
+      RTE_ADDRESS: "https://x:1",
+      RTE_TLS_CERT: "c",
+      RTE_TLS_KEY: "k",
+      RTE_RUNNER_NAME: "dc1",
+      RTE_TOKEN: "t",
+      DATABASE_URL: "file:x",
+    });
+    expect(env).toEqual({ PATH: "/usr/bin" });
   });
 });
