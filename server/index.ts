@@ -15,6 +15,7 @@ import { startUp } from "./bootstrap";
 import { encryptionSecretSource, loadAppConfig } from "./config";
 import { closeDatabase } from "./data/connection";
 import { applyMigrations, migrationStatus } from "./data/migrate";
+import { InboundLinks } from "./hub/inbound-links";
 import { RteHub } from "./hub/rte-hub";
 import type { JobUpdatePublisher } from "./hub/job-updates";
 import { UiHub } from "./hub/ui-hub";
@@ -117,6 +118,8 @@ async function main(): Promise<void> {
   });
   const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish, { heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS });
   hub.attach(io);
+  // Runners in inbound mode: this node connects to them.
+  const inbound = new InboundLinks(hub);
   metrics.setSources({
     jobs: async () => {
       const [counts, oldest] = await Promise.all([countJobsByStatus(), oldestQueuedAt()]);
@@ -134,6 +137,7 @@ async function main(): Promise<void> {
   runtime.publishJobUpdate = publish;
   runtime.kickDispatcher = () => dispatcher.kick();
   runtime.disconnectRunner = (runnerId, reason) => hub.disconnectRunner(runnerId, reason);
+  runtime.refreshInboundRunner = (runnerId) => inbound.refresh(runnerId);
   runtime.notReadyReason = async () => {
     try {
       const { pending } = await migrationStatus(config.DATABASE_URL);
@@ -144,6 +148,7 @@ async function main(): Promise<void> {
     }
   };
   dispatcher.start();
+  inbound.start();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -190,6 +195,7 @@ async function main(): Promise<void> {
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();
+      inbound.stop();
       hub.close();
       await io.close();
       await bus.close();

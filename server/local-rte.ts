@@ -321,13 +321,16 @@ export class LocalRte {
   }
 }
 
-function runnerEnvironment(parent: Readonly<Record<string, string | undefined>>): Record<string, string> {
+const LOCAL_RTE_IGNORES = new Set(["RTE_RUNNER_NAME", "RTE_MODE", "RTE_ADDRESS", "RTE_TLS_CERT", "RTE_TLS_KEY"]);
+
+export function runnerEnvironment(parent: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
     if (value === undefined || key.startsWith("PLAYFORM_") || key === "DATABASE_URL" || key === "ENCRYPTION_SECRET" || key === "RTE_TOKEN")
       continue;
-    // The local RTE is the app's own runner, whatever runner name the app's environment holds.
-    if (key === "RTE_RUNNER_NAME") continue;
+    // The local RTE is the app's own runner, whatever runner name the app's environment holds,
+    // and connects to the app (outbound), whatever mode an inbound runner's settings there say.
+    if (LOCAL_RTE_IGNORES.has(key)) continue;
     env[key] = value;
   }
   return env;

@@ -16,6 +16,8 @@ export interface PlayformRuntime {
   kickDispatcher: () => void;
   /** Closes the sockets this node holds for a runner (after revoke or rotate). */
   disconnectRunner: (runnerId: string, reason: string) => void;
+  /** An inbound runner's settings changed (approved, re-pinned, TLS allowed off): connect to it anew now. */
+  refreshInboundRunner: (runnerId: string) => void;
   /** Why this node is not ready (database unreachable, migrations pending), or null when ready. */
   notReadyReason: () => Promise<string | null>;
 }
@@ -28,6 +30,7 @@ export function playformRuntime(): PlayformRuntime {
     publishJobUpdate: () => undefined,
     kickDispatcher: () => undefined,
     disconnectRunner: () => undefined,
+    refreshInboundRunner: () => undefined,
     notReadyReason: async () => "the server has not finished starting",
   };
   return holder[KEY];

@@ -165,7 +165,7 @@ export type Runner = RunnerView;
 /** One process (replica) of a runner, as the app last heard from it. */
 export type RunnerInstance = RunnerView["instances"][number];
 
-export const RUNNER_ACTIONS = ["approve", "reject", "revoke", "rotate", "default"] as const;
+export const RUNNER_ACTIONS = ["approve", "reject", "revoke", "rotate", "default", "repin", "no-tls", "require-tls"] as const;
 export type RunnerAction = (typeof RUNNER_ACTIONS)[number];
 
 /** POST /api/runners/ID/ACTION; `token` only for rotate, and only this once. */

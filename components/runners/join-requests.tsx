@@ -56,7 +56,7 @@ export function JoinRequests({ runners }: { runners: Runner[] }) {
                 {runner.mode}
                 {runner.address ? ` · ${runner.address}` : ""}
               </Said>
-              <Said label="Cert fingerprint">
+              <Said label="Cert SHA-256 (pinned on approval: compare with the runner's log)">
                 <span title={runner.certFingerprint ?? undefined}>{runner.certFingerprint ?? "—"}</span>
               </Said>
             </dl>

@@ -20,6 +20,8 @@ interface ActionSpec {
 
 const pending = (runner: Runner) => runner.status === "pending";
 const approved = (runner: Runner) => runner.status === "approved";
+const inbound = (runner: Runner) => runner.mode === "inbound" && (runner.status === "approved" || runner.status === "pending");
+const plainHttp = (runner: Runner) => runner.address?.startsWith("http:") ?? false;
 
 /** Every action, in the order the buttons stand. */
 const ACTIONS: ActionSpec[] = [
@@ -47,6 +49,39 @@ const ACTIONS: ActionSpec[] = [
     pendingLabel: "Saving…",
     offered: (runner) => approved(runner) && !runner.isDefault,
     testId: "runner-make-default",
+  },
+  {
+    action: "repin",
+    label: "Re-pin certificate",
+    pendingLabel: "Re-pinning…",
+    // Only when the certificate it presents is not the pinned one: comparing is the admin's job.
+    offered: (runner) =>
+      approved(runner) && inbound(runner) && !!runner.presentedFingerprint && runner.presentedFingerprint !== runner.certFingerprint,
+    confirm: {
+      question: (runner) =>
+        `Trust the certificate with SHA-256 ${runner.presentedFingerprint} from now on? Compare it with the runner's log first.`,
+      label: "Yes, re-pin",
+    },
+    testId: "runner-repin",
+  },
+  {
+    action: "no-tls",
+    label: "Allow without TLS",
+    pendingLabel: "Saving…",
+    offered: (runner) => inbound(runner) && plainHttp(runner) && !runner.inboundNoTls,
+    confirm: {
+      question: () => "Connect to this runner over plain http: its traffic, token included, is readable on the network.",
+      label: "Yes, no TLS",
+    },
+    variant: "danger",
+    testId: "runner-no-tls",
+  },
+  {
+    action: "require-tls",
+    label: "Require TLS",
+    pendingLabel: "Saving…",
+    offered: (runner) => inbound(runner) && runner.inboundNoTls,
+    testId: "runner-require-tls",
   },
   {
     action: "rotate",

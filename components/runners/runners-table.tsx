@@ -55,7 +55,46 @@ function RunnerName({ runner }: { runner: Runner }) {
         {runner.mode}
         {runner.address && <span className="font-mono"> · {runner.address}</span>}
       </div>
+      {runner.mode === "inbound" && <InboundLink runner={runner} />}
     </>
+  );
+}
+
+/** Inbound: how the app reaches the runner (pinned certificate or no TLS) and why it cannot, if it cannot. */
+function InboundLink({ runner }: { runner: Runner }) {
+  const plain = runner.address?.startsWith("http:") ?? false;
+  return (
+    <div className="mt-1 space-y-0.5 text-xs" data-testid="runner-inbound">
+      {plain ? (
+        <div className={runner.inboundNoTls ? "font-semibold text-amber-700" : "text-zinc-600"} data-testid="runner-tls">
+          {runner.inboundNoTls
+            ? "no TLS: plain http allowed by an admin"
+            : "plain http address: not connected until an admin allows it without TLS"}
+        </div>
+      ) : (
+        <div className="text-zinc-600" data-testid="runner-tls">
+          pinned certificate SHA-256{" "}
+          <span className="font-mono break-all" data-testid="runner-pinned">
+            {runner.certFingerprint ?? "none"}
+          </span>
+        </div>
+      )}
+      {runner.linkError && (
+        <div
+          role="alert"
+          className="text-red-700"
+          data-testid="runner-link-error"
+          title={runner.linkErrorAt ? formatDateTime(runner.linkErrorAt) : undefined}
+        >
+          {runner.linkError}
+        </div>
+      )}
+      {runner.presentedFingerprint && runner.certFingerprint && runner.presentedFingerprint !== runner.certFingerprint && (
+        <div className="text-red-700">
+          presents SHA-256 <span className="font-mono break-all">{runner.presentedFingerprint}</span>
+        </div>
+      )}
+    </div>
   );
 }
 

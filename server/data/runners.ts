@@ -226,10 +226,88 @@ export async function findRunner(id: string) {
  */
 export async function approveRunner(id: string): Promise<boolean> {
   const token = newSecret("pfr");
-  const result = await getDb().runner.updateMany({
-    where: { id, status: "pending" },
-    data: { status: "approved", tokenHash: sha256Hex(token), pendingToken: token, decidedAt: new Date() },
+  const db = getDb();
+  const runner = await db.runner.findUnique({ where: { id }, select: { certFingerprint: true } });
+  const now = new Date();
+  const result = await db.runner.updateMany({
+    // The fingerprint the join request named is pinned now (trust on first use): the conditional
+    // update pins exactly the one the admin saw, or nothing.
+    where: { id, status: "pending", certFingerprint: runner?.certFingerprint ?? null },
+    data: {
+      status: "approved",
+      tokenHash: sha256Hex(token),
+      pendingToken: token,
+      decidedAt: now,
+      certPinnedAt: runner?.certFingerprint ? now : null,
+    },
   });
+  return result.count === 1;
+}
+
+export interface InboundRunner {
+  id: string;
+  name: string;
+  status: RunnerStatus;
+  mode: string;
+  address: string | null;
+  tokenHash: string | null;
+  certFingerprint: string | null;
+  inboundNoTls: boolean;
+}
+
+const inboundSelect = {
+  id: true,
+  name: true,
+  status: true,
+  mode: true,
+  address: true,
+  tokenHash: true,
+  certFingerprint: true,
+  inboundNoTls: true,
+} as const;
+
+/** Approved runners the app connects to (RTE_MODE=inbound). */
+export async function listInboundRunners(): Promise<InboundRunner[]> {
+  return getDb().runner.findMany({ where: { status: "approved", mode: "inbound" }, select: inboundSelect });
+}
+
+export async function findInboundRunner(id: string): Promise<InboundRunner | null> {
+  return getDb().runner.findUnique({ where: { id }, select: inboundSelect });
+}
+
+/**
+ * How the app's last connection to an inbound runner went: `error` null once it works. The
+ * fingerprint of the certificate the runner presented is kept either way (what a re-pin pins).
+ */
+export async function recordLinkOutcome(id: string, error: string | null, presentedFingerprint?: string | null): Promise<void> {
+  await getDb().runner.updateMany({
+    where: { id },
+    data: {
+      linkError: error,
+      linkErrorAt: error ? new Date() : null,
+      ...(presentedFingerprint !== undefined && presentedFingerprint !== null ? { presentedFingerprint } : {}),
+    },
+  });
+}
+
+/**
+ * An admin accepts the certificate an inbound runner presents now (it changed on purpose): the
+ * fingerprint the app last saw becomes the pinned one. Null when there is none to pin.
+ */
+export async function repinRunner(id: string): Promise<string | null> {
+  const db = getDb();
+  const runner = await db.runner.findUnique({ where: { id } });
+  if (!runner || runner.status !== "approved" || runner.mode !== "inbound" || !runner.presentedFingerprint) return null;
+  const result = await db.runner.updateMany({
+    where: { id, status: "approved", presentedFingerprint: runner.presentedFingerprint },
+    data: { certFingerprint: runner.presentedFingerprint, certPinnedAt: new Date(), linkError: null, linkErrorAt: null },
+  });
+  return result.count === 1 ? runner.presentedFingerprint : null;
+}
+
+/** Whether the app may connect to an inbound runner over plain http (an admin's explicit choice). */
+export async function setInboundNoTls(id: string, noTls: boolean): Promise<boolean> {
+  const result = await getDb().runner.updateMany({ where: { id, mode: "inbound", status: { in: ["pending", "approved"] } }, data: { inboundNoTls: noTls } });
   return result.count === 1;
 }
 
@@ -287,6 +365,11 @@ export interface RunnerView {
   version: string | null;
   capacity: number;
   certFingerprint: string | null;
+  certPinnedAt: string | null;
+  inboundNoTls: boolean;
+  linkError: string | null;
+  linkErrorAt: string | null;
+  presentedFingerprint: string | null;
   lastHeartbeatAt: string | null;
   createdAt: string;
   decidedAt: string | null;
@@ -311,6 +394,11 @@ export async function listRunnerViews(): Promise<RunnerView[]> {
     version: r.version,
     capacity: r.capacity,
     certFingerprint: r.certFingerprint,
+    certPinnedAt: r.certPinnedAt?.toISOString() ?? null,
+    inboundNoTls: r.inboundNoTls,
+    linkError: r.linkError,
+    linkErrorAt: r.linkErrorAt?.toISOString() ?? null,
+    presentedFingerprint: r.presentedFingerprint,
     lastHeartbeatAt: r.lastHeartbeatAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
     decidedAt: r.decidedAt?.toISOString() ?? null,

@@ -6,6 +6,8 @@
 import type { Namespace, Server, Socket } from "socket.io";
 import {
   CONTRACT_VERSION,
+  type HelloAnswer,
+  type RteHandshake,
   LEGACY_HEARTBEAT_SECONDS,
   RTE_NAMESPACE,
   RteEvents,
@@ -31,8 +33,21 @@ import { loggerFor } from "../logging/logger";
 
 const log = loggerFor({ component: "rte-hub" });
 
+/**
+ * What the per-link logic (here and in the dispatcher) uses of a runner's socket: a server-side
+ * socket of the `/rte` namespace (outbound: the RTE connected to the app) or a socket.io client
+ * socket (inbound: this node connected to the RTE, see inbound-links.ts). The messages are the same.
+ */
+export interface LinkSocket {
+  readonly connected: boolean;
+  emit(event: string, ...args: unknown[]): unknown;
+  timeout(ms: number): { emitWithAck(event: string, ...args: unknown[]): Promise<unknown> };
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  disconnect(close?: boolean): unknown;
+}
+
 export interface RunnerLink {
-  socket: Socket;
+  socket: LinkSocket;
   runnerId: string;
   runnerName: string;
   /**
@@ -94,29 +109,56 @@ export class RteHub {
     namespace.on("connection", (socket) => void this.onConnection(socket));
   }
 
-  private async authenticate(socket: Socket): Promise<Error | null> {
-    const parsed = rteHandshakeSchema.safeParse(socket.handshake.auth);
-    if (!parsed.success) return new Error("handshake must carry v, token, instanceId, version and capacity");
+  /** An RTE's handshake (outbound `auth`, inbound `rte:hello`): the runner it is, or why it is refused. */
+  private async checkHandshake(
+    auth: unknown,
+  ): Promise<{ ok: true; runnerId: string; runnerName: string; handshake: RteHandshake } | { ok: false; reason: string }> {
+    const parsed = rteHandshakeSchema.safeParse(auth);
+    if (!parsed.success) return { ok: false, reason: "handshake must carry v, token, instanceId, version and capacity" };
     if (parsed.data.v !== CONTRACT_VERSION) {
-      return new Error(`contract version mismatch: the app speaks v${CONTRACT_VERSION}, this RTE v${parsed.data.v}`);
+      return { ok: false, reason: `contract version mismatch: the app speaks v${CONTRACT_VERSION}, this RTE v${parsed.data.v}` };
     }
     const found = await runnerForToken(parsed.data.token);
-    if (!found.ok) return new Error(found.reason);
+    if (!found.ok) return { ok: false, reason: found.reason };
     if (parsed.data.runner !== undefined && parsed.data.runner !== found.runner.name) {
-      return new Error(`this token belongs to runner "${found.runner.name}", not "${parsed.data.runner}" (RTE_RUNNER_NAME)`);
+      return { ok: false, reason: `this token belongs to runner "${found.runner.name}", not "${parsed.data.runner}" (RTE_RUNNER_NAME)` };
     }
-    socket.data.runnerId = found.runner.id;
-    socket.data.runnerName = found.runner.name;
-    socket.data.handshake = parsed.data;
+    return { ok: true, runnerId: found.runner.id, runnerName: found.runner.name, handshake: parsed.data };
+  }
+
+  private async authenticate(socket: Socket): Promise<Error | null> {
+    const checked = await this.checkHandshake(socket.handshake.auth);
+    if (!checked.ok) return new Error(checked.reason);
+    socket.data.runnerId = checked.runnerId;
+    socket.data.runnerName = checked.runnerName;
+    socket.data.handshake = checked.handshake;
     return null;
   }
 
   private async onConnection(socket: Socket): Promise<void> {
     const handshake = rteHandshakeSchema.parse(socket.data.handshake);
+    await this.attachLink(socket, String(socket.data.runnerId), String(socket.data.runnerName), handshake);
+  }
+
+  /**
+   * Inbound: this node connected to runner `runnerId`'s RTE (certificate checked), which sent its
+   * handshake in `rte:hello`. The link is set up as an outbound RTE's, or refused with why.
+   */
+  async attachInbound(socket: LinkSocket, hello: unknown, runnerId: string): Promise<HelloAnswer> {
+    const checked = await this.checkHandshake(hello);
+    if (!checked.ok) return { ok: false, reason: checked.reason };
+    if (checked.runnerId !== runnerId)
+      return { ok: false, reason: `the RTE at this address holds the token of runner "${checked.runnerName}"` };
+    await this.attachLink(socket, checked.runnerId, checked.runnerName, checked.handshake);
+    return { ok: true };
+  }
+
+  /** The per-link logic, the same over either kind of socket. */
+  private async attachLink(socket: LinkSocket, runnerId: string, runnerName: string, handshake: RteHandshake): Promise<void> {
     const link: RunnerLink = {
       socket,
-      runnerId: String(socket.data.runnerId),
-      runnerName: String(socket.data.runnerName),
+      runnerId,
+      runnerName,
       token: handshake.token,
       instanceId: handshake.instanceId,
       capacity: handshake.capacity,
@@ -126,7 +168,8 @@ export class RteHub {
       draining: false,
     };
     const key = `${link.runnerId}:${link.instanceId}`;
-    this.links.get(key)?.socket.disconnect(true);
+    const previous = this.links.get(key);
+    if (previous && previous.socket !== socket) previous.socket.disconnect(true);
     this.links.set(key, link);
     log().info(
       { runner: link.runnerName, instance: link.instanceId },
@@ -156,7 +199,7 @@ export class RteHub {
       );
       ack?.();
     });
-    socket.on("disconnect", (reason) => {
+    socket.on("disconnect", (reason: string) => {
       if (this.links.get(key) === link) this.links.delete(key);
       log().info(
         { runner: link.runnerName, instance: link.instanceId },
@@ -368,5 +411,6 @@ export class RteHub {
 
   close(): void {
     this.namespace?.disconnectSockets(true);
+    for (const link of this.links.values()) link.socket.disconnect(true);
   }
 }

@@ -9,7 +9,11 @@
 import { z } from "zod";
 
 export const CONTRACT_VERSION = 1;
+/** The contract versions an RTE of this build speaks (it refuses a job of any other, naming these). */
+export const SUPPORTED_CONTRACT_VERSIONS: readonly number[] = [CONTRACT_VERSION];
 export const RTE_NAMESPACE = "/rte";
+/** Inbound mode: the socket.io path an RTE listens on (namespace RTE_NAMESPACE, as outbound). */
+export const INBOUND_SOCKET_PATH = "/rte/v1/socket";
 
 /**
  * Optional behaviours an RTE announces in its handshake (`features`). Additions within contract
@@ -33,6 +37,23 @@ export const rteHandshakeSchema = z.object({
   features: z.array(z.string().max(100)).max(50).optional(),
 });
 export type RteHandshake = z.infer<typeof rteHandshakeSchema>;
+
+/**
+ * Inbound mode, app -> RTE, the socket.io handshake `auth`: the contract version, the runner the
+ * app means, and its proof that it knows the runner's token hash (security/inbound-proof.ts).
+ */
+export const inboundAuthSchema = z.object({
+  v: z.number().int(),
+  runner: z.string().min(1).max(63),
+  ts: z.number(),
+  nonce: z.string().min(1).max(100),
+  proof: z.string().max(200),
+});
+export type InboundAuth = z.infer<typeof inboundAuthSchema>;
+
+/** Inbound mode, the app's answer to `rte:hello`: the link is set up (or refused, with why). */
+export const helloAnswerSchema = z.object({ ok: z.boolean(), reason: z.string().optional() });
+export type HelloAnswer = z.infer<typeof helloAnswerSchema>;
 
 /** A file the job needs, identified by its content hash (RTE_FILES=transfer). */
 export const manifestEntrySchema = z.object({
@@ -200,4 +221,9 @@ export const RteEvents = {
   closing: "rte:closing",
   /** app -> RTE: settings for this link (RteConfig), sent on connection. */
   config: "rte:config",
+  /**
+   * Inbound mode, RTE -> app, first message once the app's proof was accepted: the RteHandshake
+   * an outbound RTE sends in its `auth`; acknowledged with a HelloAnswer once the app listens.
+   */
+  hello: "rte:hello",
 } as const;

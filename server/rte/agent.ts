@@ -2,14 +2,24 @@
  * The RTE agent: one socket.io link to the app, the jobs running here, and the spool between
  * them. It claims jobs up to its capacity, sends each job's items in order with at most one
  * batch in flight per job, and resends everything unacknowledged after a reconnect.
+ *
+ * Outbound (the default) the link is a socket.io client connecting to APP_URL. Inbound the RTE
+ * listens (INBOUND_SOCKET_PATH on its own HTTP(S) server) and the link is the socket of the app
+ * that connected with a valid proof of this runner's token; the messages are the same.
  */
+import type http from "node:http";
 import path from "node:path";
+import { Server as SocketServer, type Socket as ServerSocket } from "socket.io";
 import { io, type Socket } from "socket.io-client";
 import {
   CONTRACT_VERSION,
+  INBOUND_SOCKET_PATH,
   RTE_NAMESPACE,
   RteEvents,
+  SUPPORTED_CONTRACT_VERSIONS,
   filesAnswerSchema,
+  helloAnswerSchema,
+  inboundAuthSchema,
   itemsAckSchema,
   jobCancelSchema,
   jobDispatchSchema,
@@ -17,8 +27,10 @@ import {
   rteConfigSchema,
   RteFeatures,
   type ClaimAnswer,
+  type RteHandshake,
   type RteState,
 } from "../protocol/rte-messages";
+import { InboundProofChecker } from "../security/inbound-proof";
 import { openForJob } from "../security/seal";
 import type { LogContext } from "../logging/logger";
 import type { RteEnv } from "./env";
@@ -27,6 +39,14 @@ import { JobRun } from "./job-run";
 import { RunningJobs } from "./leftovers";
 import type { PlaybookUser } from "./playbook-user";
 import { Spool } from "./spool";
+
+/** What the agent uses of its link: a socket.io client socket (outbound) or server-side socket (inbound). */
+interface AgentLink {
+  readonly connected: boolean;
+  emit(event: string, ...args: unknown[]): unknown;
+  timeout(ms: number): { emitWithAck(event: string, ...args: unknown[]): Promise<unknown> };
+  on(event: string, listener: (...args: never[]) => void): unknown;
+}
 
 export const RTE_VERSION = "0.1.0";
 const ACK_TIMEOUT_MS = 15_000;
@@ -38,7 +58,13 @@ const HEARTBEAT_MS = 15_000;
 const EARLY_CANCEL_TTL_MS = 60_000;
 
 export class RteAgent {
-  private readonly socket: Socket;
+  /** Outbound: the client socket to the app. */
+  private readonly socket: Socket | null = null;
+  /** The link messages go over: the outbound socket, or the inbound app's socket (null while none). */
+  private link: AgentLink | null = null;
+  /** Inbound: the link is usable once the app answered `rte:hello` (it listens from then on). */
+  private linkReady = false;
+  private inboundServer: SocketServer | null = null;
   private readonly spool: Spool;
   private readonly cache: FileCache;
   private readonly running: RunningJobs;
@@ -62,25 +88,105 @@ export class RteAgent {
     this.running = new RunningJobs(path.join(env.workDir, "running"));
     const recovered = this.spool.recover();
     if (recovered.length > 0) log(`spool holds unacknowledged items of job(s) ${recovered.join(", ")}: they will be resent`);
-    this.socket = io(new URL(RTE_NAMESPACE, env.APP_URL).toString(), {
-      auth: {
-        v: CONTRACT_VERSION,
-        token,
-        instanceId: env.RTE_INSTANCE_ID,
-        version: RTE_VERSION,
-        capacity: env.RTE_MAX_JOBS,
-        ...(env.runnerName !== null ? { runner: env.runnerName } : {}),
-        features: [RteFeatures.heartbeatInterval],
-      },
-      transports: ["websocket"],
-      reconnectionDelay: 500,
-      reconnectionDelayMax: 5_000,
-    });
-    this.wireSocket();
+    if (env.RTE_MODE === "outbound") {
+      this.socket = io(new URL(RTE_NAMESPACE, env.APP_URL).toString(), {
+        auth: this.handshake(),
+        transports: ["websocket"],
+        reconnectionDelay: 500,
+        reconnectionDelayMax: 5_000,
+      });
+      this.link = this.socket as unknown as AgentLink;
+      this.linkReady = true;
+      this.wireSocket(this.socket);
+    }
+    this.startHeartbeat(HEARTBEAT_MS);
+  }
+
+  /** What this RTE tells the app about itself: the outbound `auth`, the inbound `rte:hello`. */
+  private handshake(): RteHandshake {
+    return {
+      v: CONTRACT_VERSION,
+      token: this.token,
+      instanceId: this.env.RTE_INSTANCE_ID,
+      version: RTE_VERSION,
+      capacity: this.env.RTE_MAX_JOBS,
+      ...(this.env.runnerName !== null ? { runner: this.env.runnerName } : {}),
+      features: [RteFeatures.heartbeatInterval],
+    };
   }
 
   get connected(): boolean {
-    return this.socket.connected;
+    return this.linkReady && (this.link?.connected ?? false);
+  }
+
+  /**
+   * Inbound mode: listens for the app on the RTE's own HTTP(S) server. One app link at a time;
+   * a newer authenticated connection replaces the older (the app reconnecting after a cut).
+   */
+  listenInbound(server: http.Server): void {
+    const checker = new InboundProofChecker(this.token, this.env.RTE_RUNNER_NAME);
+    const ioServer = new SocketServer(server, { path: INBOUND_SOCKET_PATH, serveClient: false, maxHttpBufferSize: 16 * 1024 * 1024 });
+    this.inboundServer = ioServer;
+    ioServer.of("/").use((_socket, next) => next(new Error(`connect to the ${RTE_NAMESPACE} namespace`)));
+    const namespace = ioServer.of(RTE_NAMESPACE);
+    namespace.use((socket, next) => {
+      const parsed = inboundAuthSchema.safeParse(socket.handshake.auth);
+      if (!parsed.success) return next(new Error("handshake must carry v, runner, ts, nonce and proof"));
+      if (!SUPPORTED_CONTRACT_VERSIONS.includes(parsed.data.v)) {
+        return next(
+          new Error(`contract version mismatch: this runner speaks v${SUPPORTED_CONTRACT_VERSIONS.join(", v")}, the app v${parsed.data.v}`),
+        );
+      }
+      if (parsed.data.runner !== this.env.RTE_RUNNER_NAME) {
+        return next(new Error(`this is runner "${this.env.RTE_RUNNER_NAME}", not "${parsed.data.runner}"`));
+      }
+      const refused = checker.check(parsed.data);
+      if (refused) {
+        this.log(`refused a connection from ${socket.handshake.address}: ${refused}`);
+        return next(new Error(refused));
+      }
+      next();
+    });
+    namespace.on("connection", (socket: ServerSocket) => void this.onInboundConnection(socket));
+  }
+
+  private async onInboundConnection(socket: ServerSocket): Promise<void> {
+    const previous = this.link as ServerSocket | null;
+    this.link = socket as unknown as AgentLink;
+    this.linkReady = false;
+    if (previous && previous !== socket) previous.disconnect(true);
+    this.wireLinkEvents(socket as unknown as AgentLink);
+    socket.on("disconnect", (reason) => {
+      if (this.link === (socket as unknown as AgentLink)) {
+        this.link = null;
+        this.linkReady = false;
+      }
+      this.log(`the app's link from ${socket.handshake.address} closed (${reason}); running playbooks continue, output is spooled`);
+    });
+    let answer;
+    try {
+      answer = helloAnswerSchema.parse(await socket.timeout(15_000).emitWithAck(RteEvents.hello, this.handshake()));
+    } catch (error) {
+      this.log(`the app at ${socket.handshake.address} did not answer rte:hello (${String(error)}); closing its link`);
+      socket.disconnect(true);
+      return;
+    }
+    if (!answer.ok) {
+      this.log(`the app refused this runner: ${answer.reason ?? "no reason given"}`);
+      socket.disconnect(true);
+      return;
+    }
+    if (this.link !== (socket as unknown as AgentLink) || !socket.connected) return;
+    this.linkReady = true;
+    this.log(`the app connected from ${socket.handshake.address} (inbound) as instance ${this.env.RTE_INSTANCE_ID}`);
+    this.onLinkUp();
+  }
+
+  /** A link became usable: the app learns what this RTE runs and holds, and gets what is unacknowledged. */
+  private onLinkUp(): void {
+    this.sendState();
+    this.inFlight.clear();
+    for (const jobId of this.spool.jobIds()) this.pump(jobId);
   }
 
   get runningCount(): number {
@@ -91,34 +197,37 @@ export class RteAgent {
     return this.spool.pendingCount();
   }
 
-  private wireSocket(): void {
-    this.socket.on("connect", () => {
+  private wireSocket(socket: Socket): void {
+    socket.on("connect", () => {
       this.log(`connected to ${this.env.APP_URL} as instance ${this.env.RTE_INSTANCE_ID}`);
-      this.sendState();
-      this.inFlight.clear();
-      for (const jobId of this.spool.jobIds()) this.pump(jobId);
+      this.onLinkUp();
     });
-    this.socket.on("disconnect", (reason) => {
+    socket.on("disconnect", (reason) => {
       this.log(`disconnected (${reason}); running playbooks continue, output is spooled`);
       // socket.io-client does not reconnect by itself after the server closed the socket (an
       // app restart or shutdown does that): without this, the runner would stay away for good.
       if (reason === "io server disconnect") this.reconnectLater(1_000);
     });
-    this.socket.on("connect_error", (error) => {
+    socket.on("connect_error", (error) => {
       this.log(`cannot connect to ${this.env.APP_URL}: ${error.message}`);
       // A refusal by the app's handshake check is not retried by socket.io-client either.
       // Refused credentials are retried slowly: an admin may fix them (rotate, re-approve).
-      if (!this.socket.active) this.reconnectLater(/token|revoked|rejected|pending|belongs/.test(error.message) ? 30_000 : 2_000);
+      if (!socket.active) this.reconnectLater(/token|revoked|rejected|pending|belongs/.test(error.message) ? 30_000 : 2_000);
     });
-    this.socket.on(RteEvents.dispatch, (payload: unknown, ack?: (answer: ClaimAnswer) => void) => {
+    this.wireLinkEvents(socket as unknown as AgentLink);
+  }
+
+  /** What the app sends over a link, in either mode. */
+  private wireLinkEvents(link: AgentLink): void {
+    link.on(RteEvents.dispatch, (payload: unknown, ack?: (answer: ClaimAnswer) => void) => {
       const answer = this.claim(payload);
       if (typeof ack === "function") ack(answer);
     });
-    this.socket.on(RteEvents.closing, (payload: unknown) => {
+    link.on(RteEvents.closing, (payload: unknown) => {
       const reason = typeof payload === "object" && payload && "reason" in payload ? String(payload.reason) : "no reason given";
       this.log(`the app closed this runner's link: ${reason}`);
     });
-    this.socket.on(RteEvents.cancel, (payload: unknown) => {
+    link.on(RteEvents.cancel, (payload: unknown) => {
       const parsed = jobCancelSchema.safeParse(payload);
       if (!parsed.success) return;
       const run = this.runs.get(parsed.data.jobId);
@@ -127,18 +236,17 @@ export class RteAgent {
     });
     // The app derives the interval from its heartbeat timeout: a fixed 15 s would have a
     // shorter timeout abandon this runner's healthy jobs.
-    this.socket.on(RteEvents.config, (payload: unknown) => {
+    link.on(RteEvents.config, (payload: unknown) => {
       const parsed = rteConfigSchema.safeParse(payload);
       if (parsed.success) this.startHeartbeat(parsed.data.heartbeatSeconds * 1000);
     });
-    this.startHeartbeat(HEARTBEAT_MS);
   }
 
   private startHeartbeat(intervalMs: number): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = setInterval(
       () => {
-        if (this.socket.connected) this.sendState();
+        if (this.connected) this.sendState();
         const now = Date.now();
         for (const [jobId, at] of this.earlyCancels) if (now - at > EARLY_CANCEL_TTL_MS) this.earlyCancels.delete(jobId);
       },
@@ -149,7 +257,8 @@ export class RteAgent {
 
   private reconnectLater(delayMs: number): void {
     setTimeout(() => {
-      if (!this.closing && !this.socket.connected && !this.socket.active) this.socket.connect();
+      const socket = this.socket;
+      if (socket && !this.closing && !socket.connected && !socket.active) socket.connect();
     }, delayMs);
   }
 
@@ -166,14 +275,28 @@ export class RteAgent {
   }
 
   private sendState(): void {
-    this.socket.emit(RteEvents.state, this.state());
+    if (this.connected) this.link?.emit(RteEvents.state, this.state());
   }
 
   private claim(payload: unknown): ClaimAnswer {
+    const speaks = `this runner speaks contract v${SUPPORTED_CONTRACT_VERSIONS.join(", v")}`;
+    const v = typeof payload === "object" && payload !== null && "v" in payload ? payload.v : undefined;
+    if (typeof v !== "number" || !SUPPORTED_CONTRACT_VERSIONS.includes(v)) {
+      this.counters.refused++;
+      return {
+        claimed: false,
+        reason: "version",
+        message: `the job is of contract ${typeof v === "number" ? `v${v}` : "no version"}; ${speaks}`,
+      };
+    }
     const parsed = jobDispatchSchema.safeParse(payload);
     if (!parsed.success) {
       this.counters.refused++;
-      return { claimed: false, reason: "version", message: `job message does not match contract v${CONTRACT_VERSION}` };
+      return {
+        claimed: false,
+        reason: "version",
+        message: `the job message does not match contract v${v} (${parsed.error.issues[0]?.message}); ${speaks}`,
+      };
     }
     const job = parsed.data;
     if (this.runs.has(job.jobId)) return { claimed: true };
@@ -216,7 +339,7 @@ export class RteAgent {
     void run.finished.finally(() => {
       this.runs.delete(job.jobId);
       this.log(`job ${job.jobId}: finished`, { jobId: job.jobId });
-      if (this.socket.connected) this.sendState();
+      this.sendState();
     });
     return { claimed: true };
   }
@@ -227,7 +350,9 @@ export class RteAgent {
   }
 
   private async fetchFiles(jobId: number, hashes: string[]): Promise<Map<string, Buffer>> {
-    const raw: unknown = await this.socket.timeout(60_000).emitWithAck(RteEvents.files, { v: CONTRACT_VERSION, jobId, hashes });
+    const link = this.link;
+    if (!link || !this.connected) throw new Error("not connected to the app");
+    const raw: unknown = await link.timeout(60_000).emitWithAck(RteEvents.files, { v: CONTRACT_VERSION, jobId, hashes });
     const answer = filesAnswerSchema.parse(raw);
     if (answer.error) throw new Error(`the app refused the job files: ${answer.error}`);
     return new Map(answer.files.map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")]));
@@ -235,11 +360,12 @@ export class RteAgent {
 
   /** Sends the job's next pending batch unless one is already in flight. */
   private pump(jobId: number): void {
-    if (!this.socket.connected || this.inFlight.has(jobId)) return;
+    const link = this.link;
+    if (!link || !this.connected || this.inFlight.has(jobId)) return;
     const items = this.spool.nextBatch(jobId, 500, BATCH_BYTES);
     if (items.length === 0) return;
     this.inFlight.add(jobId);
-    this.socket
+    link
       .timeout(ACK_TIMEOUT_MS)
       .emitWithAck(RteEvents.items, { v: CONTRACT_VERSION, jobId, items })
       .then((raw: unknown) => {
@@ -254,8 +380,8 @@ export class RteAgent {
       .catch((error: unknown) => this.log(`job ${jobId}: batch not acknowledged (${String(error)}); it stays spooled`, { jobId }))
       .finally(() => {
         this.inFlight.delete(jobId);
-        // Only a live socket resends: after a disconnect, "connect" pumps every spooled job.
-        if (this.socket.connected) setImmediate(() => this.pump(jobId));
+        // Only a live link resends: after a disconnect, the next link pumps every spooled job.
+        if (this.connected) setImmediate(() => this.pump(jobId));
       });
   }
 
@@ -267,22 +393,24 @@ export class RteAgent {
     if (this.draining) return;
     this.draining = true;
     this.log(`draining: ${this.runs.size} job(s) running, waiting up to ${this.env.RTE_DRAIN_SECONDS}s`);
-    if (this.socket.connected) this.sendState();
+    this.sendState();
     const deadline = Date.now() + this.env.RTE_DRAIN_SECONDS * 1000;
     while (this.runs.size > 0 && Date.now() < deadline) await sleep(200);
     for (const run of this.runs.values()) run.cancel();
     await Promise.all([...this.runs.values()].map((r) => r.finished));
     const flushDeadline = Date.now() + 10_000;
-    while (this.spool.pendingCount() > 0 && this.socket.connected && Date.now() < flushDeadline) await sleep(100);
-    if (this.socket.connected) {
-      await this.socket
+    while (this.spool.pendingCount() > 0 && this.connected && Date.now() < flushDeadline) await sleep(100);
+    if (this.link && this.connected) {
+      await this.link
         .timeout(2_000)
         .emitWithAck(RteEvents.leaving, { v: CONTRACT_VERSION, reason: "drained" })
         .catch(() => undefined);
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.closing = true;
-    this.socket.close();
+    this.socket?.close();
+    // The HTTP(S) server it listens on is closed by main, with the health endpoints.
+    this.inboundServer?.disconnectSockets(true);
   }
 }
 

@@ -25,9 +25,16 @@ const rteEnvSchema = z.object({
     .default(hostname()),
   /** Where a joined RTE keeps the token it was issued (and its pending join request). */
   RTE_STATE_PATH: z.string().default("data/rte/state"),
-  /** The address the app shows for this runner (informational in outbound mode). */
-  RTE_ADDRESS: z.string().optional(),
-  RTE_MODE: z.enum(["outbound"]).default("outbound"),
+  /**
+   * The URL the app connects to in inbound mode (https://host:port, or http:// when an admin
+   * allows that runner without TLS); informational in outbound mode.
+   */
+  RTE_ADDRESS: z.string().min(1).optional(),
+  /** outbound: the RTE connects to APP_URL; inbound: it listens on PORT and the app connects to RTE_ADDRESS. */
+  RTE_MODE: z.enum(["outbound", "inbound"]).default("outbound"),
+  /** Inbound over https: the certificate and key (PEM files); unset, a self-signed pair is generated once in RTE_STATE_PATH. */
+  RTE_TLS_CERT: z.string().min(1).optional(),
+  RTE_TLS_KEY: z.string().min(1).optional(),
   /** transfer: files come from the app by content hash; local: read from a volume shared with the app. */
   RTE_FILES: z.enum(["transfer", "local"]).default("transfer"),
   RTE_INSTANCE_ID: z.string().min(1).default(hostname()),
@@ -94,6 +101,17 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     throw new Error(`invalid RTE configuration:\n  ${problems}`);
   }
   const work = path.resolve(parsed.data.RTE_WORK_DIR);
+  const data = parsed.data;
+  if (data.RTE_MODE === "inbound") {
+    const problems: string[] = [];
+    if (!data.RTE_ADDRESS)
+      problems.push("RTE_ADDRESS: required with RTE_MODE=inbound (the URL the app connects to, e.g. https://runner-1.example:8000)");
+    else if (!URL.canParse(data.RTE_ADDRESS) || !/^https?:$/.test(new URL(data.RTE_ADDRESS).protocol)) {
+      problems.push("RTE_ADDRESS: must be an https:// (or http://) URL");
+    }
+    if (Boolean(data.RTE_TLS_CERT) !== Boolean(data.RTE_TLS_KEY)) problems.push("RTE_TLS_CERT, RTE_TLS_KEY: set both or neither");
+    if (problems.length > 0) throw new Error(`invalid RTE configuration:\n  ${problems.join("\n  ")}`);
+  }
   return {
     ...parsed.data,
     spoolDir: path.resolve(parsed.data.RTE_SPOOL_PATH),

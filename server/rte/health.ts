@@ -4,6 +4,7 @@
  * the names below under the `playform_` prefix, plus Node's default process metrics).
  */
 import http from "node:http";
+import https from "node:https";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { RteAgent } from "./agent";
 import { logger } from "../logging/logger";
@@ -45,9 +46,15 @@ export function rteMetrics(
   return registry;
 }
 
-export function startHealthServer(agent: RteAgent, port: number, capacity: number): Promise<http.Server> {
+/** With `tls`, the server is https (an inbound RTE: the app's socket comes over the same server). */
+export function startHealthServer(
+  agent: RteAgent,
+  port: number,
+  capacity: number,
+  tls?: { cert: string; key: string },
+): Promise<http.Server> {
   const registry = rteMetrics(agent, capacity);
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = req.url?.split("?")[0];
     if (url === "/live") return send(res, 200, "text/plain", "ok\n");
     if (url === "/ready") {
@@ -65,7 +72,8 @@ export function startHealthServer(agent: RteAgent, port: number, capacity: numbe
       return;
     }
     send(res, 404, "text/plain", "not found\n");
-  });
+  };
+  const server: http.Server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, handler) : http.createServer(handler);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, () => resolve(server));

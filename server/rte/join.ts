@@ -19,7 +19,12 @@ interface PendingJoin {
   joinSecret: string;
 }
 
-export async function obtainToken(env: RteEnv, version: string, log: (line: string) => void): Promise<string> {
+export async function obtainToken(
+  env: RteEnv,
+  version: string,
+  log: (line: string) => void,
+  certFingerprint: string | null = null,
+): Promise<string> {
   if (env.RTE_TOKEN) return env.RTE_TOKEN;
   fs.mkdirSync(env.stateDir, { recursive: true, mode: 0o700 });
   const tokenFile = path.join(env.stateDir, "token");
@@ -31,7 +36,7 @@ export async function obtainToken(env: RteEnv, version: string, log: (line: stri
   for (;;) {
     try {
       if (!pending) {
-        pending = await requestJoin(env, version);
+        pending = await requestJoin(env, version, certFingerprint);
         fs.writeFileSync(joinFile, JSON.stringify(pending), { mode: 0o600 });
       }
       if (!announced) {
@@ -66,7 +71,7 @@ export async function obtainToken(env: RteEnv, version: string, log: (line: stri
   }
 }
 
-async function requestJoin(env: RteEnv, version: string): Promise<PendingJoin> {
+async function requestJoin(env: RteEnv, version: string, certFingerprint: string | null): Promise<PendingJoin> {
   const answer = await postJson(`${env.APP_URL}/api/runners/join`, {
     v: CONTRACT_VERSION,
     name: env.RTE_RUNNER_NAME,
@@ -74,7 +79,7 @@ async function requestJoin(env: RteEnv, version: string): Promise<PendingJoin> {
     mode: env.RTE_MODE,
     version,
     capacity: env.RTE_MAX_JOBS,
-    certFingerprint: null,
+    certFingerprint,
   });
   if (answer.status === 409 || answer.status === 400) {
     const message = (answer.body as { error?: { message?: string } }).error?.message ?? `HTTP ${answer.status}`;

@@ -14,6 +14,8 @@ import { cleanUpAfterPreviousRun } from "./leftovers";
 import { PlaybookUserError, checkReachable, resolvePlaybookUser, type PlaybookUser } from "./playbook-user";
 import { PRIVATE_DIR_MODE, ensureOwnedDir, ensurePrivateDir } from "./private-fs";
 import { initLogging, logSettings, logSettingsOrDefaults, logger, maskInLogs, type LogContext } from "../logging/logger";
+import { loadTlsPair, usesTls, type TlsPair } from "./tls";
+import { INBOUND_SOCKET_PATH } from "../protocol/rte-messages";
 
 /** The RTE's log lines (server/logging): JSON lines with `source: "rte"`, its instance and runner. */
 function log(message: string, context?: LogContext): void {
@@ -94,17 +96,37 @@ export async function runRte(): Promise<void> {
     fatal(`cannot clean up after the previous run in ${env.workDir}: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   }
+  // Inbound over https: the certificate the join request names (its fingerprint) and the
+  // server presents, generated once when none is configured.
+  let tls: TlsPair | null = null;
+  if (usesTls(env)) {
+    try {
+      tls = await loadTlsPair(env, log);
+    } catch (error) {
+      fatal(`cannot load the TLS certificate: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(2);
+    }
+    log(`TLS certificate ${tls.source}, SHA-256 fingerprint ${tls.fingerprint}`);
+  }
   let token: string;
   try {
-    token = await obtainToken(env, RTE_VERSION, log);
+    token = await obtainToken(env, RTE_VERSION, log, tls?.fingerprint ?? null);
   } catch (error) {
     fatal(error);
     process.exit(error instanceof JoinRefusedError ? 3 : 1);
   }
   maskInLogs([token]);
   const agent = new RteAgent(env, token, log, playbookUser);
-  const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS);
-  log(`health endpoints on port ${(health.address() as AddressInfo).port} (/live /ready /metrics)`);
+  const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS, tls ?? undefined);
+  const port = (health.address() as AddressInfo).port;
+  log(`health endpoints on port ${port} (/live /ready /metrics)`);
+  if (env.RTE_MODE === "inbound") {
+    agent.listenInbound(health);
+    log(
+      `inbound: listening for the app on port ${port}${INBOUND_SOCKET_PATH} over ${tls ? "https" : "plain http (the app connects only if an admin allowed this runner without TLS)"}; ` +
+        `the app connects to ${env.RTE_ADDRESS}`,
+    );
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -4,7 +4,16 @@
  * and whether the runner's open links are closed afterwards.
  */
 import { DomainError } from "../errors";
-import { approveRunner, findRunner, rejectRunner, revokeRunner, rotateRunnerToken, setDefaultRunner } from "../data/runners";
+import {
+  approveRunner,
+  findRunner,
+  rejectRunner,
+  repinRunner,
+  revokeRunner,
+  rotateRunnerToken,
+  setDefaultRunner,
+  setInboundNoTls,
+} from "../data/runners";
 import { playformRuntime } from "../runtime";
 
 interface RunnerAction {
@@ -14,12 +23,15 @@ interface RunnerAction {
   refused: string;
   /** Closes the sockets the runner holds, with this reason, once applied. */
   disconnect?: string;
+  /** An inbound runner: this node connects to it anew once applied. */
+  reconnect?: boolean;
 }
 
 const ACTIONS = {
   approve: {
     apply: async (id) => ((await approveRunner(id)) ? { status: "approved" } : null),
     refused: "only a pending runner can be approved",
+    reconnect: true,
   },
   reject: {
     apply: async (id) => ((await rejectRunner(id)) ? { status: "rejected" } : null),
@@ -39,6 +51,27 @@ const ACTIONS = {
     refused: "only an approved runner's token can be rotated",
     disconnect: "token rotated by an admin: restart the runner with the new token",
   },
+  /** Inbound: accept the certificate the runner presents now (it changed on purpose). */
+  repin: {
+    apply: async (id) => {
+      const pinned = await repinRunner(id);
+      return pinned === null ? null : { status: "approved", certFingerprint: pinned };
+    },
+    refused: "only an approved inbound runner that presented a certificate can be re-pinned",
+    reconnect: true,
+  },
+  /** Inbound: the app may connect to this runner over plain http (no TLS, nothing pinned). */
+  "no-tls": {
+    apply: async (id) => ((await setInboundNoTls(id, true)) ? { inboundNoTls: true } : null),
+    refused: "only a pending or approved inbound runner can be allowed without TLS",
+    reconnect: true,
+  },
+  "require-tls": {
+    apply: async (id) => ((await setInboundNoTls(id, false)) ? { inboundNoTls: false } : null),
+    refused: "only a pending or approved inbound runner can be required to use TLS",
+    disconnect: "an admin requires TLS for this runner",
+    reconnect: true,
+  },
   default: {
     apply: async (id) => ((await setDefaultRunner(id)) ? { status: "approved", isDefault: true } : null),
     refused: "only an approved runner can be the default",
@@ -57,5 +90,6 @@ export async function runRunnerAction(id: string, action: string): Promise<Recor
   const answer = await row.apply(id);
   if (answer === null) throw new DomainError("conflict", row.refused);
   if (row.disconnect) playformRuntime().disconnectRunner(id, row.disconnect);
+  if (row.reconnect) playformRuntime().refreshInboundRunner(id);
   return answer;
 }

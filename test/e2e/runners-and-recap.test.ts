@@ -200,6 +200,47 @@ describe("runners page", () => {
     await page.locator('tr[data-runner="e2e-runner"][data-connected="true"]').waitFor({ timeout: 60_000 });
   });
 
+  it("shows an inbound runner's pinned certificate, the one it presents instead and why it is refused; Re-pin pins that one", async () => {
+    const pinned = Array.from({ length: 32 }, () => "AA").join(":");
+    const presented = Array.from({ length: 32 }, () => "BB").join(":");
+    const now = new Date().toISOString().replace("Z", "+00:00");
+    const db = new Database(app.databaseUrl.slice("file:".length));
+    try {
+      // Nothing listens at its address: the app's attempts fail, saying so; what it presented
+      // last time (another certificate) stays known.
+      db.prepare(
+        `INSERT INTO "Runner" ("id", "name", "status", "tokenHash", "isDefault", "mode", "address", "capacity", "certFingerprint", "certPinnedAt", "presentedFingerprint", "createdAt", "decidedAt")
+         VALUES (?, 'e2e-inbound', 'approved', ?, 0, 'inbound', 'https://127.0.0.1:9', 2, ?, ?, ?, ?, ?)`,
+      ).run(randomUUID(), "0".repeat(64), pinned, now, presented, now, now);
+    } finally {
+      db.close();
+    }
+    const page = await openAsAdmin();
+    await page.goto("/runners");
+    const row = page.locator('[data-testid="runners-table"] tr[data-runner="e2e-inbound"]');
+    await row.waitFor();
+    expect(await row.getByTestId("runner-pinned").textContent()).toBe(pinned);
+    await row.getByTestId("runner-link-error").waitFor({ timeout: 30_000 });
+    expect(await row.getByTestId("runner-link-error").textContent()).toMatch(
+      /cannot connect to https:\/\/127\.0\.0\.1:9: connect ECONNREFUSED/,
+    );
+    expect(await row.getByTestId("runner-inbound").textContent()).toContain(`presents SHA-256 ${presented}`);
+    await screenshot(page, "runners-inbound-refused");
+
+    await row.getByTestId("runner-repin").click();
+    const confirm = row.getByTestId("runner-repin-confirm");
+    await confirm.waitFor();
+    await confirm.click();
+    await waitFor(
+      "the presented certificate to be pinned",
+      async () => (await row.getByTestId("runner-pinned").textContent()) === presented,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    expect(await row.getByTestId("runner-repin").count()).toBe(0);
+  });
+
   it("tells a user who is not an admin that the page is for admins, without a nav link to it", async () => {
     await addPlainUser("operator", "operator-password");
     const page = await openAs("operator", "operator-password");

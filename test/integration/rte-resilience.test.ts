@@ -737,7 +737,8 @@ describe("RTE resilience", () => {
     };
     const mismatch = await waitForEnd(await launchGate("refused-version"), 30_000);
     expect(mismatch.status).toBe("failed");
-    expect(mismatch.statusReason).toBe("runner resilience refused the job: job message does not match contract v1");
+    // The refusal names the job's version and every version the runner speaks.
+    expect(mismatch.statusReason).toBe("runner resilience refused the job: the job is of contract v2; this runner speaks contract v1");
 
     // Nothing ran: no claim, no item stored, two refusals counted.
     expect(rte.output()).not.toMatch(/claimed/);

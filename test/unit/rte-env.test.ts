@@ -126,6 +126,8 @@ describe("loadRteEnv", () => {
         "RTE_RUNNER_NAME",
         "RTE_STATE_PATH",
         "RTE_ADDRESS",
+        "RTE_TLS_CERT",
+        "RTE_TLS_KEY",
         "RTE_WORK_DIR",
         "RTE_JOBS_DIR",
         "RTE_PLAYBOOK_USER",
