@@ -13,6 +13,7 @@ import { ENDPOINTS } from "../../server/api/contracts";
 import { openApiPath } from "../../server/api/contract";
 import { type buildOpenApiDocument, openApiJson } from "../../server/api/openapi";
 import { APP_ROUTES } from "../../server/metrics/route-pattern";
+import { openApiMismatch } from "../support/openapi-check";
 
 const API = path.resolve(import.meta.dirname, "../../app/api");
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -137,5 +138,49 @@ describe("the OpenAPI document", () => {
 
   it("is built once and served from memory", () => {
     expect(openApiJson()).toBe(openApiJson());
+  });
+});
+
+describe("the integration client's check against the document", () => {
+  const job = {
+    id: 1,
+    form: "f",
+    status: "queued",
+    statusReason: null,
+    exitCode: null,
+    runner: null,
+    user: "u",
+    values: {},
+    runOptions: {},
+    abortRequested: false,
+    decidedBy: null,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    startedAt: null,
+    finishedAt: null,
+    lastSeq: 0,
+    lines: 0,
+  };
+  const json = "application/json";
+
+  it("accepts documented answers", () => {
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job }))).toBeNull();
+    expect(
+      openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify({ error: { code: "not_found", message: "no job 12" } })),
+    ).toBeNull();
+    expect(openApiMismatch("DELETE", "/api/users/alice", 204, null, "")).toBeNull();
+    expect(openApiMismatch("GET", "/api/jobs/12/log", 200, "text/plain; charset=utf-8", "hello\n")).toBeNull();
+    expect(openApiMismatch("GET", "/api/nothing", 404, json, JSON.stringify({ error: { code: "not_found", message: "x" } }))).toBeNull();
+    expect(openApiMismatch("GET", "/metrics", 200, "text/plain", "x 1")).toBeNull();
+  });
+
+  it("refuses a body, a status or a route the document does not describe, naming route and status", () => {
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, status: "done" } }))).toMatch(
+      /^GET \/api\/jobs\/\[id\] → 200: the body does not match the document: \/job\/status/,
+    );
+    expect(openApiMismatch("GET", "/api/jobs/12", 418, json, "{}")).toMatch(/^GET \/api\/jobs\/\[id\] → 418: status 418 is not documented/);
+    expect(openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify({ oops: 1 }))).toMatch(/→ 404: the body does not match/);
+    expect(openApiMismatch("PUT", "/api/jobs/12", 200, json, "{}")).toMatch(/PUT \/api\/jobs\/\[id\] is not in the OpenAPI document/);
+    expect(openApiMismatch("GET", "/api/jobs/12/log", 200, "text/html", "<p>")).toMatch(/answered text\/html, documented text\/plain/);
+    expect(openApiMismatch("GET", "/api/nothing", 200, json, "{}")).toMatch(/must answer 404/);
   });
 });
