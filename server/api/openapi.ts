@@ -78,7 +78,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointSpec[] = ENDPOI
     description: "The browser session, set by POST /api/auth/login.",
   });
   for (const spec of endpoints) registry.registerPath(routeConfig(spec));
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: {
       title: "Playform REST API",
@@ -88,6 +88,24 @@ export function buildOpenApiDocument(endpoints: readonly EndpointSpec[] = ENDPOI
     },
     servers: [{ url: "/" }],
   });
+  stringDefaults(document.paths ?? {});
+  return document;
+}
+
+/**
+ * Query parameters arrive as text: `queryInt(1, 500).default(500)` is documented as a string
+ * whose default is the text "500", not the number the parsed value defaults to.
+ */
+function stringDefaults(paths: object) {
+  for (const item of Object.values(paths) as Record<string, { parameters?: { schema?: { type?: unknown; default?: unknown } }[] }>[]) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of operation.parameters ?? []) {
+        const schema = parameter.schema;
+        if (schema?.type === "string" && schema.default !== undefined && typeof schema.default !== "string")
+          schema.default = String(schema.default);
+      }
+    }
+  }
 }
 
 let cached: string | undefined;
