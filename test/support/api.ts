@@ -1,8 +1,11 @@
 /**
  * A small client for Playform's REST API in tests: JSON in and out, a bearer token, and the
  * job helpers every integration test needs (launch, wait for the end, read the output).
+ * Every answer is checked against the OpenAPI document (server/api/openapi.ts): a route,
+ * status or body the document does not describe fails the call, naming route and status.
  */
 import { expect } from "vitest";
+import { openApiMismatch } from "./openapi-check";
 import type { RunningPlayform } from "./playform";
 
 export const FINAL_STATUSES = ["success", "failed", "aborted", "abandoned", "rejected"];
@@ -34,6 +37,15 @@ export function apiClient(app: RunningPlayform, token: string): ApiClient {
     } else if (init.type) headers["content-type"] = init.type;
     const response = await fetch(`${app.url}${url}`, { method, headers, body });
     const text = await response.text();
+    // Every answer is checked against the OpenAPI document (test/support/openapi-check.ts).
+    const mismatch = openApiMismatch(
+      method,
+      response.url || `${app.url}${url}`,
+      response.status,
+      response.headers.get("content-type"),
+      text,
+    );
+    if (mismatch) throw new Error(`OpenAPI: ${mismatch}`);
     return { status: response.status, headers: response.headers, json: text ? JSON.parse(text) : null };
   };
 

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
-import { createCredentialSchema } from "@/server/credentials/kinds";
+import { createCredential as contract } from "@/server/api/contracts/credentials";
 import { createCredential, listCredentialViews } from "@/server/credentials/store";
 
 /** GET /api/credentials (admins): names, kinds, descriptions, dates, forms using them; never a secret. */
@@ -12,6 +12,6 @@ export const GET = route(async (request: Request) => {
 /** POST /api/credentials `{"name", "kind", "description"?, ...payload}` (admins) → 201 `{"credential"}`. */
 export const POST = route(async (request: Request) => {
   await requireAdmin(request);
-  const credential = await createCredential(await parseJsonBody(request, createCredentialSchema, { fields: true }));
+  const credential = await createCredential(await parseJsonBody(request, contract.body.schema, { fields: true }));
   return NextResponse.json({ credential }, { status: 201 });
 });

@@ -1,21 +1,14 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
+import { launchJob as contract } from "@/server/api/contracts/jobs";
 import { parseJobListQuery } from "@/server/api/job-list-query";
 import { parseJsonBody, requireUser, route } from "@/server/api/route";
 import { listJobPage } from "@/server/data/job-list";
 import { launchJob } from "@/server/jobs/launch";
 import { jobLifecycle } from "@/server/runtime";
 
-const launchSchema = z.strictObject({
-  form: z.string().min(1, "is required"),
-  values: z.record(z.string(), z.unknown()).default({}),
-  /** Run options the form lets users choose at launch; checked against the form in launchJob. */
-  options: z.unknown().optional(),
-});
-
 export const POST = route(async (request: Request) => {
   const user = await requireUser(request);
-  const body = await parseJsonBody(request, launchSchema);
+  const body = await parseJsonBody(request, contract.body.schema);
   const id = await launchJob(jobLifecycle(), user, body.form, body.values, body.options);
   return NextResponse.json({ id }, { status: 201 });
 });

@@ -1,6 +1,7 @@
 import { NextResponse } from "next/server";
 import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
-import { addUser, newUserSchema } from "@/server/auth/users";
+import { addUser as contract } from "@/server/api/contracts/auth";
+import { addUser } from "@/server/auth/users";
 import { listUsers } from "@/server/data/users";
 
 export const GET = route(async (request: Request) => {
@@ -11,6 +12,6 @@ export const GET = route(async (request: Request) => {
 /** POST /api/users `{"username", "password", "role"?}` (admins) → 201 `{"user"}`. */
 export const POST = route(async (request: Request) => {
   await requireAdmin(request);
-  const user = await addUser(await parseJsonBody(request, newUserSchema, { fields: true }));
+  const user = await addUser(await parseJsonBody(request, contract.body.schema, { fields: true }));
   return NextResponse.json({ user }, { status: 201 });
 });

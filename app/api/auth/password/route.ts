@@ -1,11 +1,12 @@
 import { NextResponse } from "next/server";
 import { parseJsonBody, requireUser, route } from "@/server/api/route";
-import { changeOwnPassword, ownPasswordSchema } from "@/server/auth/users";
+import { changeOwnPassword as contract } from "@/server/api/contracts/auth";
+import { changeOwnPassword } from "@/server/auth/users";
 
 /** POST /api/auth/password `{"currentPassword", "newPassword"}`: change your own password. */
 export const POST = route(async (request: Request) => {
   const user = await requireUser(request);
-  const { currentPassword, newPassword } = await parseJsonBody(request, ownPasswordSchema, { fields: true });
+  const { currentPassword, newPassword } = await parseJsonBody(request, contract.body.schema, { fields: true });
   await changeOwnPassword(user, currentPassword, newPassword);
   return new NextResponse(null, { status: 204 });
 });

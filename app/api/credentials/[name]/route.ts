@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
-import { replaceCredentialSchema } from "@/server/credentials/kinds";
+import { replaceCredential as contract } from "@/server/api/contracts/credentials";
 import { deleteCredential, replaceCredential } from "@/server/credentials/store";
 
 type Context = { params: Promise<{ name: string }> };
@@ -9,7 +9,7 @@ type Context = { params: Promise<{ name: string }> };
 export const PUT = route(async (request: Request, { params }: Context) => {
   await requireAdmin(request);
   const { name } = await params;
-  const credential = await replaceCredential(name, await parseJsonBody(request, replaceCredentialSchema, { fields: true }));
+  const credential = await replaceCredential(name, await parseJsonBody(request, contract.body.schema, { fields: true }));
   return NextResponse.json({ credential });
 });
 

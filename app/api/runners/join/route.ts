@@ -1,8 +1,8 @@
 import { NextResponse } from "next/server";
 import { SMALL_JSON_BODY_BYTES } from "@/server/api/body";
 import { clientAddress } from "@/server/api/client-address";
+import { joinRunner } from "@/server/api/contracts/runners";
 import { parseJsonBody, route } from "@/server/api/route";
-import { joinRequestSchema } from "@/server/protocol/join";
 import { requestToJoin } from "@/server/runners/join";
 
 /**
@@ -11,6 +11,6 @@ import { requestToJoin } from "@/server/runners/join";
  * number of runners already waiting (server/runners/join.ts).
  */
 export const POST = route(async (request: Request) => {
-  const body = await parseJsonBody(request, joinRequestSchema, { maxBytes: SMALL_JSON_BODY_BYTES });
+  const body = await parseJsonBody(request, joinRunner.body.schema, { maxBytes: SMALL_JSON_BODY_BYTES });
   return NextResponse.json(await requestToJoin(body, { address: clientAddress(request) }), { status: 202 });
 });

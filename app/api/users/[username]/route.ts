@@ -1,13 +1,14 @@
 import { NextResponse } from "next/server";
 import { parseJsonBody, requireAdmin, route } from "@/server/api/route";
-import { changeUser, removeUser, userChangeSchema } from "@/server/auth/users";
+import { changeUser as contract } from "@/server/api/contracts/auth";
+import { changeUser, removeUser } from "@/server/auth/users";
 
 type Context = { params: Promise<{ username: string }> };
 
 /** PATCH /api/users/NAME `{"role"?, "password"?}` (admins): sessions of that user end. */
 export const PATCH = route(async (request: Request, { params }: Context) => {
   const admin = await requireAdmin(request);
-  await changeUser(admin, (await params).username, await parseJsonBody(request, userChangeSchema, { fields: true }));
+  await changeUser(admin, (await params).username, await parseJsonBody(request, contract.body.schema, { fields: true }));
   return new NextResponse(null, { status: 204 });
 });
 

@@ -1,12 +1,7 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
-import { parseQuery, queryInt, requireUser, route } from "@/server/api/route";
+import { formIdempotence } from "@/server/api/contracts/forms";
+import { parseQuery, requireUser, route } from "@/server/api/route";
 import { idempotenceExportOfForm, idempotenceReportOfForm } from "@/server/jobs/analysis";
-
-const querySchema = z.object({
-  last: queryInt(1, 200).default(20),
-  format: z.enum(["csv", "json"], { message: "must be csv or json" }).optional(),
-});
 
 /**
  * Across the last N finished runs of a form: how often each task changed, on which hosts,
@@ -15,7 +10,7 @@ const querySchema = z.object({
 export const GET = route(async (request: Request, { params }: { params: Promise<{ name: string }> }) => {
   await requireUser(request);
   const { name } = await params;
-  const { last, format } = parseQuery(request, querySchema);
+  const { last, format } = parseQuery(request, formIdempotence.query);
   if (format === undefined) return NextResponse.json(await idempotenceReportOfForm(name, last));
   const file = await idempotenceExportOfForm(name, last, format);
   return new Response(file.body, {

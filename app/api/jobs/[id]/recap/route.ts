@@ -1,9 +1,7 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
+import { jobRecap } from "@/server/api/contracts/jobs";
 import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
 import { recapOfJob } from "@/server/jobs/analysis";
-
-const querySchema = z.object({ source: z.enum(["events", "text"]).optional() });
 
 /**
  * The recap JSON of docs/recap.md, from the job's structured events when it has them, else
@@ -13,7 +11,7 @@ const querySchema = z.object({ source: z.enum(["events", "text"]).optional() });
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
   await requireUser(request);
   const jobId = parseJobId((await params).id);
-  const { source } = parseQuery(request, querySchema);
+  const { source } = parseQuery(request, jobRecap.query);
   const result = await recapOfJob(jobId, source);
   return NextResponse.json(result.recap, { headers: { "x-recap-source": result.source } });
 });

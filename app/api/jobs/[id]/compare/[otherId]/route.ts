@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { z } from "zod";
+import { compareJobs } from "@/server/api/contracts/jobs";
 import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
 import { compareWith } from "@/server/jobs/analysis";
 
@@ -9,13 +9,11 @@ import { compareWith } from "@/server/jobs/analysis";
  * second = ID (what changed again this time?). No previous run: 404, or with `?optional=1`
  * 200 `{"previous": null}` (what the job page asks: the first run of a form is no error).
  */
-const querySchema = z.object({ optional: z.enum(["0", "1"]).optional() });
-
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string; otherId: string }> }) => {
   await requireUser(request);
   const { id, otherId } = await params;
   const jobId = parseJobId(id);
-  const { optional } = parseQuery(request, querySchema);
+  const { optional } = parseQuery(request, compareJobs.query);
   const other = otherId === "previous" ? "previous" : parseJobId(otherId);
   return NextResponse.json(await compareWith(jobId, other, { optional: optional === "1" }));
 });

@@ -1,0 +1,143 @@
+/** Contracts of the form catalog and the analyses across a form's runs (server/api/contract.ts). */
+import { z } from "zod";
+import { endpoint } from "../contract";
+import { queryInt } from "../route";
+
+const fieldSchema = z.looseObject({
+  name: z.string(),
+  label: z.string(),
+  type: z.enum(["text", "textarea", "number", "checkbox", "select", "password"]),
+  required: z.boolean(),
+});
+
+const formSummarySchema = z.looseObject({
+  name: z.string(),
+  title: z.string(),
+  description: z.string().nullable().optional(),
+  fields: z.array(fieldSchema),
+});
+
+const formSchema = formSummarySchema
+  .extend({
+    playbook: z.string(),
+    launchOptions: z.array(z.string()),
+    runDefaults: z.looseObject({}),
+    requiresApproval: z.boolean(),
+  })
+  .meta({ id: "Form" });
+
+const nameParams = z.object({ name: z.string().meta({ description: "the form's name" }) });
+
+export const listForms = endpoint({
+  method: "get",
+  path: "/api/forms",
+  summary: "Every form, by title",
+  tags: ["forms"],
+  access: "user",
+  responses: { 200: { description: "the forms", schema: z.object({ forms: z.array(formSchema) }) } },
+});
+
+export const getForm = endpoint({
+  method: "get",
+  path: "/api/forms/[name]",
+  summary: "One form: its fields, launch options and run defaults",
+  tags: ["forms"],
+  access: "user",
+  params: nameParams,
+  responses: { 200: { description: "the form", schema: z.object({ form: formSchema }) } },
+});
+
+export const importForms = endpoint({
+  method: "post",
+  path: "/api/forms/import",
+  summary: "Re-read the forms folder after an edit, without a restart",
+  tags: ["forms"],
+  access: "admin",
+  responses: {
+    200: {
+      description: "what was imported, and why other forms were not",
+      schema: z.object({ folder: z.string(), imported: z.array(z.string()), errors: z.array(z.string()) }),
+    },
+  },
+});
+
+export const trendQuerySchema = z.object({ last: queryInt(1, 100).default(10).meta({ description: "how many finished runs, 1..100" }) });
+
+const recapStatusSchema = z.enum(["successful", "failed", "incomplete", "plan"]);
+
+export const formTrend = endpoint({
+  method: "get",
+  path: "/api/forms/[name]/trend",
+  summary: "Across the last N finished runs: never-idempotent tasks, durations, host failure rates",
+  tags: ["forms", "analysis"],
+  access: "user",
+  params: nameParams,
+  query: trendQuerySchema,
+  responses: {
+    200: {
+      description: "the trend",
+      schema: z.object({
+        form: z.string(),
+        completed_runs: z.number().int(),
+        never_idempotent: z.array(z.string()),
+        durations: z.array(
+          z.object({
+            id: z.string(),
+            finished_at: z.string().nullable(),
+            status: recapStatusSchema,
+            elapsed_sec: z.number().nullable(),
+            job_sec: z.number().nullable(),
+          }),
+        ),
+        hosts: z.array(z.object({ host: z.string(), runs: z.number().int(), failed_runs: z.number().int(), failure_rate: z.number() })),
+      }),
+    },
+  },
+});
+
+export const idempotenceQuerySchema = z.object({
+  last: queryInt(1, 200).default(20).meta({ description: "how many finished runs, 1..200" }),
+  format: z.enum(["csv", "json"], { message: "must be csv or json" }).optional().meta({ description: "answer a file to download" }),
+});
+
+const runRefSchema = z.object({ id: z.string(), finished_at: z.string().nullable() });
+
+const idempotenceReportSchema = z.object({
+  form: z.string(),
+  last: z.number().int(),
+  runs: z.array(runRefSchema.extend({ source: z.enum(["events", "recap"]) })),
+  complete_runs: z.number().int(),
+  skipped_incomplete: z.number().int(),
+  tasks_never_changed: z.number().int(),
+  tasks: z.array(
+    z.object({
+      play: z.string().nullable(),
+      play_occurrence: z.number().int().nullable(),
+      task: z.string(),
+      runs_ran: z.number().int(),
+      runs_changed: z.number().int(),
+      change_rate: z.number(),
+      hosts: z.array(z.object({ host: z.string(), runs_changed: z.number().int() })).nullable(),
+      hosts_unknown_runs: z.number().int(),
+      first_changed_run: runRefSchema,
+      last_changed_run: runRefSchema,
+      changed_in_latest: z.boolean(),
+    }),
+  ),
+});
+
+export const formIdempotence = endpoint({
+  method: "get",
+  path: "/api/forms/[name]/idempotence",
+  summary: "The idempotence report over the last N finished runs (JSON, or a CSV/JSON download)",
+  tags: ["forms", "analysis"],
+  access: "user",
+  params: nameParams,
+  query: idempotenceQuerySchema,
+  responses: {
+    200: {
+      description: "the report; with `format`, the same as a download (Content-Disposition: attachment)",
+      alternatives: [{ mediaType: "application/json", schema: idempotenceReportSchema }, { mediaType: "text/csv" }],
+    },
+  },
+});

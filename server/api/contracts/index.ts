@@ -1,0 +1,18 @@
+/** Every endpoint's contract, in one list: what server/api/openapi.ts documents. */
+import type { EndpointSpec } from "../contract";
+import * as auth from "./auth";
+import * as credentials from "./credentials";
+import * as forms from "./forms";
+import * as health from "./health";
+import * as jobs from "./jobs";
+import * as recap from "./recap";
+import * as runners from "./runners";
+
+function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
+  return Object.values(module).filter(
+    (value): value is EndpointSpec =>
+      typeof value === "object" && value !== null && "method" in value && "path" in value && "responses" in value,
+  );
+}
+
+export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap].flatMap(endpointsOf);

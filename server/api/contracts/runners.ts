@@ -1,0 +1,91 @@
+/** Contracts of runners (admins) and of the join handshake (RTEs, no credentials) (server/api/contract.ts). */
+import { z } from "zod";
+import { joinRequestSchema, joinStatusAnswerSchema, joinStatusRequestSchema } from "../../protocol/join";
+import { endpoint } from "../contract";
+
+const runnerSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: z.enum(["pending", "approved", "rejected", "revoked"]),
+    isDefault: z.boolean(),
+    mode: z.string(),
+    address: z.string().nullable(),
+    version: z.string().nullable(),
+    capacity: z.number().int(),
+    certFingerprint: z.string().nullable(),
+    lastHeartbeatAt: z.string().nullable(),
+    createdAt: z.string(),
+    decidedAt: z.string().nullable(),
+    runningJobs: z.number().int(),
+    queuedJobs: z.number().int(),
+    instances: z.array(
+      z.object({
+        instanceId: z.string(),
+        connected: z.boolean(),
+        runningJobs: z.number().int(),
+        capacity: z.number().int(),
+        version: z.string().nullable(),
+        lastSeenAt: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: "Runner" });
+
+export const listRunners = endpoint({
+  method: "get",
+  path: "/api/runners",
+  summary: "Every runner with its instances and job counts",
+  tags: ["runners"],
+  access: "admin",
+  responses: { 200: { description: "the runners", schema: z.object({ runners: z.array(runnerSchema) }) } },
+});
+
+export const runnerAction = endpoint({
+  method: "post",
+  path: "/api/runners/[id]/[action]",
+  summary: "approve, reject, revoke, rotate (a new token, shown once) or default",
+  tags: ["runners"],
+  access: "admin",
+  params: z.object({
+    id: z.string().meta({ description: "the runner's id" }),
+    action: z.enum(["approve", "reject", "revoke", "rotate", "default"]),
+  }),
+  responses: {
+    200: {
+      description: "the runner's new status (rotate: and its token)",
+      schema: z.object({
+        status: z.enum(["approved", "rejected", "revoked"]),
+        token: z.string().optional(),
+        isDefault: z.boolean().optional(),
+      }),
+    },
+  },
+  errors: { 404: "no such runner or action", 409: "the runner's state does not allow the action" },
+});
+
+export const joinRunner = endpoint({
+  method: "post",
+  path: "/api/runners/join",
+  summary: "An RTE without a token asks to join (pending until an admin approves it)",
+  tags: ["join"],
+  access: "public",
+  body: { schema: joinRequestSchema },
+  responses: {
+    202: {
+      description: "waiting for approval",
+      schema: z.object({ runnerId: z.string(), joinSecret: z.string(), status: z.literal("pending") }),
+    },
+  },
+  errors: { 409: "the name is taken", 429: "throttled (per address, or too many runners waiting); Retry-After" },
+});
+
+export const joinStatus = endpoint({
+  method: "post",
+  path: "/api/runners/join/status",
+  summary: "The waiting RTE polls here; an approved runner's token is answered exactly once",
+  tags: ["join"],
+  access: "public",
+  body: { schema: joinStatusRequestSchema },
+  responses: { 200: { description: "the join request's state", schema: joinStatusAnswerSchema } },
+});
