@@ -13,7 +13,15 @@ const runnerSchema = z
     address: z.string().nullable(),
     version: z.string().nullable(),
     capacity: z.number().int(),
-    certFingerprint: z.string().nullable(),
+    certFingerprint: z.string().nullable().meta({ description: "inbound: the pinned SHA-256 fingerprint of its TLS certificate" }),
+    certPinnedAt: z.string().nullable(),
+    inboundNoTls: z.boolean().meta({ description: "inbound: an admin allowed plain http (nothing pinned)" }),
+    linkError: z.string().nullable().meta({ description: "inbound: why the app last failed to connect (a different certificate, say)" }),
+    linkErrorAt: z.string().nullable(),
+    presentedFingerprint: z
+      .string()
+      .nullable()
+      .meta({ description: "inbound: the fingerprint the runner last presented; re-pin to trust it" }),
     lastHeartbeatAt: z.string().nullable(),
     createdAt: z.string(),
     decidedAt: z.string().nullable(),
@@ -44,20 +52,23 @@ export const listRunners = endpoint({
 export const runnerAction = endpoint({
   method: "post",
   path: "/api/runners/[id]/[action]",
-  summary: "approve, reject, revoke, rotate (a new token, shown once) or default",
+  summary:
+    "approve, reject, revoke, rotate (a new token, shown once), default; inbound runners: repin (trust the certificate it presents now), no-tls, require-tls",
   tags: ["runners"],
   access: "admin",
   params: z.object({
     id: z.string().meta({ description: "the runner's id" }),
-    action: z.enum(["approve", "reject", "revoke", "rotate", "default"]),
+    action: z.enum(["approve", "reject", "revoke", "rotate", "default", "repin", "no-tls", "require-tls"]),
   }),
   responses: {
     200: {
-      description: "the runner's new status (rotate: and its token)",
+      description: "the runner's new state (rotate: and its token; repin: the pinned fingerprint)",
       schema: z.object({
-        status: z.enum(["approved", "rejected", "revoked"]),
+        status: z.enum(["approved", "rejected", "revoked"]).optional(),
         token: z.string().optional(),
         isDefault: z.boolean().optional(),
+        certFingerprint: z.string().optional(),
+        inboundNoTls: z.boolean().optional(),
       }),
     },
   },
