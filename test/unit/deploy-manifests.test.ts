@@ -73,3 +73,52 @@ describe("deploy/kubernetes/app.yaml", () => {
     expect(container.ports).toContainEqual({ name: "http", containerPort: Number(annotations["prometheus.io/port"]) });
   });
 });
+
+describe("deploy/kubernetes/app-inbound-sidecar.yaml and deploy/compose.inbound.yaml", () => {
+  const statefulSet = docs("app-inbound-sidecar.yaml").find((d) => d.kind === "StatefulSet");
+  const pod = statefulSet.spec.template.spec;
+  const app = pod.containers.find((c: any) => c.name === "app");
+  const rte = pod.containers.find((c: any) => c.name === "rte");
+  const env = Object.fromEntries(rte.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
+
+  it("runs one app node (inbound links are not leased between nodes yet) without a local RTE", () => {
+    expect(statefulSet.spec.replicas).toBe(1);
+    expect(app.env).toContainEqual({ name: "PLAYFORM_LOCAL_RTE", value: "false" });
+    expect(app.securityContext.runAsNonRoot).toBe(true);
+  });
+
+  it("starts the sidecar inbound over https on the pod's loopback, joining through the app beside it", () => {
+    expect(env.RTE_MODE).toBe("inbound");
+    const address = new URL(env.RTE_ADDRESS);
+    expect(address.protocol).toBe("https:");
+    expect(address.hostname).toBe("127.0.0.1");
+    expect(Number(address.port)).toBe(Number(env.PORT));
+    expect(new URL(env.APP_URL).port).toBe(String(app.ports[0].containerPort));
+    expect(env.RTE_TOKEN).toBeUndefined(); // it joins; the token is kept on the state volume
+  });
+
+  it("keeps the certificate, token and spool on a volume, and has no readiness probe that would wait for the approval", () => {
+    const mounts = rte.volumeMounts.map((m: any) => m.mountPath);
+    expect(mounts).toEqual(expect.arrayContaining(["/var/lib/playform/spool", "/var/lib/playform/state"]));
+    expect(statefulSet.spec.volumeClaimTemplates[0].metadata.name).toBe(rte.volumeMounts[0].name);
+    expect(rte.readinessProbe).toBeUndefined();
+    expect(rte.livenessProbe.httpGet).toEqual({ path: "/live", port: "rte", scheme: "HTTPS" });
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(Number(env.RTE_DRAIN_SECONDS));
+  });
+
+  it("gives the sidecar root only to run playbooks as another user, and exposes only the app's port", () => {
+    expect(rte.securityContext.allowPrivilegeEscalation).toBe(false);
+    expect(rte.securityContext.capabilities.drop).toEqual(["ALL"]);
+    const service = docs("app-inbound-sidecar.yaml").find((d) => d.kind === "Service");
+    expect(service.spec.ports.map((p: any) => p.targetPort)).toEqual(["http"]);
+  });
+
+  it("in compose, shares the app's network namespace and listens inbound on its loopback", () => {
+    const compose = parseAllDocuments(fs.readFileSync(path.resolve(DIR, "../compose.inbound.yaml"), "utf8"))[0]!.toJS();
+    const service = compose.services.rte;
+    expect(service.network_mode).toBe("service:app");
+    expect(service.environment.RTE_MODE).toBe("inbound");
+    expect(new URL(service.environment.RTE_ADDRESS).hostname).toBe("127.0.0.1");
+    expect(service.volumes).toEqual(expect.arrayContaining(["rte-state:/var/lib/playform/state", "rte-spool:/var/lib/playform/spool"]));
+  });
+});
