@@ -12,49 +12,23 @@
 import { listLatestJobsOfForm } from "../data/jobs";
 import { idempotenceReport, isCompleteRun, taskChangesFromEvents, type IdempotenceReport, type TaskChanges } from "../recap/idempotence";
 import { loadJobEvents } from "./events";
+import { FinishedJobCache } from "./job-cache";
 import { FINAL_STATUSES } from "./lifecycle";
 import { cachedJobRecap } from "./recap-cache";
 
 /** More than the largest report (200 runs), so one report's runs stay cached. */
 const SUMMARY_CACHE_SIZE = 256;
 
-/**
- * Job id + lastSeq → the run's task changes (null when the job has no events). A promise, so
- * that two requests missing the same job at once read its events once.
- */
-const summaries = new Map<string, Promise<TaskChanges[] | null>>();
-
-/** Cache hits and misses (misses read a job's events), for tests and the logs. */
-export const idempotenceCacheStats = { hits: 0, misses: 0 };
-
 async function readTaskChanges(jobId: number): Promise<TaskChanges[] | null> {
   const events = await loadJobEvents(jobId);
   return events.length > 0 ? taskChangesFromEvents(events) : null;
 }
 
-function taskChangesOfJob(jobId: number, lastSeq: number): Promise<TaskChanges[] | null> {
-  const key = `${jobId}:${lastSeq}`;
-  const hit = summaries.get(key);
-  if (hit !== undefined) {
-    idempotenceCacheStats.hits += 1;
-    summaries.delete(key); // most recently used last
-    summaries.set(key, hit);
-    return hit;
-  }
-  idempotenceCacheStats.misses += 1;
-  const pending = readTaskChanges(jobId);
-  summaries.set(key, pending);
-  // A failed read (database gone) is not remembered: the next request tries again.
-  pending.catch(() => {
-    if (summaries.get(key) === pending) summaries.delete(key);
-  });
-  while (summaries.size > SUMMARY_CACHE_SIZE) {
-    const oldest = summaries.keys().next().value;
-    if (oldest === undefined) break;
-    summaries.delete(oldest);
-  }
-  return pending;
-}
+/** Job id (while its lastSeq stays) → the run's task changes; null when the job has no events. */
+const summaries = new FinishedJobCache(SUMMARY_CACHE_SIZE, readTaskChanges);
+
+/** Cache hits and misses (misses read a job's events), for tests and the logs. */
+export const idempotenceCacheStats = summaries.stats;
 
 /** Empties the per-job cache (tests). */
 export function clearIdempotenceCache(): void {
@@ -76,7 +50,7 @@ export async function formIdempotence(formName: string, last: number): Promise<I
       finishedAt: job.finishedAt?.toISOString(),
       recap,
       jobStatus: job.status,
-      tasks: complete ? await taskChangesOfJob(job.id, job.lastSeq) : null,
+      tasks: complete ? await summaries.get(job.id, job.lastSeq) : null,
     });
   }
   return { form: formName, last, ...idempotenceReport(runs) };

@@ -25,6 +25,7 @@ import {
 import { timelineFromEvents } from "../recap/timeline";
 import type { JobStatus } from "../protocol/ui-messages";
 import { loadJobEvents } from "./events";
+import { FinishedJobCache, Lru } from "./job-cache";
 import { isFinalStatus } from "./lifecycle";
 
 export interface JobProgress extends ProgressEstimate {
@@ -48,36 +49,12 @@ const NO_EVENTS_GRACE_SEC = 30;
 /** Running jobs whose task starts stay in memory (a job leaves it when it ends). */
 const RUNNING_CACHE_SIZE = 100;
 
-/** A Map that forgets its least recently used entry beyond `size`. */
-class Lru<K, V> {
-  private readonly map = new Map<K, V>();
-  constructor(private readonly size: number) {}
-  get(key: K): V | undefined {
-    const value = this.map.get(key);
-    if (value !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, value);
-    }
-    return value;
-  }
-  set(key: K, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    while (this.map.size > this.size) this.map.delete(this.map.keys().next().value as K);
-  }
-  delete(key: K): void {
-    this.map.delete(key);
-  }
-}
-
 interface FinishedRun {
   tasks: number;
   elapsedSec: number;
   /** Null unless the run is complete (reached its playbook end) and has a time axis. */
   reference: PreparedReference | null;
 }
-
-const finished = new Lru<number, { lastSeq: number; run: Promise<FinishedRun> }>(FINISHED_CACHE_SIZE);
 
 async function readFinishedRun(jobId: number): Promise<FinishedRun> {
   const timeline = timelineFromEvents(await loadJobEvents(jobId));
@@ -90,20 +67,13 @@ async function readFinishedRun(jobId: number): Promise<FinishedRun> {
 }
 
 /** What a finished job's events say, from memory unless it changed since. */
-function finishedRun(jobId: number, lastSeq: number): Promise<FinishedRun> {
-  const cached = finished.get(jobId);
-  if (cached && cached.lastSeq === lastSeq) return cached.run;
-  const run = readFinishedRun(jobId);
-  finished.set(jobId, { lastSeq, run });
-  run.catch(() => finished.delete(jobId));
-  return run;
-}
+const finished = new FinishedJobCache(FINISHED_CACHE_SIZE, readFinishedRun);
 
 /** The form's last complete successful runs before job `jobId`, newest first. */
 async function referencesBefore(form: string, jobId: number): Promise<{ id: number; reference: PreparedReference }[]> {
   const out: { id: number; reference: PreparedReference }[] = [];
   for (const job of await listSuccessfulRunsOfFormBefore(form, jobId, REFERENCE_LOOKBACK)) {
-    const { reference } = await finishedRun(job.id, job.lastSeq);
+    const { reference } = await finished.get(job.id, job.lastSeq);
     if (reference) out.push({ id: job.id, reference });
     if (out.length === PROGRESS_REFERENCE_RUNS) break;
   }
@@ -161,7 +131,7 @@ interface ProgressState {
 async function progressFrom(job: ProgressState, now: number): Promise<JobProgress> {
   if (isFinalStatus(job.status)) {
     running.delete(job.id);
-    const run = await finishedRun(job.id, job.lastSeq);
+    const run = await finished.get(job.id, job.lastSeq);
     return { job: job.id, status: job.status, ...finishedProgress(run.tasks, run.elapsedSec), references: [] };
   }
   const [state, references] = await Promise.all([followed(job.id), referencesBefore(job.formName, job.id)]);
