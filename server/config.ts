@@ -26,6 +26,15 @@ const appEnvSchema = z.object({
   /** Health port of the local RTE; 0 picks a free one, so several apps can run on one host. */
   PLAYFORM_LOCAL_RTE_PORT: z.coerce.number().int().min(0).default(0),
   PLAYFORM_NODE_ID: z.string().default(`${hostname()}-${process.pid}`),
+  /**
+   * Inbound runners with several app nodes: one node holds each link; when it stops renewing
+   * its lease (it died) another takes the link over within this many seconds.
+   */
+  PLAYFORM_INBOUND_LEASE_SECONDS: z.coerce
+    .number()
+    .min(3, "must be at least 3 seconds")
+    .max(600, "must be at most 600 seconds")
+    .default(15),
   RTE_QUEUE_MINUTES: z.coerce.number().positive().default(30),
   /**
    * Runners are asked for a heartbeat every timeout/4 seconds (at most every 15 s): below 4 s

@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish, { heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS });
   hub.attach(io);
   // Runners in inbound mode: this node connects to them.
-  const inbound = new InboundLinks(hub);
+  const inbound = new InboundLinks(hub, { nodeId: config.PLAYFORM_NODE_ID, leaseMs: config.PLAYFORM_INBOUND_LEASE_SECONDS * 1000 });
   metrics.setSources({
     jobs: async () => {
       const [counts, oldest] = await Promise.all([countJobsByStatus(), oldestQueuedAt()]);
@@ -195,7 +195,7 @@ async function main(): Promise<void> {
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();
-      inbound.stop();
+      await inbound.stop();
       hub.close();
       await io.close();
       await bus.close();

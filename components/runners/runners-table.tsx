@@ -79,6 +79,11 @@ function InboundLink({ runner }: { runner: Runner }) {
           </span>
         </div>
       )}
+      {runner.linkHolder && (
+        <div className="text-zinc-500" data-testid="runner-link-holder" title="The app node that holds the link (PLAYFORM_NODE_ID)">
+          linked from app node <span className="font-mono">{runner.linkHolder}</span>
+        </div>
+      )}
       {runner.linkError && (
         <div
           role="alert"

@@ -370,6 +370,7 @@ export interface RunnerView {
   linkError: string | null;
   linkErrorAt: string | null;
   presentedFingerprint: string | null;
+  linkHolder: string | null;
   lastHeartbeatAt: string | null;
   createdAt: string;
   decidedAt: string | null;
@@ -399,6 +400,7 @@ export async function listRunnerViews(): Promise<RunnerView[]> {
     linkError: r.linkError,
     linkErrorAt: r.linkErrorAt?.toISOString() ?? null,
     presentedFingerprint: r.presentedFingerprint,
+    linkHolder: r.linkHolder,
     lastHeartbeatAt: r.lastHeartbeatAt?.toISOString() ?? null,
     createdAt: r.createdAt.toISOString(),
     decidedAt: r.decidedAt?.toISOString() ?? null,

@@ -12,15 +12,15 @@
  * admin allowed that runner without TLS. Every failure is recorded on the runner (shown on the
  * Runners page) and retried with a growing delay.
  *
- * One app node: every node connects to every inbound runner (several nodes need a lease per
- * link, not built yet).
+ * With several app nodes exactly one connects to each runner: see InboundLinks and its lease.
  */
 import https from "node:https";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import tls from "node:tls";
 import { io, type Socket } from "socket.io-client";
-import { findInboundRunner, listInboundRunners, recordLinkOutcome, type InboundRunner } from "../data/runners";
+import { listLinkLeases, releaseLinkLeases, renewLinkLeases, takeLinkLease } from "../data/link-leases";
+import { findInboundRunner, recordLinkOutcome, type InboundRunner } from "../data/runners";
 import {
   CONTRACT_VERSION,
   INBOUND_SOCKET_PATH,
@@ -35,7 +35,8 @@ import { loggerFor } from "../logging/logger";
 
 const log = loggerFor({ component: "inbound" });
 
-const SYNC_MS = 5_000;
+/** How long a holder's lease stands still before another node takes its links over. */
+export const DEFAULT_LEASE_MS = 15_000;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -122,6 +123,8 @@ class InboundConnector {
   constructor(
     private readonly hub: RteHub,
     readonly runnerId: string,
+    /** The runner's link settings this connector was (re)started with (see listLinkLeases). */
+    public settings: string,
     private readonly onGone: () => void,
   ) {}
 
@@ -261,45 +264,181 @@ class InboundConnector {
   }
 }
 
-/** This node's connections to the inbound runners, kept in line with the database every few seconds. */
+export interface InboundLinksOptions {
+  /** This app node (PLAYFORM_NODE_ID): the holder named in the leases it takes. */
+  nodeId: string;
+  /** How long a holder's lease must stand still before another node takes the link (default 15 s). */
+  leaseMs?: number;
+}
+
+interface Observation {
+  holder: string | null;
+  epoch: number;
+  /** When this node first saw that holder and epoch, on its own clock. */
+  since: number;
+}
+
+/**
+ * This node's links to the inbound runners. With several app nodes exactly one holds each link,
+ * through a lease in the database (server/data/link-leases.ts): every tick (a fifth of the
+ * lease time) the holder renews all its leases in one write; a free link is taken at once; a
+ * link whose holder's epoch stood still for most of the lease time (the holder died) is taken
+ * over, so the link moves within the lease time. A holder that could not renew for most of the
+ * lease time drops its links before anyone can take them over, so two nodes never both think
+ * they hold one. A node that stops releases its links.
+ */
 export class InboundLinks {
   private readonly connectors = new Map<string, InboundConnector>();
+  private readonly observed = new Map<string, Observation>();
+  private readonly nodeId: string;
+  private readonly leaseMs: number;
+  private readonly tickMs: number;
   private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  /** A tick was asked for while one ran: run another right after. */
+  private tickAgain = false;
+  /** When this node's leases were last renewed (or taken), on its own clock. */
+  private renewedAt = 0;
 
-  constructor(private readonly hub: RteHub) {}
+  constructor(
+    private readonly hub: RteHub,
+    options: InboundLinksOptions,
+  ) {
+    this.nodeId = options.nodeId;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.tickMs = Math.max(200, Math.round(this.leaseMs / 5));
+  }
 
   start(): void {
-    void this.sync();
-    this.timer = setInterval(() => void this.sync(), SYNC_MS);
+    this.timer = setInterval(() => this.tick(), this.tickMs);
     this.timer.unref();
+    this.tick();
   }
 
-  stop(): void {
+  /** Drops every link and releases this node's leases, so another node takes them at once. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
-    for (const connector of this.connectors.values()) connector.stop();
-    this.connectors.clear();
+    this.timer = null;
+    await this.ticking;
+    this.dropAll();
+    await releaseLinkLeases(this.nodeId).catch((error: unknown) => log().error({ err: error }, "releasing the inbound link leases failed"));
   }
 
-  /** An admin changed the runner (approved, re-pinned, TLS allowed off): connect now. */
-  refresh(runnerId: string): void {
-    const connector = this.connectors.get(runnerId);
-    if (connector) connector.refresh();
-    else void this.sync();
+  /**
+   * An admin changed the runner (approved, re-pinned, TLS allowed off): look now rather than at
+   * the next tick. The holder reconnects when the link's settings changed; with several nodes
+   * the holder may be another one, which sees the change at its next tick.
+   */
+  refresh(_runnerId: string): void {
+    this.tick();
+  }
+
+  /** The runners this node holds the link to. */
+  held(): string[] {
+    return [...this.connectors.keys()];
+  }
+
+  private tick(): void {
+    if (!this.timer) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      // The database hangs rather than fails: the same fence.
+      this.fenceIfStale();
+      return;
+    }
+    this.ticking = this.sync()
+      .catch((error: unknown) => {
+        log().error({ err: error }, "keeping the inbound links failed");
+        this.fenceIfStale();
+      })
+      .finally(() => {
+        this.ticking = null;
+        if (this.tickAgain) {
+          this.tickAgain = false;
+          this.tick();
+        }
+      });
   }
 
   private async sync(): Promise<void> {
-    let runners: InboundRunner[];
-    try {
-      runners = await listInboundRunners();
-    } catch (error) {
-      log().error({ err: error }, "listing inbound runners failed");
+    const now = Date.now();
+    await renewLinkLeases(this.nodeId);
+    this.renewedAt = now;
+    const leases = await listLinkLeases();
+    const approved = new Set(leases.map((lease) => lease.runnerId));
+    for (const lease of leases) {
+      if (!this.timer) return;
+      if (lease.holder === this.nodeId) {
+        this.observed.delete(lease.runnerId);
+        this.connect(lease.runnerId, lease.settings);
+        continue;
+      }
+      // Another node holds it (or took it over while this one was away): not this node's link.
+      if (lease.holder !== null) this.disconnect(lease.runnerId, lease.holder);
+      const seen = this.observed.get(lease.runnerId);
+      if (lease.holder !== null && (!seen || seen.holder !== lease.holder || seen.epoch !== lease.epoch)) {
+        this.observed.set(lease.runnerId, { holder: lease.holder, epoch: lease.epoch, since: now });
+        continue;
+      }
+      // Free, or its holder has not renewed for the lease time: take it (or lose the race).
+      if (lease.holder !== null && now - seen!.since < this.leaseMs - this.tickMs) continue;
+      if (await takeLinkLease(this.nodeId, lease)) {
+        this.observed.delete(lease.runnerId);
+        if (lease.holder !== null) {
+          log().warn(
+            { runner: lease.runnerId, from: lease.holder },
+            `took over the link to runner ${lease.runnerId} from node ${lease.holder}, silent for ${Math.round((now - seen!.since) / 1000)} s`,
+          );
+        }
+        this.connect(lease.runnerId, lease.settings);
+      }
+    }
+    // Runners no longer approved (revoked on any node): drop their links.
+    for (const runnerId of this.connectors.keys()) if (!approved.has(runnerId)) this.disconnect(runnerId, null);
+    for (const runnerId of this.observed.keys()) if (!approved.has(runnerId)) this.observed.delete(runnerId);
+  }
+
+  /** Without a renewal for most of the lease time another node may take over: drop first. */
+  private fenceIfStale(): void {
+    if (this.connectors.size === 0 || Date.now() - this.renewedAt < this.leaseMs - 2 * this.tickMs) return;
+    log().warn(
+      `could not renew the inbound link leases for ${Math.round((Date.now() - this.renewedAt) / 1000)} s: dropping ${this.connectors.size} link(s) before another node takes them over`,
+    );
+    this.dropAll();
+  }
+
+  private connect(runnerId: string, settings: string): void {
+    const current = this.connectors.get(runnerId);
+    if (current) {
+      // Changed on another node (an admin re-pinned there, say): reconnect now, not at the next retry.
+      if (current.settings !== settings) {
+        current.settings = settings;
+        current.refresh();
+      }
       return;
     }
-    for (const runner of runners) {
-      if (this.connectors.has(runner.id) || !this.timer) continue;
-      const connector = new InboundConnector(this.hub, runner.id, () => this.connectors.delete(runner.id));
-      this.connectors.set(runner.id, connector);
-      connector.start();
-    }
+    const connector = new InboundConnector(this.hub, runnerId, settings, () => {
+      if (this.connectors.get(runnerId) === connector) this.connectors.delete(runnerId);
+    });
+    this.connectors.set(runnerId, connector);
+    connector.start();
+  }
+
+  private disconnect(runnerId: string, holder: string | null): void {
+    const connector = this.connectors.get(runnerId);
+    if (!connector) return;
+    log().warn(
+      { runner: runnerId },
+      holder
+        ? `node ${holder} holds the link to runner ${runnerId} now: dropping this node's`
+        : `runner ${runnerId} is no longer approved: dropping its link`,
+    );
+    connector.stop();
+    this.connectors.delete(runnerId);
+  }
+
+  private dropAll(): void {
+    for (const connector of this.connectors.values()) connector.stop();
+    this.connectors.clear();
   }
 }

@@ -81,7 +81,7 @@ describe("deploy/kubernetes/app-inbound-sidecar.yaml and deploy/compose.inbound.
   const rte = pod.containers.find((c: any) => c.name === "rte");
   const env = Object.fromEntries(rte.env.map((e: any) => [e.name, e.value ?? e.valueFrom]));
 
-  it("runs one app node (inbound links are not leased between nodes yet) without a local RTE", () => {
+  it("runs one app node (the sidecar is reachable only on its pod's loopback) without a local RTE", () => {
     expect(statefulSet.spec.replicas).toBe(1);
     expect(app.env).toContainEqual({ name: "PLAYFORM_LOCAL_RTE", value: "false" });
     expect(app.securityContext.runAsNonRoot).toBe(true);

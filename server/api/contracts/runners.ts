@@ -22,6 +22,7 @@ const runnerSchema = z
       .string()
       .nullable()
       .meta({ description: "inbound: the fingerprint the runner last presented; re-pin to trust it" }),
+    linkHolder: z.string().nullable().meta({ description: "inbound: the app node (PLAYFORM_NODE_ID) that holds the link to this runner" }),
     lastHeartbeatAt: z.string().nullable(),
     createdAt: z.string(),
     decidedAt: z.string().nullable(),
