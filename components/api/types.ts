@@ -26,6 +26,12 @@ export interface User {
   role: Role;
 }
 
+/** What the signed-in user may do with a job they see (GET /api/jobs/ID `permissions`). */
+export interface JobPermissions {
+  approve: boolean;
+  abort: boolean;
+}
+
 export type FieldType = "text" | "textarea" | "number" | "checkbox" | "select" | "password";
 
 export interface FieldOption {

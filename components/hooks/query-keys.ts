@@ -12,6 +12,7 @@ export const queryKeys = {
   jobLists: () => ["jobs", "list"] as const,
   jobList: (query: JobListQuery) => ["jobs", "list", query] as const,
   job: (id: number) => ["jobs", "detail", id] as const,
+  jobPermissions: (id: number) => ["jobs", "detail", id, "permissions"] as const,
   jobRecap: (id: number) => ["jobs", "detail", id, "recap"] as const,
   jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,
   jobTasks: (id: number) => ["jobs", "detail", id, "tasks"] as const,

@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { apiFetch } from "@/components/api/client";
-import { isFinalStatus, type Job } from "@/components/api/types";
+import { isFinalStatus, type Job, type JobPermissions } from "@/components/api/types";
 import { queryKeys } from "./query-keys";
 
 /**
@@ -17,5 +17,14 @@ export function useJob(id: number) {
       const job = query.state.data;
       return job && isFinalStatus(job.status) ? false : LIVE_JOB_POLL_MS;
     },
+  });
+}
+
+/** What the user may do with the job (approve, abort): decided by the server from the form's access groups. */
+export function useJobPermissions(id: number) {
+  return useQuery({
+    queryKey: queryKeys.jobPermissions(id),
+    queryFn: async ({ signal }) => (await apiFetch<{ permissions: JobPermissions }>(`/api/jobs/${id}`, { signal })).permissions,
+    staleTime: 60_000,
   });
 }

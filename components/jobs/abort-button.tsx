@@ -4,12 +4,19 @@ import { useState } from "react";
 import { errorMessage } from "@/components/api/client";
 import type { Job } from "@/components/api/types";
 import { useAbortJob } from "@/components/hooks/use-abort-job";
+import { useJobPermissions } from "@/components/hooks/use-job";
 import { Button } from "@/components/ui/button";
 
-/** Two clicks to abort: a running playbook stopped halfway can leave hosts half-changed. */
+/**
+ * Two clicks to abort: a running playbook stopped halfway can leave hosts half-changed. Shown
+ * to those who may abort it (its launcher, the form's approvers, admins); observers only read.
+ */
 export function AbortButton({ job }: { job: Job }) {
   const abort = useAbortJob(job.id);
   const [confirming, setConfirming] = useState(false);
+  const permissions = useJobPermissions(job.id);
+
+  if (!permissions.data?.abort) return null;
 
   if (job.abortRequested || abort.isSuccess) {
     return (

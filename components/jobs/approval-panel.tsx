@@ -2,7 +2,8 @@
 
 import { useState } from "react";
 import { errorMessage } from "@/components/api/client";
-import type { Job, User } from "@/components/api/types";
+import type { Job } from "@/components/api/types";
+import { useJobPermissions } from "@/components/hooks/use-job";
 import { useJobDecision } from "@/components/hooks/use-job-decision";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
@@ -13,21 +14,21 @@ const DECISIONS = [
 ] as const;
 
 /**
- * A job of a form that requires approval waits here: it has reached no runner yet. Admins
- * approve (it joins the queue) or reject it (it ends rejected), with an optional comment that
+ * A job of a form that requires approval waits here: it has reached no runner yet. Admins and
+ * members of the form's approve groups approve (it joins the queue) or reject it (it ends rejected), with an optional comment that
  * stays on the job as its status reason.
  */
-export function ApprovalPanel({ job, user }: { job: Job; user: User }) {
+export function ApprovalPanel({ job }: { job: Job }) {
   const decision = useJobDecision(job.id);
   const [comment, setComment] = useState("");
-  const isAdmin = user.role === "admin";
+  const canDecide = useJobPermissions(job.id).data?.approve ?? false;
 
   return (
     <Panel title="Waiting for approval" data-testid="approval-panel">
       <p className="text-sm text-zinc-700">
         This form needs an admin&apos;s approval before the job runs. Until then it reaches no runner.
       </p>
-      {isAdmin ? (
+      {canDecide ? (
         <div className="mt-3 flex flex-wrap items-end gap-2">
           <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs text-zinc-600">
             Comment (optional, kept on the job)
@@ -52,7 +53,9 @@ export function ApprovalPanel({ job, user }: { job: Job; user: User }) {
           ))}
         </div>
       ) : (
-        <p className="mt-2 text-sm text-zinc-500">An admin will approve or reject it; this page updates by itself.</p>
+        <p className="mt-2 text-sm text-zinc-500">
+          An admin or an approver of this form will approve or reject it; this page updates by itself.
+        </p>
       )}
       {decision.isError && <p className="mt-2 text-sm text-red-700">{errorMessage(decision.error)}</p>}
     </Panel>

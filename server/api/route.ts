@@ -9,6 +9,7 @@ import { DEFAULT_JSON_BODY_BYTES, readJsonBody } from "./body";
 import { errorBody, httpAnswer, issuePath, issueText, zodMessage } from "./errors";
 import { authenticateRequest } from "../auth/authenticate";
 import type { PublicUser } from "../data/users";
+import { requireVisibleJob, viewerOf, type Viewer, type VisibleJob } from "../access/policy";
 import { loggerFor } from "../logging/logger";
 
 const log = loggerFor({ component: "api" });
@@ -34,6 +35,25 @@ export async function requireUser(request: Request): Promise<PublicUser> {
   const user = await authenticateRequest(request);
   if (!user) throw new DomainError("unauthorized", "authentication required: log in or send Authorization: Bearer TOKEN");
   return user;
+}
+
+/** The signed-in user with their groups, for access decisions (server/access/policy.ts). */
+export async function requireViewer(request: Request): Promise<Viewer> {
+  return viewerOf(await requireUser(request));
+}
+
+/**
+ * Every /api/jobs/ID route starts here: the signed-in reader and the job, 404 unless they may
+ * see it (server/access/policy.ts), the same answer as for a job that does not exist.
+ */
+export async function requireJobReader(request: Request, rawId: string): Promise<{ viewer: Viewer } & VisibleJob> {
+  const viewer = await requireViewer(request);
+  return { viewer, ...(await requireVisibleJob(viewer, parseJobId(rawId))) };
+}
+
+/** requireJobReader, when the route needs only the job's id. */
+export async function readableJobId(request: Request, rawId: string): Promise<number> {
+  return (await requireJobReader(request, rawId)).job.id;
 }
 
 export async function requireAdmin(request: Request): Promise<PublicUser> {

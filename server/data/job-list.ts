@@ -14,6 +14,7 @@
  * checked: server/api/job-list-query.ts; the contract: docs/api.md, "Jobs".
  */
 import { getDb } from "./db";
+import { scopeWhere, type JobScope } from "./job-scope";
 import type { Prisma } from "./generated/sqlite/client";
 import { jobInclude, toView, type JobStatus, type JobView } from "./jobs";
 
@@ -170,10 +171,11 @@ async function findRows(where: Prisma.JobWhereInput, descending: boolean, take: 
 }
 
 /** One page of the job list (see the top of this file). */
-export async function listJobPage(query: JobListQuery): Promise<JobPage> {
+export async function listJobPage(query: JobListQuery, scope: JobScope): Promise<JobPage> {
   const { filter, sort, limit, cursor } = query;
-  const where = await filterWhere(filter);
-  if (where === null) return { jobs: [], nextCursor: null, prevCursor: null };
+  const filtered = await filterWhere(filter);
+  if (filtered === null) return { jobs: [], nextCursor: null, prevCursor: null };
+  const where = scope.all ? filtered : { AND: [filtered, scopeWhere(scope)] };
   const newestFirst = sort === "-created";
 
   if (cursor?.direction === "prev") {

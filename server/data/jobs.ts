@@ -1,3 +1,4 @@
+import { scopeWhere, type JobScope } from "./job-scope";
 import { getDb } from "./db";
 import type { RunOptions } from "../forms/run-options";
 import type { ManifestEntry } from "../protocol/rte-messages";
@@ -290,9 +291,14 @@ export async function listRunningJobsOnInstance(runnerId: string, instanceId: st
 }
 
 /** The latest job of a form, launched before `beforeId`, whose status is one of `statuses`. */
-export async function findLatestJobOfFormBefore(formName: string, beforeId: number, statuses: readonly JobStatus[]): Promise<number | null> {
+export async function findLatestJobOfFormBefore(
+  formName: string,
+  beforeId: number,
+  statuses: readonly JobStatus[],
+  scope: JobScope,
+): Promise<number | null> {
   const row = await getDb().job.findFirst({
-    where: { formName, id: { lt: beforeId }, status: { in: [...statuses] } },
+    where: { AND: [{ formName, id: { lt: beforeId }, status: { in: [...statuses] } }, scopeWhere(scope)] },
     orderBy: { id: "desc" },
     select: { id: true },
   });
@@ -304,9 +310,10 @@ export async function listLatestJobsOfForm(
   formName: string,
   statuses: readonly JobStatus[],
   limit: number,
+  scope: JobScope,
 ): Promise<{ id: number; status: JobStatus; startedAt: Date | null; finishedAt: Date | null; lastSeq: number }[]> {
   return getDb().job.findMany({
-    where: { formName, status: { in: [...statuses] } },
+    where: { AND: [{ formName, status: { in: [...statuses] } }, scopeWhere(scope)] },
     orderBy: { id: "desc" },
     take: limit,
     select: { id: true, status: true, startedAt: true, finishedAt: true, lastSeq: true },
@@ -333,9 +340,10 @@ export async function listSuccessfulRunsOfFormBefore(
 /** Status, form and last stored seq of jobs (those that exist), for the job list's progress. */
 export async function listJobProgressStates(
   ids: readonly number[],
+  scope: JobScope,
 ): Promise<{ id: number; formName: string; status: JobStatus; lastSeq: number; startedAt: Date | null; finishedAt: Date | null }[]> {
   return getDb().job.findMany({
-    where: { id: { in: [...ids] } },
+    where: { AND: [{ id: { in: [...ids] } }, scopeWhere(scope)] },
     select: { id: true, formName: true, status: true, lastSeq: true, startedAt: true, finishedAt: true },
   });
 }

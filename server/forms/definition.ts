@@ -4,6 +4,7 @@
  * the path of the offending key, never half-imported.
  */
 import { z } from "zod";
+import { groupNameSchema } from "../access/group-name";
 import { credentialNameSchema } from "../credentials/kinds";
 
 const FORM_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -84,6 +85,21 @@ export const formDefinitionSchema = z
      * database and a form is imported from files.
      */
     credentials: z.array(credentialNameSchema).default([]),
+    /**
+     * Who may do what with this form, by group (server/access/policy.ts). `launch`: who sees and
+     * launches it (absent: every signed-in user). `observe`: who reads all its jobs (besides
+     * their launchers). `approve`: who approves its jobs, besides admins (and so reads them).
+     * Admins may do everything. The groups need not exist yet: a group named here and created
+     * later (or by single sign-on) takes effect then.
+     */
+    access: z
+      .object({
+        launch: z.array(groupNameSchema).optional(),
+        observe: z.array(groupNameSchema).default([]),
+        approve: z.array(groupNameSchema).default([]),
+      })
+      .strict()
+      .default({ observe: [], approve: [] }),
   })
   .superRefine((form, ctx) => {
     form.credentials.forEach((name, index) => {

@@ -17,6 +17,8 @@ import type { Namespace, Server, Socket } from "socket.io";
 import { userForToken } from "../data/auth-tokens";
 import { findOutputState, listOutput, seqCursorForLine } from "../data/job-output";
 import { getJobView, type JobView } from "../data/jobs";
+import type { PublicUser } from "../data/users";
+import { findVisibleJob, viewerOf } from "../access/policy";
 import { SESSION_COOKIE, readCookie } from "../auth/session";
 import { ensureIndexed } from "../jobs/output";
 import {
@@ -43,6 +45,11 @@ const PAGE = 2_000;
  */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 true satisfies Same<JobView, WireJobView>;
+
+/** What the namespace's middleware leaves on a socket it admits. */
+interface SocketData {
+  user: PublicUser;
+}
 
 interface Follower {
   socket: Socket;
@@ -91,31 +98,55 @@ export class UiHub {
       const token = typeof auth?.token === "string" ? auth.token : readCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
       if (!token) return next(new Error("not logged in"));
       void userForToken(token).then(
-        (user) => (user ? next() : next(new Error("session expired: log in again"))),
+        (user) => {
+          if (!user) return next(new Error("session expired: log in again"));
+          (socket.data as SocketData).user = user;
+          next();
+        },
         () => next(new Error("internal error")),
       );
     });
     namespace.on("connection", (socket) => {
       const mine = new Map<number, Follower>();
+      // The latest follow request per job while its access check runs: an unfollow or a newer
+      // follow in the meantime wins.
+      const asked = new Map<number, object>();
+      const { user } = socket.data as SocketData;
       socket.on(UiEvents.follow, (payload: unknown) => {
         const parsed = jobFollowSchema.safeParse(payload);
         if (!parsed.success) return;
         const { jobId, after, afterLine } = parsed.data;
-        this.remove(mine.get(jobId));
-        const feed = this.feedFor(jobId);
-        const follower: Follower = { socket, feed, cursor: null, reading: false, inRoom: false };
-        mine.set(jobId, follower);
-        feed.followers.add(follower);
-        void this.startFollowing(follower, after, afterLine);
-        void this.sendStatus(feed, [follower]);
+        const request = {};
+        asked.set(jobId, request);
+        // Only a job the user may see (server/access/policy.ts); any other is followed as one
+        // that does not exist: nothing is ever sent.
+        void viewerOf(user)
+          .then((viewer) => findVisibleJob(viewer, jobId))
+          .then(
+            (visible) => {
+              if (asked.get(jobId) !== request || socket.disconnected) return;
+              asked.delete(jobId);
+              if (!visible) return;
+              this.remove(mine.get(jobId));
+              const feed = this.feedFor(jobId);
+              const follower: Follower = { socket, feed, cursor: null, reading: false, inRoom: false };
+              mine.set(jobId, follower);
+              feed.followers.add(follower);
+              void this.startFollowing(follower, after, afterLine);
+              void this.sendStatus(feed, [follower]);
+            },
+            (error: unknown) => log().error({ err: error, jobId }, "checking a follower's access failed"),
+          );
       });
       socket.on(UiEvents.unfollow, (payload: unknown) => {
         const parsed = jobUnfollowSchema.safeParse(payload);
         if (!parsed.success) return;
+        asked.delete(parsed.data.jobId);
         this.remove(mine.get(parsed.data.jobId));
         mine.delete(parsed.data.jobId);
       });
       socket.on("disconnect", () => {
+        asked.clear();
         for (const follower of mine.values()) this.remove(follower);
         mine.clear();
       });

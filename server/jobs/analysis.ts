@@ -4,6 +4,7 @@
  * about exists (404).
  */
 import { DomainError } from "../errors";
+import type { JobScope } from "../data/job-scope";
 import type { Recap } from "../recap/types";
 import { timelineFromEvents, type Timeline } from "../recap/timeline";
 import { idempotenceCsv } from "../recap/idempotence";
@@ -40,15 +41,17 @@ export async function timelineOfJob(jobId: number): Promise<Timeline> {
  * Job `jobId` compared: with job `other` (first = jobId, second = other), or with the previous
  * complete run of the same form (first = that run, second = jobId: what changed again this time?).
  * With no previous run: 404, or `{previous: null}` when `optional` (the job page's own question,
- * for which "no previous run" is an answer, not an error).
+ * for which "no previous run" is an answer, not an error). The caller checked the reader may see
+ * both jobs; the previous run is the previous one they may see (`scope`).
  */
 export async function compareWith(
   jobId: number,
   other: number | "previous",
+  scope: JobScope,
   options: { optional?: boolean } = {},
 ): Promise<JobComparison | { previous: null }> {
   if (other !== "previous") return compareJobs(jobId, other);
-  const previous = await previousRunOf(jobId);
+  const previous = await previousRunOf(jobId, scope);
   if (previous === null) {
     await requireJob(jobId);
     if (options.optional) return { previous: null };
@@ -58,15 +61,15 @@ export async function compareWith(
 }
 
 /** Across the last `last` finished runs of a form: never-idempotent tasks, durations, host failure rates. */
-export async function trendOfForm(name: string, last: number): ReturnType<typeof formTrend> {
+export async function trendOfForm(name: string, last: number, scope: JobScope): ReturnType<typeof formTrend> {
   await requireForm(name);
-  return formTrend(name, last);
+  return formTrend(name, last, scope);
 }
 
 /** Across the last `last` finished runs of a form: how often each task changed, on which hosts, first and last run. */
-export async function idempotenceReportOfForm(name: string, last: number): ReturnType<typeof formIdempotence> {
+export async function idempotenceReportOfForm(name: string, last: number, scope: JobScope): ReturnType<typeof formIdempotence> {
   await requireForm(name);
-  return formIdempotence(name, last);
+  return formIdempotence(name, last, scope);
 }
 
 /** The idempotence report as a file to download: CSV (one row per task) or the JSON report. */
@@ -74,8 +77,9 @@ export async function idempotenceExportOfForm(
   name: string,
   last: number,
   format: "csv" | "json",
+  scope: JobScope,
 ): Promise<{ body: string; contentType: string; filename: string }> {
-  const report = await idempotenceReportOfForm(name, last);
+  const report = await idempotenceReportOfForm(name, last, scope);
   return format === "csv"
     ? { body: idempotenceCsv(report), contentType: "text/csv; charset=utf-8", filename: `${name}-idempotence.csv` }
     : {

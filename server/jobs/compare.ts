@@ -3,6 +3,7 @@
  * the last runs of a form. The recaps come from cachedJobRecap (events, else text).
  */
 import { DomainError } from "../errors";
+import type { JobScope } from "../data/job-scope";
 import { findLatestJobOfFormBefore, listLatestJobsOfForm } from "../data/jobs";
 import { compareRecaps, isComplete, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
 import { cachedJobRecap } from "./recap-cache";
@@ -22,13 +23,13 @@ const PREVIOUS_RUN_LOOKBACK = 20;
  * The latest complete run of the same form launched before this one, or null: a finished job
  * (success or failed) whose recap reached its PLAY RECAP. A job failed because it was killed
  * (timeout, cancel, lost RTE) has an `incomplete` recap: it did not run every task, so it is
- * skipped, as it could say nothing about idempotence.
+ * skipped, as it could say nothing about idempotence. Only runs the reader may see (`scope`) count.
  */
-export async function previousRunOf(jobId: number): Promise<number | null> {
+export async function previousRunOf(jobId: number, scope: JobScope): Promise<number | null> {
   const job = await requireJob(jobId);
   let before = jobId;
   for (let i = 0; i < PREVIOUS_RUN_LOOKBACK; i++) {
-    const candidate = await findLatestJobOfFormBefore(job.form, before, ["success", "failed"]);
+    const candidate = await findLatestJobOfFormBefore(job.form, before, ["success", "failed"], scope);
     if (candidate === null) return null;
     if (isComplete((await cachedJobRecap(candidate)).recap)) return candidate;
     before = candidate;
@@ -47,8 +48,9 @@ export async function compareJobs(firstId: number, secondId: number): Promise<Jo
   };
 }
 
-export async function formTrend(formName: string, last: number): Promise<RunTrend & { form: string }> {
-  const jobs = await listLatestJobsOfForm(formName, FINAL_STATUSES, last);
+/** Over the last `last` finished runs of the form that the reader may see (`scope`). */
+export async function formTrend(formName: string, last: number, scope: JobScope): Promise<RunTrend & { form: string }> {
+  const jobs = await listLatestJobsOfForm(formName, FINAL_STATUSES, last, scope);
   const runs = [];
   for (const job of jobs.reverse()) {
     runs.push({

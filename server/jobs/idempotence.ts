@@ -9,6 +9,7 @@
  * cache is cleared by the same event). Each app node has its own cache; a miss costs one read
  * of the job's events. Recaps come from the persisted recap cache (cachedJobRecap).
  */
+import type { JobScope } from "../data/job-scope";
 import { listLatestJobsOfForm } from "../data/jobs";
 import { idempotenceReport, isCompleteRun, taskChangesFromEvents, type IdempotenceReport, type TaskChanges } from "../recap/idempotence";
 import { loadJobEvents } from "./events";
@@ -37,10 +38,14 @@ export function clearIdempotenceCache(): void {
 
 /**
  * Over the last `last` finished runs of a form (oldest first): incomplete ones are counted
- * and skipped before any event is read.
+ * and skipped before any event is read. Only runs the reader may see (`scope`) count.
  */
-export async function formIdempotence(formName: string, last: number): Promise<IdempotenceReport & { form: string; last: number }> {
-  const jobs = (await listLatestJobsOfForm(formName, FINAL_STATUSES, last)).reverse();
+export async function formIdempotence(
+  formName: string,
+  last: number,
+  scope: JobScope,
+): Promise<IdempotenceReport & { form: string; last: number }> {
+  const jobs = (await listLatestJobsOfForm(formName, FINAL_STATUSES, last, scope)).reverse();
   const runs = [];
   for (const job of jobs) {
     const { recap } = await cachedJobRecap(job.id);

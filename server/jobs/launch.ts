@@ -5,9 +5,8 @@
  */
 import { DomainError } from "../errors";
 import { checkFormCredentials } from "../credentials/resolve";
-import { findForm } from "../forms/catalog";
+import { requireLaunchableForm, type Viewer } from "../access/policy";
 import { resolveRunnerFor } from "../data/runners";
-import type { PublicUser } from "../data/users";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
@@ -15,13 +14,13 @@ import type { JobLifecycle } from "./lifecycle";
 
 export async function launchJob(
   jobs: JobLifecycle,
-  user: PublicUser,
+  user: Viewer,
   formName: string,
   input: Record<string, unknown>,
   optionsInput?: unknown,
 ): Promise<number> {
-  const form = await findForm(formName);
-  if (!form) throw new DomainError("not_found", `no form named "${formName}"`);
+  // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
+  const form = await requireLaunchableForm(user, formName);
   const checked = validateValues(form.definition, input);
   const options = validateRunOptions(form.definition, optionsInput);
   // Every problem at once, values and run options together, so a form shows them all.

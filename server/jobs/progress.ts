@@ -10,6 +10,7 @@
  *   the last one it saw and feeds them to a TaskStartTracker, which keeps the task starts only.
  *   Looks at the same job at the same moment share one read.
  */
+import { ALL_JOBS, type JobScope } from "../data/job-scope";
 import { DomainError } from "../errors";
 import { listEventChunksAfter } from "../data/job-output";
 import { listJobProgressStates, listSuccessfulRunsOfFormBefore } from "../data/jobs";
@@ -149,16 +150,19 @@ async function progressFrom(job: ProgressState, now: number): Promise<JobProgres
   return { job: job.id, status: job.status, ...estimate, references: references.map((r) => r.id) };
 }
 
-/** The progress of one job; 404 when there is none. */
+/** The progress of one job (the caller checked the reader may see it); 404 when there is none. */
 export async function progressOfJob(jobId: number): Promise<JobProgress> {
-  const [job] = await listJobProgressStates([jobId]);
+  const [job] = await listJobProgressStates([jobId], ALL_JOBS);
   if (!job) throw new DomainError("not_found", `no job ${jobId}`);
   return progressFrom(job, Date.now());
 }
 
-/** The progress of each of these jobs that exists, in the order asked (the job list's running rows). */
-export async function progressOfJobs(jobIds: readonly number[]): Promise<JobProgress[]> {
-  const jobs = new Map((await listJobProgressStates(jobIds)).map((j) => [j.id, j]));
+/**
+ * The progress of each of these jobs that exists and the reader may see (`scope`), in the order
+ * asked (the job list's running rows).
+ */
+export async function progressOfJobs(jobIds: readonly number[], scope: JobScope): Promise<JobProgress[]> {
+  const jobs = new Map((await listJobProgressStates(jobIds, scope)).map((j) => [j.id, j]));
   const now = Date.now();
   const out: JobProgress[] = [];
   for (const id of new Set(jobIds)) {

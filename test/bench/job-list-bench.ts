@@ -33,6 +33,7 @@ import {
   type JobListQuery,
   type JobListSort,
 } from "../../server/data/job-list";
+import { ALL_JOBS } from "../../server/data/job-scope";
 import { applyMigrations } from "../../server/data/migrate";
 import type { JobStatus } from "../../server/protocol/ui-messages";
 import { insertForms, insertJobs, insertRunners, insertUsers, type JobRow } from "../support/job-rows";
@@ -291,7 +292,7 @@ async function walk(query: JobListQuery, to: number): Promise<{ cursor: JobListC
   let worst = 0;
   let cursor: JobListCursor | undefined;
   for (let page = 1; page < to; page++) {
-    const { ms, value } = await timed(() => listJobPage({ ...query, cursor }));
+    const { ms, value } = await timed(() => listJobPage({ ...query, cursor }, ALL_JOBS));
     worst = Math.max(worst, ms);
     if (!value.nextCursor) return { cursor: null, pages: page, worst };
     cursor = cursorOf(value.nextCursor);
@@ -302,17 +303,17 @@ async function walk(query: JobListQuery, to: number): Promise<{ cursor: JobListC
 async function measure(db: Db, recorder: Recorder, sqlite: boolean, c: Case): Promise<Figures> {
   const query: JobListQuery = { filter: c.filter, sort: c.sort ?? "-created", limit: LIMIT };
   // Warm-up: each shape of query once (Prisma compiles a query shape on first use).
-  const first = await listJobPage(query);
+  const first = await listJobPage(query, ALL_JOBS);
   if (first.nextCursor) {
-    const second = await listJobPage({ ...query, cursor: cursorOf(first.nextCursor) });
-    if (second.prevCursor) await listJobPage({ ...query, cursor: cursorOf(second.prevCursor) });
+    const second = await listJobPage({ ...query, cursor: cursorOf(first.nextCursor) }, ALL_JOBS);
+    if (second.prevCursor) await listJobPage({ ...query, cursor: cursorOf(second.prevCursor) }, ALL_JOBS);
   }
-  const p1 = await median(() => listJobPage(query));
+  const p1 = await median(() => listJobPage(query, ALL_JOBS));
   const { cursor, pages, worst } = await walk(query, 100);
-  const p100 = cursor ? await median(() => listJobPage({ ...query, cursor })) : null;
+  const p100 = cursor ? await median(() => listJobPage({ ...query, cursor }, ALL_JOBS)) : null;
   // The plan of the deepest page read.
   recorder.queries.length = 0;
-  await listJobPage({ ...query, cursor: cursor ?? undefined });
+  await listJobPage({ ...query, cursor: cursor ?? undefined }, ALL_JOBS);
   const plan = await planOfLastJobQuery(recorder, sqlite);
   const oldP1 = await median(() => oldPage(db, c.filter, query.sort, 1));
   const oldP100 = await median(() => oldPage(db, c.filter, query.sort, 100));
@@ -344,7 +345,7 @@ async function runOn(
   const db = useClient(url, recorder);
   // Warm-up of the process (JIT, connection, Prisma's query cache) before anything is timed.
   for (let round = 0; round < 3; round++) {
-    for (const c of CASES) await listJobPage({ filter: c.filter, sort: c.sort ?? "-created", limit: LIMIT });
+    for (const c of CASES) await listJobPage({ filter: c.filter, sort: c.sort ?? "-created", limit: LIMIT }, ALL_JOBS);
   }
   const figures = new Map<string, Figures>();
   for (const c of CASES) figures.set(c.name, await measure(db, recorder, sqlite, c));
@@ -354,7 +355,7 @@ async function runOn(
   const all: JobListQuery = { filter: {}, sort: "-created", limit: LIMIT };
   const { cursor } = await walk(all, 1000);
   if (cursor) {
-    const viaCursor = await median(() => listJobPage({ ...all, cursor }));
+    const viaCursor = await median(() => listJobPage({ ...all, cursor }, ALL_JOBS));
     const viaOffset = await median(() => oldPage(db, {}, "-created", 1000));
     deep.push(`${label}: page 1000 of all jobs: cursor ${viaCursor.toFixed(1)} ms, OFFSET ${viaOffset.toFixed(1)} ms`);
   }

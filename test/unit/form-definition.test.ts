@@ -28,7 +28,18 @@ describe("formDefinitionSchema: valid definitions", () => {
       launchOptions: [],
       requiresApproval: false,
       credentials: [],
+      access: { observe: [], approve: [] },
     });
+  });
+
+  it("reads access groups, and refuses an unknown access key or a bad group name, naming where", () => {
+    const access = { launch: ["dba"], observe: ["ops", "audit.team"], approve: ["leads"] };
+    expect(formDefinitionSchema.parse({ ...minimal, access }).access).toEqual(access);
+    const unknownKey = formDefinitionSchema.safeParse({ ...minimal, access: { run: ["dba"] } });
+    expect(unknownKey.success).toBe(false);
+    expect(describeZodError(unknownKey.error!)).toMatch(/^access: .*run/);
+    const badName = formDefinitionSchema.safeParse({ ...minimal, access: { observe: ["ops team"] } });
+    expect(describeZodError(badName.error!)).toMatch(/^access\.observe\.0: must be letters, digits/);
   });
 
   it("parses every field type, normalizing select options to { value, label }", () => {

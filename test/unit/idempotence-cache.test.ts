@@ -3,6 +3,7 @@
  * events are read once, later reports reuse what was read, two reports at once read each job
  * once, and a job that receives a late item (its lastSeq moves) is read again.
  */
+import { ALL_JOBS } from "../../server/data/job-scope";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { getDb } from "../../server/data/db";
 import { clearIdempotenceCache, formIdempotence, idempotenceCacheStats } from "../../server/jobs/idempotence";
@@ -72,7 +73,7 @@ afterAll(async () => {
 it("reads each finished job's events once, also for two reports at once, and again after a late item", async () => {
   clearIdempotenceCache();
   const before = { ...idempotenceCacheStats };
-  const [a, b] = await Promise.all([formIdempotence("site", 20), formIdempotence("site", 20)]);
+  const [a, b] = await Promise.all([formIdempotence("site", 20, ALL_JOBS), formIdempotence("site", 20, ALL_JOBS)]);
   expect(a).toEqual(b);
   expect(idempotenceCacheStats.misses - before.misses).toBe(3);
   expect(a.tasks.map((t) => [t.task, t.runs_changed, t.runs_ran])).toEqual([
@@ -80,7 +81,7 @@ it("reads each finished job's events once, also for two reports at once, and aga
     ["Once", 1, 3],
   ]);
 
-  const again = await formIdempotence("site", 20);
+  const again = await formIdempotence("site", 20, ALL_JOBS);
   expect(again).toEqual(a);
   expect(idempotenceCacheStats.misses - before.misses).toBe(3);
   expect(idempotenceCacheStats.hits - before.hits).toBe(6);
@@ -90,7 +91,7 @@ it("reads each finished job's events once, also for two reports at once, and aga
   const latest = jobIds[2]!;
   await getDb().jobChunk.update({ where: { jobId_seq: { jobId: latest, seq: 1 } }, data: { data: events(false, "h2") as never } });
   await getDb().job.update({ where: { id: latest }, data: { lastSeq: 2 } });
-  const after = await formIdempotence("site", 20);
+  const after = await formIdempotence("site", 20, ALL_JOBS);
   expect(idempotenceCacheStats.misses - before.misses).toBe(4);
   expect(after.tasks[0]!.hosts).toEqual([
     { host: "h1", runs_changed: 3 },

@@ -163,7 +163,7 @@ describe("the integration client's check against the document", () => {
   const json = "application/json";
 
   it("accepts documented answers", () => {
-    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job }))).toBeNull();
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, permissions: { approve: false, abort: true } }))).toBeNull();
     expect(
       openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify({ error: { code: "not_found", message: "no job 12" } })),
     ).toBeNull();
@@ -174,7 +174,7 @@ describe("the integration client's check against the document", () => {
   });
 
   it("refuses a body, a status or a route the document does not describe, naming route and status", () => {
-    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, status: "done" } }))).toMatch(
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, status: "done" }, permissions: { approve: false, abort: true } }))).toMatch(
       /^GET \/api\/jobs\/\[id\] → 200: the body does not match the document: \/job\/status/,
     );
     expect(openApiMismatch("GET", "/api/jobs/12", 418, json, "{}")).toMatch(/^GET \/api\/jobs\/\[id\] → 418: status 418 is not documented/);

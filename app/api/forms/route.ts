@@ -1,8 +1,10 @@
 import { NextResponse } from "next/server";
-import { requireUser, route } from "@/server/api/route";
-import { listPublicForms } from "@/server/forms/catalog";
+import { requireViewer, route } from "@/server/api/route";
+import { launchableForms } from "@/server/access/policy";
+import { publicForm } from "@/server/forms/public-view";
 
+/** The catalog: the forms the reader may launch. */
 export const GET = route(async (request: Request) => {
-  await requireUser(request);
-  return NextResponse.json({ forms: await listPublicForms() });
+  const forms = await launchableForms(await requireViewer(request));
+  return NextResponse.json({ forms: forms.map((form) => publicForm(form.definition)) });
 });

@@ -3,7 +3,7 @@ import { notFound } from "next/navigation";
 import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
 import { decodeSegment } from "@/components/ui/decode";
-import { findForm } from "@/server/forms/catalog";
+import { findLaunchableForm, viewerOf } from "@/server/access/policy";
 import { FormClient } from "./form-client";
 
 type Params = Promise<{ name: string }>;
@@ -17,8 +17,9 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function FormPage({ params }: { params: Params }) {
   const name = decodeSegment((await params).name);
   const user = await requirePageUser(`/forms/${encodeURIComponent(name)}`);
-  // After the login check: a signed-out visitor learns nothing about which forms exist.
-  if (!(await findForm(name))) notFound();
+  // After the login check: a signed-out visitor learns nothing about which forms exist; a form
+  // the user may not launch is as absent as one that does not exist (server/access/policy.ts).
+  if (!(await findLaunchableForm(await viewerOf(user), name))) notFound();
   return (
     <AppShell user={user}>
       <FormClient name={name} />

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { ApiError } from "@/components/api/client";
-import { isFinalStatus, type User } from "@/components/api/types";
+import { isFinalStatus } from "@/components/api/types";
 import { useJob } from "@/components/hooks/use-job";
 import { useJobLines } from "@/components/hooks/use-job-lines";
 import { ApprovalPanel } from "@/components/jobs/approval-panel";
@@ -14,7 +14,7 @@ import { JobValues } from "@/components/jobs/job-values";
 import { OutputPane } from "@/components/jobs/output-pane";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
-export function JobClient({ jobId, user }: { jobId: number; user: User }) {
+export function JobClient({ jobId }: { jobId: number }) {
   const job = useJob(jobId);
   const final = job.data ? isFinalStatus(job.data.status) : false;
   // Started beside the job query, not after it: output shows as soon as it is there.
@@ -39,7 +39,7 @@ export function JobClient({ jobId, user }: { jobId: number; user: User }) {
   return (
     <div className="space-y-6">
       <JobHeader job={job.data} />
-      {job.data.status === "approval" && <ApprovalPanel job={job.data} user={user} />}
+      {job.data.status === "approval" && <ApprovalPanel job={job.data} />}
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-4">
         <div className="min-w-0 lg:col-span-3">
           {/* Keyed by job: another job starts with its own scroll position, search and follow mode. */}

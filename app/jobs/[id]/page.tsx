@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { requirePageUser } from "@/server/auth/require-page-user";
 import { AppShell } from "@/components/ui/app-shell";
-import { getJobView } from "@/server/data/jobs";
+import { findVisibleJob, viewerOf } from "@/server/access/policy";
 import { JobClient } from "./job-client";
 
 type Params = Promise<{ id: string }>;
@@ -16,11 +16,12 @@ export default async function JobPage({ params }: { params: Params }) {
   const user = await requirePageUser(`/jobs/${encodeURIComponent(id)}`);
   const jobId = Number(id);
   if (!/^[1-9][0-9]*$/.test(id) || !Number.isSafeInteger(jobId)) notFound();
-  // After the login check: a signed-out visitor learns nothing about which jobs exist.
-  if (!(await getJobView(jobId))) notFound();
+  // After the login check: a signed-out visitor learns nothing about which jobs exist; a job
+  // the user may not see is as absent as one that does not exist (server/access/policy.ts).
+  if (!(await findVisibleJob(await viewerOf(user), jobId))) notFound();
   return (
     <AppShell user={user}>
-      <JobClient jobId={jobId} user={user} />
+      <JobClient jobId={jobId} />
     </AppShell>
   );
 }

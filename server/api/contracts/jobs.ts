@@ -72,7 +72,19 @@ export const getJob = endpoint({
   tags: ["jobs"],
   access: "user",
   params: idParams,
-  responses: { 200: { description: "the job", schema: jobAnswer } },
+  responses: {
+    200: {
+      description: "the job, and what the caller may do with it (from its form's `access:` groups)",
+      schema: z.object({
+        job: jobSchema,
+        permissions: z.object({
+          approve: z.boolean().meta({ description: "approve or reject it while it waits (admins, the form's approve groups)" }),
+          abort: z.boolean().meta({ description: "abort it (its launcher, the form's approvers, admins)" }),
+        }),
+      }),
+    },
+  },
+  errors: { 404: "no such job, or one the caller may not see" },
 });
 
 export const abortJob = endpoint({

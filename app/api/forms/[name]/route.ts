@@ -1,8 +1,10 @@
 import { NextResponse } from "next/server";
-import { requireUser, route } from "@/server/api/route";
-import { publicFormNamed } from "@/server/forms/catalog";
+import { requireViewer, route } from "@/server/api/route";
+import { requireLaunchableForm } from "@/server/access/policy";
+import { publicForm } from "@/server/forms/public-view";
 
+/** A form the reader may launch (404 for one they may not, as for one that does not exist). */
 export const GET = route(async (request: Request, { params }: { params: Promise<{ name: string }> }) => {
-  await requireUser(request);
-  return NextResponse.json({ form: await publicFormNamed((await params).name) });
+  const form = await requireLaunchableForm(await requireViewer(request), (await params).name);
+  return NextResponse.json({ form: publicForm(form.definition) });
 });

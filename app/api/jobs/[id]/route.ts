@@ -1,9 +1,8 @@
 import { NextResponse } from "next/server";
-import { parseJobId, requireUser, route } from "@/server/api/route";
-import { requireJob } from "@/server/jobs/access";
+import { requireJobReader, route } from "@/server/api/route";
 
+/** The job, with what the reader may do with it (`permissions`: approve, abort). */
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  await requireUser(request);
-  const job = await requireJob(parseJobId((await params).id));
-  return NextResponse.json({ job });
+  const { job, permissions } = await requireJobReader(request, (await params).id);
+  return NextResponse.json({ job, permissions });
 });

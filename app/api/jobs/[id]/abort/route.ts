@@ -1,10 +1,11 @@
 import { NextResponse } from "next/server";
-import { parseJobId, requireUser, route } from "@/server/api/route";
+import { requireJobReader, route } from "@/server/api/route";
+import { requireAbortableJob } from "@/server/access/policy";
 import { jobLifecycle } from "@/server/runtime";
 
 /** POST /api/jobs/ID/abort: see JobLifecycle.abort for what aborting means in each status. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  const user = await requireUser(request);
-  const job = await jobLifecycle().abort(parseJobId((await params).id), user.username);
-  return NextResponse.json({ job }, { status: 202 });
+  const { viewer, job } = await requireJobReader(request, (await params).id);
+  await requireAbortableJob(viewer, job.id);
+  return NextResponse.json({ job: await jobLifecycle().abort(job.id, viewer.username) }, { status: 202 });
 });

@@ -1,10 +1,9 @@
 import { jobLog } from "@/server/api/contracts/jobs";
-import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
+import { parseQuery, readableJobId, route } from "@/server/api/route";
 import { outputLog } from "@/server/jobs/output";
 
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  await requireUser(request);
-  const jobId = parseJobId((await params).id);
+  const jobId = await readableJobId(request, (await params).id);
   const { ansi } = parseQuery(request, jobLog.query);
   const body = await outputLog(jobId, { ansi: ansi === "1" });
   return new Response(body, {

@@ -1,11 +1,10 @@
 import { NextResponse } from "next/server";
 import { jobOutput } from "@/server/api/contracts/jobs";
-import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
+import { parseQuery, readableJobId, route } from "@/server/api/route";
 import { jobOutputPage } from "@/server/jobs/output";
 
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  await requireUser(request);
-  const jobId = parseJobId((await params).id);
+  const jobId = await readableJobId(request, (await params).id);
   const { after, limit } = parseQuery(request, jobOutput.query);
   return NextResponse.json(await jobOutputPage(jobId, after, limit));
 });

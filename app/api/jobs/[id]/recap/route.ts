@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { jobRecap } from "@/server/api/contracts/jobs";
-import { parseJobId, parseQuery, requireUser, route } from "@/server/api/route";
+import { parseQuery, readableJobId, route } from "@/server/api/route";
 import { recapOfJob } from "@/server/jobs/analysis";
 
 /**
@@ -9,8 +9,7 @@ import { recapOfJob } from "@/server/jobs/analysis";
  * `X-Recap-Source` says which one answered.
  */
 export const GET = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  await requireUser(request);
-  const jobId = parseJobId((await params).id);
+  const jobId = await readableJobId(request, (await params).id);
   const { source } = parseQuery(request, jobRecap.query);
   const result = await recapOfJob(jobId, source);
   return NextResponse.json(result.recap, { headers: { "x-recap-source": result.source } });

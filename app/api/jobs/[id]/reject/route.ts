@@ -1,11 +1,13 @@
 import { NextResponse } from "next/server";
 import { rejectJob } from "@/server/api/contracts/jobs";
-import { optionalJsonBody, parseJobId, requireAdmin, route } from "@/server/api/route";
+import { optionalJsonBody, requireJobReader, route } from "@/server/api/route";
+import { requireApprovableJob } from "@/server/access/policy";
 import { jobLifecycle } from "@/server/runtime";
 
-/** POST /api/jobs/ID/reject `{"comment"?}` (admins): the job ends rejected, saying who and why. */
+/** POST /api/jobs/ID/reject `{"comment"?}` (admins and the form's approvers): the job ends rejected, saying who and why. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  const admin = await requireAdmin(request);
+  const { viewer, job } = await requireJobReader(request, (await params).id);
+  await requireApprovableJob(viewer, job.id);
   const { comment } = await optionalJsonBody(request, rejectJob.body.schema);
-  return NextResponse.json({ job: await jobLifecycle().decide(parseJobId((await params).id), false, admin.username, comment) });
+  return NextResponse.json({ job: await jobLifecycle().decide(job.id, false, viewer.username, comment) });
 });
