@@ -163,7 +163,9 @@ describe("the integration client's check against the document", () => {
   const json = "application/json";
 
   it("accepts documented answers", () => {
-    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, permissions: { approve: false, abort: true } }))).toBeNull();
+    expect(
+      openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, permissions: { approve: false, abort: true } })),
+    ).toBeNull();
     expect(
       openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify({ error: { code: "not_found", message: "no job 12" } })),
     ).toBeNull();
@@ -174,9 +176,15 @@ describe("the integration client's check against the document", () => {
   });
 
   it("refuses a body, a status or a route the document does not describe, naming route and status", () => {
-    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, status: "done" }, permissions: { approve: false, abort: true } }))).toMatch(
-      /^GET \/api\/jobs\/\[id\] → 200: the body does not match the document: \/job\/status/,
-    );
+    expect(
+      openApiMismatch(
+        "GET",
+        "/api/jobs/12",
+        200,
+        json,
+        JSON.stringify({ job: { ...job, status: "done" }, permissions: { approve: false, abort: true } }),
+      ),
+    ).toMatch(/^GET \/api\/jobs\/\[id\] → 200: the body does not match the document: \/job\/status/);
     expect(openApiMismatch("GET", "/api/jobs/12", 418, json, "{}")).toMatch(/^GET \/api\/jobs\/\[id\] → 418: status 418 is not documented/);
     expect(openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify({ oops: 1 }))).toMatch(/→ 404: the body does not match/);
     expect(openApiMismatch("PUT", "/api/jobs/12", 200, json, "{}")).toMatch(/PUT \/api\/jobs\/\[id\] is not in the OpenAPI document/);
