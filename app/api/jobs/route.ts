@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { launchJob as contract } from "@/server/api/contracts/jobs";
+import { launchJob as contract, listJobs as listContract } from "@/server/api/contracts/jobs";
 import { parseJobListQuery } from "@/server/api/job-list-query";
 import { parseJsonBody, requireUser, route } from "@/server/api/route";
 import { listJobPage } from "@/server/data/job-list";
@@ -15,5 +15,5 @@ export const POST = route(async (request: Request) => {
 
 export const GET = route(async (request: Request) => {
   await requireUser(request);
-  return NextResponse.json(await listJobPage(parseJobListQuery(request)));
+  return NextResponse.json(await listJobPage(parseJobListQuery(request, listContract.query)));
 });

@@ -1,13 +1,12 @@
 import { NextResponse } from "next/server";
-import { parseIdListParam } from "@/server/api/id-list";
+import { jobsProgress as contract } from "@/server/api/contracts/jobs";
+import { parseIdListQuery } from "@/server/api/id-list";
 import { requireUser, route } from "@/server/api/route";
 import { progressOfJobs } from "@/server/jobs/progress";
-
-/** Most ids one request may ask about (a page of the job list holds 50 jobs). */
-const MAX_IDS = 100;
 
 /** The progress of several jobs in one request (the job list's running rows); unknown ids are left out. */
 export const GET = route(async (request: Request) => {
   await requireUser(request);
-  return NextResponse.json({ progress: await progressOfJobs(parseIdListParam(request, "ids", MAX_IDS)) });
+  const { ids } = parseIdListQuery(request, contract.query);
+  return NextResponse.json({ progress: await progressOfJobs(ids) });
 });
