@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { DomainError } from "../errors";
 import { issuePath, issueText } from "./errors";
-import { decodeJobListCursor, JOB_LIST_SORTS, type JobListCursor, type JobListQuery, type JobListSort } from "../data/job-list";
+import { decodeJobListCursor, JOB_LIST_SORTS, type JobListCursor, type JobListQuery } from "../data/job-list";
 import { JOB_STATUSES, type JobStatus } from "../protocol/ui-messages";
 
 export const JOB_LIST_DEFAULT_LIMIT = 50;
@@ -143,10 +143,14 @@ export const jobListQuerySchema = z
     runner: nameParam("the runner's name, exactly"),
     from: instantParam("start"),
     to: instantParam("end"),
-    sort: once("-created (newest first, the default) or created (oldest first)")
-      .refine((value) => (JOB_LIST_SORTS as readonly string[]).includes(value), {
-        error: (issue) => `must be -created (newest first, the default) or created (oldest first), not ${quoted(String(issue.input))}`,
+    sort: z
+      .enum(JOB_LIST_SORTS, {
+        error: (issue) =>
+          Array.isArray(issue.input)
+            ? `is given ${issue.input.length} times; give it once`
+            : `must be -created (newest first, the default) or created (oldest first), not ${quoted(String(issue.input))}`,
       })
+      .meta({ description: "-created (newest first, the default) or created (oldest first)" })
       .optional(),
     limit: once(`1..${JOB_LIST_MAX_LIMIT}, default ${JOB_LIST_DEFAULT_LIMIT}`)
       .refine(
@@ -205,7 +209,7 @@ export function parseJobListQuery(request: Request, schema: typeof jobListQueryS
     const query = parsed.data;
     return {
       filter: { statuses: query.status, form: query.form, user: query.user, runner: query.runner, from: query.from, to: query.to },
-      sort: (query.sort ?? "-created") as JobListSort,
+      sort: query.sort ?? "-created",
       limit: query.limit ?? JOB_LIST_DEFAULT_LIMIT,
       cursor: query.cursor,
     };
