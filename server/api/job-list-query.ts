@@ -4,15 +4,10 @@
  * problems of a request are reported at once. An empty parameter (`status=`) is the same as
  * leaving it out, and parameters the list does not know are ignored, as everywhere in the API.
  */
+import { z } from "zod";
 import { DomainError } from "../errors";
-import {
-  decodeJobListCursor,
-  JOB_LIST_SORTS,
-  type JobListCursor,
-  type JobListFilter,
-  type JobListQuery,
-  type JobListSort,
-} from "../data/job-list";
+import { issuePath, issueText } from "./errors";
+import { decodeJobListCursor, JOB_LIST_SORTS, type JobListCursor, type JobListQuery } from "../data/job-list";
 import { JOB_STATUSES, type JobStatus } from "../protocol/ui-messages";
 
 export const JOB_LIST_DEFAULT_LIMIT = 50;
@@ -71,89 +66,161 @@ function quoted(text: string): string {
   return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
 }
 
-/** The query of a `GET /api/jobs` request; 422 with `fields` for anything wrong in it. */
-export function parseJobListQuery(request: Request): JobListQuery {
+/**
+ * The parameters of a query as the schemas read them: a parameter given once is a string, one
+ * given several times an array of its values (so `status` may repeat and a single-valued
+ * parameter given twice is named as such); empty values (`status=`) count as left out.
+ */
+export function queryValues(request: Request): Record<string, string | string[]> {
   const params = new URL(request.url).searchParams;
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key).filter((v) => v !== "");
+    if (values.length === 1) out[key] = values[0]!;
+    else if (values.length > 1) out[key] = values;
+  }
+  return out;
+}
+
+/** A parameter that may be given once: a string; several values are named as such. */
+function once(description?: string) {
+  const schema = z.string({
+    error: (issue) => (Array.isArray(issue.input) ? `is given ${issue.input.length} times; give it once` : "must be a string"),
+  });
+  return description ? schema.meta({ description }) : schema;
+}
+
+/** A name (form, user, runner): bounded, without control characters. */
+const nameParam = (description: string) =>
+  once(description)
+    .refine((value) => value.length <= MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
+    .refine((value) => !hasControlCharacters(value), "must not contain control characters")
+    .optional();
+
+const instantParam = (bound: "start" | "end") =>
+  once(`${ISO_HINT}, included${bound === "end" ? " (a date alone: the whole day)" : ""}`)
+    .transform((value, ctx) => {
+      const date = parseInstant(value, bound);
+      if (date === null) {
+        ctx.addIssue({ code: "custom", message: `must be ${ISO_HINT}, not ${quoted(value)}` });
+        return z.NEVER;
+      }
+      return date;
+    })
+    .optional();
+
+/**
+ * The query of `GET /api/jobs` (its contract publishes this very schema): every parameter is
+ * checked on its own and all problems of a request are reported at once, each under the
+ * parameter's name. Read through queryValues; parseJobListQuery turns the problems into a 422
+ * and the values into a JobListQuery.
+ */
+export const jobListQuerySchema = z
+  .object({
+    // status=failed,aborted and status=failed&status=aborted mean the same.
+    status: z
+      .union([z.string(), z.array(z.string())])
+      .meta({ description: `one or several statuses, comma-separated or repeated: ${VALID_STATUSES}` })
+      .transform((value, ctx) => {
+        const values = (Array.isArray(value) ? value : [value])
+          .flatMap((v) => v.split(","))
+          .map((v) => v.trim())
+          .filter((v) => v !== "");
+        const unknown = values.filter((v) => !(JOB_STATUSES as readonly string[]).includes(v));
+        if (unknown.length > 0) {
+          ctx.addIssue({
+            code: "custom",
+            message: `unknown status${unknown.length === 1 ? "" : "es"} ${unknown.slice(0, 5).map(quoted).join(", ")}; valid: ${VALID_STATUSES}`,
+          });
+          return z.NEVER;
+        }
+        const statuses = [...new Set(values)] as JobStatus[];
+        return statuses.length > 0 ? statuses : undefined;
+      })
+      .optional(),
+    form: nameParam("the form's name, exactly"),
+    user: nameParam("the launching user's name, exactly"),
+    runner: nameParam("the runner's name, exactly"),
+    from: instantParam("start"),
+    to: instantParam("end"),
+    sort: z
+      .enum(JOB_LIST_SORTS, {
+        error: (issue) =>
+          Array.isArray(issue.input)
+            ? `is given ${issue.input.length} times; give it once`
+            : `must be -created (newest first, the default) or created (oldest first), not ${quoted(String(issue.input))}`,
+      })
+      .meta({ description: "-created (newest first, the default) or created (oldest first)" })
+      .optional(),
+    limit: once(`1..${JOB_LIST_MAX_LIMIT}, default ${JOB_LIST_DEFAULT_LIMIT}`)
+      .refine(
+        (value) => /^(0|[1-9][0-9]{0,9})$/.test(value) && Number(value) >= 1 && Number(value) <= JOB_LIST_MAX_LIMIT,
+        `must be a whole number from 1 to ${JOB_LIST_MAX_LIMIT} in decimal digits; page with nextCursor for more`,
+      )
+      .transform(Number)
+      .optional(),
+    cursor: once("a nextCursor or prevCursor of an earlier answer, with the same sort")
+      .transform((value, ctx) => {
+        const decoded = decodeJobListCursor(value);
+        if (decoded === null) {
+          ctx.addIssue({
+            code: "custom",
+            message:
+              "is not a cursor of this list: pass nextCursor or prevCursor back as they came, or leave cursor out for the first page",
+          });
+          return z.NEVER;
+        }
+        return decoded;
+      })
+      .optional(),
+  })
+  // The checks across parameters run whatever else is wrong, on the parameters they need
+  // when those are valid, so all problems are still reported at once.
+  .superRefine(
+    (query, ctx) => {
+      const { from, to, cursor, sort } = query as Record<string, unknown>;
+      if (from instanceof Date && to instanceof Date && from > to) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["to"],
+          message: `is before from (${from.toISOString()} > ${to.toISOString()}): nothing can match`,
+        });
+      }
+      const effectiveSort = sort === undefined ? "-created" : sort;
+      if (isCursor(cursor) && (JOB_LIST_SORTS as readonly unknown[]).includes(effectiveSort) && cursor.sort !== effectiveSort) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["cursor"],
+          message: `belongs to sort=${cursor.sort}, not sort=${String(effectiveSort)}: keep the sort while paging, or leave cursor out to start again`,
+        });
+      }
+    },
+    { when: () => true },
+  );
+
+function isCursor(value: unknown): value is JobListCursor {
+  return typeof value === "object" && value !== null && "sort" in value && "direction" in value;
+}
+
+/** The query of a `GET /api/jobs` request; 422 with `fields` for anything wrong in it. */
+export function parseJobListQuery(request: Request, schema: typeof jobListQuerySchema = jobListQuerySchema): JobListQuery {
+  const parsed = schema.safeParse(queryValues(request));
+  if (parsed.success) {
+    const query = parsed.data;
+    return {
+      filter: { statuses: query.status, form: query.form, user: query.user, runner: query.runner, from: query.from, to: query.to },
+      sort: query.sort ?? "-created",
+      limit: query.limit ?? JOB_LIST_DEFAULT_LIMIT,
+      cursor: query.cursor,
+    };
+  }
   const fields: Record<string, string> = {};
-
-  /** A single-valued parameter; undefined when absent or empty. */
-  const single = (name: string): string | undefined => {
-    const values = params.getAll(name).filter((v) => v !== "");
-    if (values.length > 1) {
-      fields[name] = `is given ${values.length} times; give it once`;
-      return undefined;
-    }
-    return values[0];
-  };
-  const name = (param: string): string | undefined => {
-    const value = single(param);
-    if (value === undefined) return undefined;
-    if (value.length > MAX_NAME_LENGTH) fields[param] = `must be at most ${MAX_NAME_LENGTH} characters`;
-    else if (hasControlCharacters(value)) fields[param] = "must not contain control characters";
-    else return value;
-    return undefined;
-  };
-  const instant = (param: "from" | "to"): Date | undefined => {
-    const value = single(param);
-    if (value === undefined) return undefined;
-    const date = parseInstant(value, param === "from" ? "start" : "end");
-    if (date === null) fields[param] = `must be ${ISO_HINT}, not ${quoted(value)}`;
-    return date ?? undefined;
-  };
-
-  let limit = JOB_LIST_DEFAULT_LIMIT;
-  const rawLimit = single("limit");
-  if (rawLimit !== undefined) {
-    if (/^(0|[1-9][0-9]{0,9})$/.test(rawLimit) && Number(rawLimit) >= 1 && Number(rawLimit) <= JOB_LIST_MAX_LIMIT) limit = Number(rawLimit);
-    else fields.limit = `must be a whole number from 1 to ${JOB_LIST_MAX_LIMIT} in decimal digits; page with nextCursor for more`;
-  }
-
-  // status=failed,aborted and status=failed&status=aborted mean the same.
-  const statusValues = params
-    .getAll("status")
-    .flatMap((v) => v.split(","))
-    .map((v) => v.trim())
-    .filter((v) => v !== "");
-  const unknown = statusValues.filter((v) => !(JOB_STATUSES as readonly string[]).includes(v));
-  if (unknown.length > 0) {
-    fields.status = `unknown status${unknown.length === 1 ? "" : "es"} ${unknown.slice(0, 5).map(quoted).join(", ")}; valid: ${VALID_STATUSES}`;
-  }
-  const statuses = [...new Set(statusValues)].filter((v): v is JobStatus => (JOB_STATUSES as readonly string[]).includes(v));
-
-  const filter: JobListFilter = {
-    statuses: statuses.length > 0 ? statuses : undefined,
-    form: name("form"),
-    user: name("user"),
-    runner: name("runner"),
-    from: instant("from"),
-    to: instant("to"),
-  };
-  if (filter.from && filter.to && filter.from > filter.to) {
-    fields.to = `is before from (${filter.from.toISOString()} > ${filter.to.toISOString()}): nothing can match`;
-  }
-
-  let sort: JobListSort = "-created";
-  const rawSort = single("sort");
-  if (rawSort !== undefined) {
-    if ((JOB_LIST_SORTS as readonly string[]).includes(rawSort)) sort = rawSort as JobListSort;
-    else fields.sort = `must be -created (newest first, the default) or created (oldest first), not ${quoted(rawSort)}`;
-  }
-
-  let cursor: JobListCursor | undefined;
-  const rawCursor = single("cursor");
-  if (rawCursor !== undefined) {
-    const decoded = decodeJobListCursor(rawCursor);
-    if (decoded === null) {
-      fields.cursor =
-        "is not a cursor of this list: pass nextCursor or prevCursor back as they came, or leave cursor out for the first page";
-    } else if (decoded.sort !== sort && !fields.sort) {
-      fields.cursor = `belongs to sort=${decoded.sort}, not sort=${sort}: keep the sort while paging, or leave cursor out to start again`;
-    } else cursor = decoded;
-  }
-
-  const problems = Object.entries(fields);
-  if (problems.length > 0) {
-    throw new DomainError("validation_failed", problems.map(([param, problem]) => `${param}: ${problem}`).join("; "), fields);
-  }
-  return { filter, sort, limit, cursor };
+  for (const issue of parsed.error.issues) fields[issuePath(issue) || "query"] ??= issueText(issue);
+  throw new DomainError(
+    "validation_failed",
+    Object.entries(fields)
+      .map(([param, problem]) => `${param}: ${problem}`)
+      .join("; "),
+    fields,
+  );
 }

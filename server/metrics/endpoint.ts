@@ -7,24 +7,16 @@
  * open: then it must be reachable only from inside the cluster (the scraper), not through the
  * public ingress.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AppMetrics } from "./app-metrics";
 import { loggerFor } from "../logging/logger";
+import { bearerDigest, bearerMatches } from "../security/bearer";
+
+export { bearerMatches };
 
 const log = loggerFor({ component: "metrics" });
 
 export const METRICS_PATH = "/metrics";
-
-function digest(text: string): Buffer {
-  return createHash("sha256").update(text, "utf8").digest();
-}
-
-/** Whether an Authorization header carries the token: equal-length digests compared in constant time. */
-export function bearerMatches(header: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
-  return timingSafeEqual(digest(match?.[1] ?? ""), expected) && match !== null;
-}
 
 function answer(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
@@ -37,7 +29,7 @@ function answer(res: ServerResponse, status: number, body: string, headers: Reco
 }
 
 export function metricsEndpoint(metrics: AppMetrics, token: string | undefined): (req: IncomingMessage, res: ServerResponse) => void {
-  const expected = token ? digest(token) : null;
+  const expected = token ? bearerDigest(token) : null;
   return (req, res) => {
     if (req.method !== "GET" && req.method !== "HEAD") {
       return answer(res, 405, `${req.method ?? "?"} ${METRICS_PATH}: only GET and HEAD\n`, { allow: "GET, HEAD" });

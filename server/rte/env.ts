@@ -71,6 +71,15 @@ const rteEnvSchema = z.object({
   RTE_DRAIN_SECONDS: positiveInt(60),
   RTE_KILL_GRACE_SECONDS: positiveInt(10),
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
+  /**
+   * When set, the health server's /metrics needs `Authorization: Bearer <this>` (as the app's
+   * PLAYFORM_METRICS_TOKEN); unset or empty, it is open. Trimmed (a mounted Secret's newline).
+   */
+  RTE_METRICS_TOKEN: z
+    .string()
+    .transform((s) => s.trim() || undefined)
+    .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
+    .optional(),
   PROCESS_MAX_BUFFER: positiveInt(50 * 1024 * 1024),
   ANSIBLE_PLAYBOOK: z.string().default("ansible-playbook"),
 });

@@ -1,13 +1,16 @@
 /**
  * The RTE's own HTTP endpoints for its orchestrator: /live (the process answers), /ready
  * (connected to the app and not draining) and /metrics (Prometheus text format, prom-client:
- * the names below under the `playform_` prefix, plus Node's default process metrics).
+ * the names below under the `playform_` prefix, plus Node's default process metrics). With
+ * RTE_METRICS_TOKEN set, /metrics needs `Authorization: Bearer <token>` (the app's check:
+ * server/security/bearer.ts); /live and /ready stay open for the orchestrator's probes.
  */
 import http from "node:http";
 import https from "node:https";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { RteAgent } from "./agent";
 import { logger } from "../logging/logger";
+import { bearerDigest, bearerMatches } from "../security/bearer";
 
 const PREFIX = "playform_";
 
@@ -46,14 +49,19 @@ export function rteMetrics(
   return registry;
 }
 
-/** With `tls`, the server is https (an inbound RTE: the app's socket comes over the same server). */
+/**
+ * With `tls`, the server is https (an inbound RTE: the app's socket comes over the same
+ * server). With `metricsToken`, /metrics answers 401 without that bearer token.
+ */
 export function startHealthServer(
-  agent: RteAgent,
+  agent: Pick<RteAgent, "connected" | "runningCount" | "spooledItems" | "draining" | "counters">,
   port: number,
   capacity: number,
   tls?: { cert: string; key: string },
+  metricsToken?: string,
 ): Promise<http.Server> {
   const registry = rteMetrics(agent, capacity);
+  const expected = metricsToken ? bearerDigest(metricsToken) : null;
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = req.url?.split("?")[0];
     if (url === "/live") return send(res, 200, "text/plain", "ok\n");
@@ -62,6 +70,11 @@ export function startHealthServer(
       return send(res, ready ? 200 : 503, "text/plain", ready ? "ready\n" : agent.draining ? "draining\n" : "not connected\n");
     }
     if (url === "/metrics") {
+      if (expected && !bearerMatches(req.headers.authorization, expected)) {
+        const sent = req.headers.authorization ? "a wrong token" : "no Authorization header";
+        res.setHeader("www-authenticate", 'Bearer realm="playform-rte-metrics"');
+        return send(res, 401, "text/plain", `/metrics needs Authorization: Bearer <RTE_METRICS_TOKEN> (got ${sent})\n`);
+      }
       registry.metrics().then(
         (text) => send(res, 200, registry.contentType, text),
         (error: unknown) => {

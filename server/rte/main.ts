@@ -115,9 +115,9 @@ export async function runRte(): Promise<void> {
     fatal(error);
     process.exit(error instanceof JoinRefusedError ? 3 : 1);
   }
-  maskInLogs([token]);
+  maskInLogs([token, env.RTE_METRICS_TOKEN]);
   const agent = new RteAgent(env, token, log, playbookUser);
-  const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS, tls ?? undefined);
+  const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS, tls ?? undefined, env.RTE_METRICS_TOKEN);
   const port = (health.address() as AddressInfo).port;
   log(`health endpoints on port ${port} (/live /ready /metrics)`);
   if (env.RTE_MODE === "inbound") {

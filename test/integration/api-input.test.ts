@@ -212,6 +212,7 @@ describe("sizes", () => {
         },
       });
     const send = async (path: string, streamed: boolean) => {
+      // Raw: a 50 MiB body, streamed or not (the client sends small JSON only).
       const response = await fetch(`${app.url}${path}`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -260,6 +261,7 @@ describe("sizes", () => {
 
 describe("join throttle", () => {
   it("answers 429 with Retry-After to the 11th join from one address within a minute, whatever headers it sends", async () => {
+    // Raw: what is tested is the forwarding headers a client sends.
     const join = (i: number) =>
       fetch(`${app.url}/api/runners/join`, {
         method: "POST",

@@ -48,10 +48,10 @@ it("re-imports the forms folder on request and explains what it refused", async 
   expect(job.status).toBe("success");
 
   await api.call("POST", "/api/users", { json: { username: "frank", password: "frank-password" } });
-  const token = await fetch(`${app.url}/api/auth/token`, {
-    method: "POST",
+  const token = await api.call("POST", "/api/auth/token", {
     headers: { authorization: `Basic ${Buffer.from("frank:frank-password").toString("base64")}` },
   });
-  const frank = apiClient(app, ((await token.json()) as { token: string }).token);
+  expect(token.status).toBe(201);
+  const frank = apiClient(app, token.json.token as string);
   expect((await frank.call("POST", "/api/forms/import")).status).toBe(403);
 });

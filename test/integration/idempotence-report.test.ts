@@ -77,6 +77,7 @@ describe("GET /api/forms/NAME/idempotence", () => {
   });
 
   it("exports CSV with a header and one quoted row per task, as a download", async () => {
+    // Raw: a CSV download, read as bytes with its headers (the client reads JSON).
     const response = await fetch(`${app.url}/api/forms/${FORM}/idempotence?format=csv`, {
       headers: { authorization: `Bearer ${token}` },
     });

@@ -51,6 +51,7 @@ it("writes JSON lines with jobId and reqId, and never a secret", async () => {
   await app.waitForOutput(new RegExp(`job ${id}: finished`), 20_000);
 
   const wrongPassword = "Wr0ng-pa$$word-typed-at-login";
+  // Raw: what is tested is the x-request-id header, sent and answered.
   const login = await fetch(`${app.url}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json", "x-request-id": "test-login-1" },

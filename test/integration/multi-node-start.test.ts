@@ -37,7 +37,7 @@ afterAll(async () => {
 
 it("starts all three nodes, and what a start writes exists once", async () => {
   expect(nodes).toHaveLength(3);
-  for (const node of nodes) expect((await fetch(`${node.url}/api/ready`)).status).toBe(200);
+  for (const node of nodes) expect((await apiClient(node, "").call("GET", "/api/ready", { auth: false })).status).toBe(200);
 
   const node = nodes[0]!;
   const count = async (sql: string) => (await dbQuery<{ n: number }>(node, sql))[0]!.n;

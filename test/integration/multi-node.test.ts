@@ -13,6 +13,7 @@ import {
   jobStatusMessageSchema,
   type JobFollow,
 } from "../../server/protocol/ui-messages";
+import { apiClient } from "../support/api";
 import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
 import { waitFor } from "../support/wait";
@@ -43,13 +44,8 @@ afterAll(async () => {
 
 it("runs a job launched on node B through the runner held by node A, streaming to B's follower", async () => {
   const token = await adminToken(nodeB);
-  const launch = await fetch(`${nodeB.url}/api/jobs`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ form: "hello-world", values: { message: "across nodes" } }),
-  });
-  expect(launch.status).toBe(201);
-  const { id } = (await launch.json()) as { id: number };
+  const api = apiClient(nodeB, token);
+  const id = await api.launch("hello-world", { message: "across nodes" });
 
   const received: { seq: number; text: string }[] = [];
   let finalStatus = "";
@@ -91,7 +87,7 @@ it("runs a job launched on node B through the runner held by node A, streaming t
 
   const all = await storedSeqs(nodeA, id);
   expect(all).toEqual(all.map((_, i) => i + 1));
-  const job = (await (await fetch(`${nodeB.url}/api/jobs/${id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as any;
+  const job = await api.get(`/api/jobs/${id}`);
   expect(job.job.runner).toBe("local");
   expect(nodeA.output()).toMatch(/runner local instance local-0 connected/);
   expect(nodeB.output()).not.toMatch(/runner local instance/);

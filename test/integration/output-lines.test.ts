@@ -93,6 +93,7 @@ describe("a 200,000-line job", () => {
   });
 
   it("streams the raw log byte for byte as stored, and without colour codes on request", async () => {
+    // Raw: the log is a byte stream (text/plain), compared byte for byte.
     const response = await fetch(`${app.url}/api/jobs/${jobId}/log`, { headers: { authorization: `Bearer ${token}` } });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/plain; charset=utf-8");

@@ -17,6 +17,7 @@ import path from "node:path";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CuttableProxy } from "../support/rte-harness";
+import { apiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -77,12 +78,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 async function api(method: string, url: string, body?: unknown) {
-  const response = await fetch(`${app.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, json: (await response.json()) as any };
+  return apiClient(app, token).call(method, url, body ? { json: body } : {});
 }
 
 async function runner(name = NAME) {

@@ -15,6 +15,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 import { childPids, isRunningProcess, killGroup, processGroupMembers } from "../support/processes";
 import { decodePacket, encodePacket, RteProxy } from "../support/rte-proxy";
@@ -63,13 +64,8 @@ interface JobView {
 }
 
 async function api(method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${app.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${apiToken}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+  const answer = await apiClient(app, apiToken).call(method, url, body !== undefined ? { json: body } : {});
+  return { status: answer.status, body: answer.json };
 }
 
 async function launchSlowCounter(): Promise<number> {
@@ -332,6 +328,7 @@ function waitForInstance(jobId: number): Promise<string> {
 }
 
 async function metrics(rte: RteProcess): Promise<string> {
+  // The RTE's own health port, not the app's API.
   return (await fetch(`http://127.0.0.1:${await healthPort(rte)}/metrics`)).text();
 }
 

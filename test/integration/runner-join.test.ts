@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -58,12 +59,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 async function api(method: string, url: string, body?: unknown) {
-  const response = await fetch(`${app.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, json: (await response.json()) as any };
+  return apiClient(app, token).call(method, url, body ? { json: body } : {});
 }
 
 async function runner(name: string) {
@@ -131,21 +127,15 @@ describe("joining", () => {
   });
 
   it("refuses a second runner with a taken name, unknown actions, and non-admins", async () => {
-    const taken = await fetch(`${app.url}/api/runners/join`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ v: 1, name: "local", version: "x", capacity: 1 }),
-    });
+    const join = (name: string) =>
+      apiClient(app, token).call("POST", "/api/runners/join", { json: { v: 1, name, version: "x", capacity: 1 }, auth: false });
+    const taken = await join("local");
     expect(taken.status).toBe(409);
-    const bad = await fetch(`${app.url}/api/runners/join`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ v: 1, name: "bad name!", version: "x", capacity: 1 }),
-    });
+    const bad = await join("bad name!");
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).error.message).toMatch(/name/);
+    expect(bad.json.error.message).toMatch(/name/);
     const local = await runner("local");
     expect((await api("POST", `/api/runners/${local.id}/explode`)).status).toBe(404);
-    expect((await fetch(`${app.url}/api/runners`)).status).toBe(401);
+    expect((await apiClient(app, token).call("GET", "/api/runners", { auth: false })).status).toBe(401);
   });
 });

@@ -124,12 +124,11 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
       expect(noToken.status).toBe(401);
       expect(noToken.json.error.code).toBe("unauthorized");
 
-      const wrong = await fetch(`${app.url}/api/auth/token`, {
-        method: "POST",
+      const wrong = await api.call("POST", "/api/auth/token", {
         headers: { authorization: `Basic ${Buffer.from("admin:not-the-password").toString("base64")}` },
       });
       expect(wrong.status).toBe(401);
-      expect(((await wrong.json()) as { error: { message: string } }).error.message).toMatch(/wrong username or password/);
+      expect(wrong.json.error.message).toMatch(/wrong username or password/);
 
       const badLogin = await api.call("POST", "/api/auth/login", { json: { username: "admin", password: "nope" }, auth: false });
       expect(badLogin.status).toBe(401);

@@ -25,6 +25,7 @@ interface Attempt {
 
 /** POST /api/auth/login from `address` (as the proxy reports it), with the cookies given. */
 async function login(address: string, username: string, password: string, cookie?: string): Promise<Attempt> {
+  // Raw, as the other requests here: what is tested is the forwarding headers and cookies.
   const response = await fetch(`${app.url}/api/auth/login`, {
     method: "POST",
     headers: {

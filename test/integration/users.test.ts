@@ -11,11 +11,10 @@ let app: RunningPlayform;
 let admin: ApiClient;
 
 async function tokenFor(username: string, password: string): Promise<{ status: number; token?: string }> {
-  const response = await fetch(`${app.url}/api/auth/token`, {
-    method: "POST",
+  const answer = await admin.call("POST", "/api/auth/token", {
     headers: { authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}` },
   });
-  return { status: response.status, token: response.status === 201 ? ((await response.json()) as { token: string }).token : undefined };
+  return { status: answer.status, token: answer.status === 201 ? (answer.json.token as string) : undefined };
 }
 
 /** Signs in as the browser does: the session cookie's `name=value`, from Set-Cookie. */
@@ -26,6 +25,7 @@ async function logIn(username: string, password: string, headers: Record<string,
 }
 
 async function loginAnswer(username: string, password: string, headers: Record<string, string> = {}) {
+  // Raw: the test reads the Set-Cookie headers of a browser login.
   const response = await fetch(`${app.url}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
@@ -37,6 +37,7 @@ async function loginAnswer(username: string, password: string, headers: Record<s
 }
 
 function withCookie(cookie: string, url: string, method = "GET"): Promise<Response> {
+  // Raw: authenticated by the session cookie, as a browser is.
   return fetch(`${app.url}${url}`, { method, headers: { cookie } });
 }
 
@@ -172,14 +173,10 @@ describe("users", () => {
   it("refuses logins for a name after 10 failures in 10 minutes, even with the right password", async () => {
     await admin.call("POST", "/api/users", { json: { username: "erin", password: "erin-password-1" } });
     for (let attempt = 0; attempt < 10; attempt++) expect((await tokenFor("erin", `guess-${attempt}`)).status).toBe(401);
-    const locked = await fetch(`${app.url}/api/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: "erin", password: "erin-password-1" }),
-    });
+    const locked = await admin.call("POST", "/api/auth/login", { json: { username: "erin", password: "erin-password-1" }, auth: false });
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(500);
-    expect(((await locked.json()) as { error: { message: string } }).error.message).toMatch(/too many failed logins for "erin"/);
+    expect(locked.json.error.message).toMatch(/too many failed logins for "erin"/);
     // Other names are not affected.
     expect((await tokenFor("admin", app.adminPassword)).status).toBe(201);
   });

@@ -18,7 +18,12 @@ export interface ApiAnswer {
 }
 
 export interface ApiClient {
-  call(method: string, url: string, init?: { json?: unknown; body?: BodyInit; type?: string; auth?: boolean }): Promise<ApiAnswer>;
+  /** `headers` are sent as given, after the bearer token (so `authorization` replaces it, e.g. Basic for /api/auth/token). */
+  call(
+    method: string,
+    url: string,
+    init?: { json?: unknown; body?: BodyInit; type?: string; auth?: boolean; headers?: Record<string, string> },
+  ): Promise<ApiAnswer>;
   get(url: string): Promise<any>;
   launch(form: string, values?: Record<string, unknown>): Promise<number>;
   waitForEnd(id: number, timeoutMs?: number): Promise<any>;
@@ -35,6 +40,7 @@ export function apiClient(app: RunningPlayform, token: string): ApiClient {
       headers["content-type"] = "application/json";
       body = JSON.stringify(init.json);
     } else if (init.type) headers["content-type"] = init.type;
+    Object.assign(headers, init.headers);
     const response = await fetch(`${app.url}${url}`, { method, headers, body });
     const text = await response.text();
     // Every answer is checked against the OpenAPI document (test/support/openapi-check.ts).

@@ -4,6 +4,11 @@
  * it, the status must be documented for that operation, a JSON body must validate against the
  * documented schema (ajv, JSON Schema 2020-12), and a body of another type must have a
  * documented media type. A mismatch fails the call with the route, the status and what differs.
+ *
+ * The check is stricter than the document: an object may hold only the properties the
+ * document declares (closed() below), so a field a route returns but its contract forgets
+ * fails the test. The published document itself leaves objects open, so clients keep
+ * working when a later version adds a field.
  */
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -33,9 +38,39 @@ function load() {
   const doc = JSON.parse(openApiJson()) as Document;
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
   addFormats(ajv);
-  ajv.addSchema({ $id: DOC_ID, components: doc.components }, DOC_ID);
+  ajv.addSchema({ $id: DOC_ID, components: closed(doc.components) }, DOC_ID);
   state = { doc, ajv, validators: new Map() };
   return state;
+}
+
+const SCHEMA_LISTS = new Set(["allOf", "anyOf", "oneOf", "prefixItems"]);
+
+/**
+ * The schema with every object closed: an object schema that says nothing about other
+ * properties gets `additionalProperties: false`. A member of an `allOf` is left open (its
+ * siblings declare the rest) and the `allOf` itself gets `unevaluatedProperties: false`.
+ * Objects that allow other properties on purpose (`z.record`, free-form values) say so
+ * with `additionalProperties` and are kept as they are.
+ */
+function closed(schema: unknown, inAllOf = false): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => closed(item, inAllOf));
+  if (typeof schema !== "object" || schema === null) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "properties" || key === "$defs" || key === "schemas" || key === "patternProperties") {
+      // Maps of names to schemas: close each schema, not the map.
+      out[key] = Object.fromEntries(Object.entries(value as object).map(([name, sub]) => [name, closed(sub)]));
+    } else if (SCHEMA_LISTS.has(key)) {
+      out[key] = (value as unknown[]).map((item) => closed(item, key === "allOf"));
+    } else if (typeof value === "object" && value !== null) {
+      out[key] = closed(value);
+    } else out[key] = value;
+  }
+  const isObject = out.type === "object" || (Array.isArray(out.type) && out.type.includes("object")) || "properties" in out;
+  const saysOthers = "additionalProperties" in out || "patternProperties" in out || "unevaluatedProperties" in out;
+  if (isObject && !saysOthers && !inAllOf) out.additionalProperties = false;
+  if ("allOf" in out && !inAllOf && !saysOthers) out.unevaluatedProperties = false;
+  return out;
 }
 
 /** The schema with its `#/components/...` references pointed at the document. */
@@ -54,7 +89,7 @@ function validator(key: string, schema: object): ValidateFunction {
   const { ajv, validators } = load();
   let validate = validators.get(key);
   if (!validate) {
-    validate = ajv.compile(anchored(schema) as object);
+    validate = ajv.compile(anchored(closed(schema)) as object);
     validators.set(key, validate);
   }
   return validate;

@@ -191,4 +191,15 @@ describe("the integration client's check against the document", () => {
     expect(openApiMismatch("GET", "/api/jobs/12/log", 200, "text/html", "<p>")).toMatch(/answered text\/html, documented text\/plain/);
     expect(openApiMismatch("GET", "/api/nothing", 200, json, "{}")).toMatch(/must answer 404/);
   });
+
+  it("refuses properties the document does not declare, at any depth, though the document leaves objects open", () => {
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, secretField: 1 } }))).toMatch(
+      /→ 200: the body does not match the document: \/job must NOT have additional properties .*"additionalProperty":"secretField"/,
+    );
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, extra: true }))).toMatch(/additionalProperty":"extra"/);
+    const error = { error: { code: "not_found", message: "no job 12", hint: "x" } };
+    expect(openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify(error))).toMatch(/additionalProperty":"hint"/);
+    // The published document itself does not close them: clients keep working when a field is added.
+    expect(JSON.parse(openApiJson()).components.schemas.Job.additionalProperties).toBeUndefined();
+  });
 });

@@ -132,6 +132,7 @@ describe("loadRteEnv", () => {
         "RTE_JOBS_DIR",
         "RTE_PLAYBOOK_USER",
         "RTE_PLAYBOOK_NICE",
+        "RTE_METRICS_TOKEN",
       ].sort(),
     );
   });

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { launchJob as contract } from "@/server/api/contracts/jobs";
+import { launchJob as contract, listJobs as listContract } from "@/server/api/contracts/jobs";
 import { parseJobListQuery } from "@/server/api/job-list-query";
 import { parseJsonBody, requireViewer, route } from "@/server/api/route";
 import { jobScopeOf } from "@/server/access/policy";
@@ -17,5 +17,5 @@ export const POST = route(async (request: Request) => {
 export const GET = route(async (request: Request) => {
   const viewer = await requireViewer(request);
   // Only the jobs the reader may see (server/access/policy.ts).
-  return NextResponse.json(await listJobPage(parseJobListQuery(request), await jobScopeOf(viewer)));
+  return NextResponse.json(await listJobPage(parseJobListQuery(request, listContract.query), await jobScopeOf(viewer)));
 });

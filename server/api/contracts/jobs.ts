@@ -7,7 +7,15 @@ import { decisionSchema } from "../../jobs/approval";
 import { MAX_SEARCH_MATCHES, MAX_WINDOW_LINES } from "../../jobs/output";
 import { jobViewSchema, outputChunkSchema } from "../../protocol/ui-messages";
 import { endpoint } from "../contract";
+import { jobIdListParam } from "../id-list";
+import { jobListQuerySchema } from "../job-list-query";
 import { queryInt } from "../route";
+
+/**
+ * GET /api/jobs's query: checked parameter by parameter (server/api/job-list-query.ts) so
+ * every bad one is answered at once as a 422 with `fields`; `status` may be repeated.
+ */
+export { jobListQuerySchema };
 
 export const jobSchema = jobViewSchema.meta({ id: "Job" });
 const jobAnswer = z.object({ job: jobSchema });
@@ -30,23 +38,6 @@ export const launchJob = endpoint({
   body: { schema: launchBodySchema },
   responses: { 201: { description: "the new job's id", schema: z.object({ id: z.number().int().positive() }) } },
   errors: { 404: "unknown form" },
-});
-
-/**
- * What GET /api/jobs reads, for the reference only: the list parses its query parameter by
- * parameter (server/api/job-list-query.ts) to answer every bad one at once as a 422 with
- * `fields`, and accepts `status` more than once.
- */
-export const jobListQuerySchema = z.object({
-  status: z.string().optional().meta({ description: "one or several statuses, comma-separated" }),
-  form: z.string().optional(),
-  user: z.string().optional(),
-  runner: z.string().optional(),
-  from: z.string().optional().meta({ description: "ISO 8601 date or timestamp, included" }),
-  to: z.string().optional().meta({ description: "ISO 8601 date or timestamp, included" }),
-  sort: z.enum(["-created", "created"]).optional(),
-  limit: z.string().optional().meta({ description: "1..200, default 50" }),
-  cursor: z.string().optional().meta({ description: "a nextCursor or prevCursor of an earlier answer" }),
 });
 
 export const listJobs = endpoint({
@@ -371,10 +362,11 @@ export const jobProgress = endpoint({
   responses: { 200: { description: "the progress", schema: jobProgressSchema } },
 });
 
-/** For the reference: `ids` is parsed by server/api/id-list.ts (a 400 whose message starts with `ids: `). */
-export const progressListQuerySchema = z.object({
-  ids: z.string().meta({ description: "comma-separated job ids, at most 100" }),
-});
+/** Most ids one progress request may ask about (a page of the job list holds 50 jobs). */
+export const MAX_PROGRESS_IDS = 100;
+
+/** The route parses with this schema (server/api/id-list.ts): a bad list is a 400 whose message starts with `ids: `. */
+export const progressListQuerySchema = z.object({ ids: jobIdListParam("ids", MAX_PROGRESS_IDS) });
 
 export const jobsProgress = endpoint({
   method: "get",
