@@ -78,6 +78,9 @@ describe("an inbound runner's link during a job", () => {
   it("is opened again by the app after it is restarted mid-job; the job ends success with its output and recap", async () => {
     const id = await h.launch(FORM);
     await h.until("line 3 stored", async () => h.storedOutput(id).includes(lines[2]!), 60_000);
+    // The restart falls inside the job.
+    expect((await h.job(id)).status).toBe("running");
+    expect(h.storedOutput(id)).not.toContain(lines[LINES - 1]);
     const connectsBefore = occurrences(rte.output(), /the app connected from/);
     const pidBefore = h.app.pid;
     const from = h.app.output().length;

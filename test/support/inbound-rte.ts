@@ -43,6 +43,7 @@ export class InboundHarness {
   /** The port the first runner's RTE listens on (behind the proxy). */
   rtePort = 0;
   private readonly children: ResultPromise[] = [];
+  private readonly rtes: { name: string; output: () => string }[] = [];
 
   constructor(readonly runnerName: string) {}
 
@@ -96,11 +97,17 @@ export class InboundHarness {
       if (process.env.PLAYFORM_TEST_VERBOSE) process.stdout.write(`[rte] ${text}`);
     });
     this.children.push(child);
+    this.rtes.push({ name, output: () => output });
     return { child, spoolDir, output: () => output };
   }
 
   until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-    return waitFor(what, probe, { timeoutMs, details: () => `--- app ---\n${this.app.output().slice(-6000)}` });
+    return waitFor(what, probe, {
+      timeoutMs,
+      details: () =>
+        `--- app ---\n${this.app.output().slice(-6000)}\n` +
+        this.rtes.map((rte) => `--- RTE ${rte.name} ---\n${rte.output().slice(-4000)}`).join("\n"),
+    });
   }
 
   async api(method: string, url: string, body?: unknown) {
