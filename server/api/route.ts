@@ -10,6 +10,7 @@ import { errorBody, httpAnswer, issuePath, issueText, zodMessage } from "./error
 import { authenticateRequest } from "../auth/authenticate";
 import type { PublicUser } from "../data/users";
 import { loggerFor } from "../logging/logger";
+import { recordAudit, type AuditAction } from "../audit/record";
 
 const log = loggerFor({ component: "api" });
 
@@ -36,9 +37,17 @@ export async function requireUser(request: Request): Promise<PublicUser> {
   return user;
 }
 
-export async function requireAdmin(request: Request): Promise<PublicUser> {
+/**
+ * The signed-in admin, else 401/403. A refused user is recorded in the audit trail as "denied",
+ * under `action` (the action attempted) or `admin.access` with the method and path as target.
+ */
+export async function requireAdmin(request: Request, action?: AuditAction): Promise<PublicUser> {
   const user = await requireUser(request);
-  if (user.role !== "admin") throw new DomainError("forbidden", "this action needs the admin role");
+  if (user.role !== "admin") {
+    const target = `${request.method} ${new URL(request.url).pathname}`;
+    await recordAudit({ actor: user.username, action: action ?? "admin.access", target, outcome: "denied" }, request);
+    throw new DomainError("forbidden", "this action needs the admin role");
+  }
   return user;
 }
 

@@ -5,7 +5,7 @@ import { jobLifecycle } from "@/server/runtime";
 
 /** POST /api/jobs/ID/approve `{"comment"?}` (admins): the job joins the queue. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  const admin = await requireAdmin(request);
+  const admin = await requireAdmin(request, "job.approve");
   const { comment } = await optionalJsonBody(request, approveJob.body.schema);
   return NextResponse.json({ job: await jobLifecycle().decide(parseJobId((await params).id), true, admin.username, comment) });
 });

@@ -5,7 +5,7 @@ import { jobLifecycle } from "@/server/runtime";
 
 /** POST /api/jobs/ID/reject `{"comment"?}` (admins): the job ends rejected, saying who and why. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  const admin = await requireAdmin(request);
+  const admin = await requireAdmin(request, "job.reject");
   const { comment } = await optionalJsonBody(request, rejectJob.body.schema);
   return NextResponse.json({ job: await jobLifecycle().decide(parseJobId((await params).id), false, admin.username, comment) });
 });
