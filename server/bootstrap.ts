@@ -16,6 +16,7 @@ import { sealLegacyPasswordValues } from "./jobs/job-secrets";
 import { listForms } from "./forms/catalog";
 import { loadFormsFrom } from "./forms/import";
 import { DomainError } from "./errors";
+import { audited } from "./audit/record";
 import { createCredentialSchema } from "./credentials/kinds";
 import { createCredential, credentialExists } from "./credentials/store";
 import { loadAppConfig, type AppConfig } from "./config";
@@ -62,7 +63,10 @@ export async function importForms(config: AppConfig, log: (line: string) => void
  */
 export async function reimportForms(admin: PublicUser): Promise<{ folder: string; imported: string[]; errors: string[] }> {
   const config = loadAppConfig();
-  const result = await importForms(config, (line) => log().info(`${line} (asked by ${admin.username})`));
+  const audit = { actor: admin.username, action: "forms.import", target: "forms", details: { folder: config.PLAYFORM_FORMS_DIR } } as const;
+  const result = await audited({ ...audit, detailsOf: (r) => ({ imported: r.imported, errors: r.errors.length }) }, () =>
+    importForms(config, (line) => log().info(`${line} (asked by ${admin.username})`)),
+  );
   await ensureDemoVaultCredential((line) => log().info(line));
   return { folder: config.PLAYFORM_FORMS_DIR, ...result };
 }

@@ -9,6 +9,7 @@ import type { JobStatus, JobView, OutputChunk } from "@/server/protocol/ui-messa
 import type { RunnerView } from "@/server/data/runners";
 import type { CredentialView } from "@/server/credentials/store";
 import type { UserView } from "@/server/data/users";
+import type { AuditEventView } from "@/server/data/audit";
 import type { RecapComparison, RunTrend } from "@/server/recap/compare";
 import type { IdempotenceReport } from "@/server/recap/idempotence";
 
@@ -184,3 +185,7 @@ export interface RunnerActionResult {
 /** A stored credential as GET /api/credentials lists it: never its secret (the server's view type). */
 export type Credential = CredentialView;
 export type CredentialKind = CredentialView["kind"];
+
+export type AuditEvent = AuditEventView;
+export type AuditOutcome = AuditEventView["outcome"];
+export type { AuditPage } from "@/server/data/audit";

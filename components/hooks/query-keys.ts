@@ -22,4 +22,5 @@ export const queryKeys = {
   runners: () => ["runners"] as const,
   credentials: () => ["credentials"] as const,
   users: () => ["users"] as const,
+  audit: (search: string) => ["audit", search] as const,
 };

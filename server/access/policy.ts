@@ -14,6 +14,7 @@
  * of a form that no longer exists keeps its launcher and admins as readers.
  */
 import { DomainError } from "../errors";
+import { recordAudit } from "../audit/record";
 import { ALL_JOBS, type JobScope } from "../data/job-scope";
 import { getJobView, type JobView } from "../data/jobs";
 import { groupsOfUser } from "../data/groups";
@@ -94,19 +95,21 @@ export async function requireVisibleJob(viewer: Viewer, jobId: number): Promise<
   return visible;
 }
 
-/** requireVisibleJob, and the viewer may approve or reject it (403 when they only read it). */
-export async function requireApprovableJob(viewer: Viewer, jobId: number): Promise<VisibleJob> {
+/** requireVisibleJob, and the viewer may approve or reject it (403 when they only read it, recorded as denied). */
+export async function requireApprovableJob(viewer: Viewer, jobId: number, action: "job.approve" | "job.reject"): Promise<VisibleJob> {
   const visible = await requireVisibleJob(viewer, jobId);
   if (!visible.permissions.approve) {
+    await recordAudit({ actor: viewer.username, action, target: `job:${jobId}`, outcome: "denied" });
     throw new DomainError("forbidden", `approving job ${jobId} needs the admin role or a group in its form's access.approve`);
   }
   return visible;
 }
 
-/** requireVisibleJob, and the viewer may abort it (403 when they only read it). */
+/** requireVisibleJob, and the viewer may abort it (403 when they only read it, recorded as denied). */
 export async function requireAbortableJob(viewer: Viewer, jobId: number): Promise<VisibleJob> {
   const visible = await requireVisibleJob(viewer, jobId);
   if (!visible.permissions.abort) {
+    await recordAudit({ actor: viewer.username, action: "job.abort", target: `job:${jobId}`, outcome: "denied" });
     throw new DomainError("forbidden", `only whoever launched job ${jobId}, its form's approvers and admins may abort it`);
   }
   return visible;

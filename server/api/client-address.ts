@@ -14,9 +14,10 @@
  */
 import { isIP } from "node:net";
 import type { LoginClient } from "../auth/login";
+import { CLIENT_ADDRESS_HEADER } from "../audit/origin";
 import { KNOWN_CLIENT_COOKIE, readCookie } from "../auth/session";
 
-export const CLIENT_ADDRESS_HEADER = "x-playform-client-ip";
+export { CLIENT_ADDRESS_HEADER };
 
 /**
  * PLAYFORM_TRUST_PROXY: `false`/`0` (default: X-Forwarded-For is ignored), `true` (one proxy),

@@ -24,6 +24,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from "./client-address";
+import { withAuditOrigin } from "../audit/origin";
 import { errorBody } from "./errors";
 import { appMetrics } from "../metrics/app-metrics";
 import { loggerFor, withLogContext } from "../logging/logger";
@@ -114,11 +115,8 @@ export function httpEntry(
   return (req, res) => {
     const arrived = process.hrtime.bigint();
     delete req.headers[CLIENT_ADDRESS_HEADER];
-    req.headers[CLIENT_ADDRESS_HEADER] = resolveClientAddress(
-      req.socket.remoteAddress,
-      req.headers["x-forwarded-for"],
-      options.trustedProxies,
-    );
+    const ip = resolveClientAddress(req.socket.remoteAddress, req.headers["x-forwarded-for"], options.trustedProxies);
+    req.headers[CLIENT_ADDRESS_HEADER] = ip;
     const reqId = requestId(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = reqId;
     res.setHeader(REQUEST_ID_HEADER, reqId);
@@ -134,10 +132,13 @@ export function httpEntry(
         log().debug({ reqId, method: req.method, route, status: res.statusCode, ms }, `${req.method} ${route} ${res.statusCode} ${ms}ms`);
       }
     });
-    withLogContext({ reqId }, () => {
-      if (own) return own(req, res);
-      if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
-      void handle(req, res);
-    });
+    const origin = { ip, userAgent: req.headers["user-agent"] ?? null };
+    withLogContext({ reqId }, () =>
+      withAuditOrigin(origin, () => {
+        if (own) return own(req, res);
+        if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
+        void handle(req, res);
+      }),
+    );
   };
 }

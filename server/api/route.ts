@@ -11,6 +11,7 @@ import { authenticateRequest } from "../auth/authenticate";
 import type { PublicUser } from "../data/users";
 import { requireVisibleJob, viewerOf, type Viewer, type VisibleJob } from "../access/policy";
 import { loggerFor } from "../logging/logger";
+import { recordAudit, type AuditAction } from "../audit/record";
 
 const log = loggerFor({ component: "api" });
 
@@ -56,9 +57,17 @@ export async function readableJobId(request: Request, rawId: string): Promise<nu
   return (await requireJobReader(request, rawId)).job.id;
 }
 
-export async function requireAdmin(request: Request): Promise<PublicUser> {
+/**
+ * The signed-in admin, else 401/403. A refused user is recorded in the audit trail as "denied",
+ * under `action` (the action attempted) or `admin.access` with the method and path as target.
+ */
+export async function requireAdmin(request: Request, action?: AuditAction): Promise<PublicUser> {
   const user = await requireUser(request);
-  if (user.role !== "admin") throw new DomainError("forbidden", "this action needs the admin role");
+  if (user.role !== "admin") {
+    const target = `${request.method} ${new URL(request.url).pathname}`;
+    await recordAudit({ actor: user.username, action: action ?? "admin.access", target, outcome: "denied" }, request);
+    throw new DomainError("forbidden", "this action needs the admin role");
+  }
   return user;
 }
 

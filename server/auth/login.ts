@@ -1,5 +1,6 @@
 import { DomainError } from "../errors";
-import { issueToken, revokeToken } from "../data/auth-tokens";
+import { errorDetails, recordAudit } from "../audit/record";
+import { issueToken, revokeToken, userForToken } from "../data/auth-tokens";
 import { findUserByUsername, type PublicUser } from "../data/users";
 import { verifyPassword } from "../security/password";
 import { isKnownClient, knownClientValue } from "./known-clients";
@@ -49,7 +50,19 @@ export async function checkCredentials(
   username: string,
   password: string,
   client: LoginClient,
+  action: "auth.login" | "auth.token" = "auth.login",
 ): Promise<{ user: PublicUser; knownClient: string }> {
+  try {
+    return await verifyLogin(username, password, client);
+  } catch (error) {
+    // The name as typed (capped), never the password.
+    const details = { method: "password", username: nameKey(username), ...errorDetails(error) };
+    await recordAudit({ actor: null, action, target: `user:${nameKey(username)}`, outcome: "failure", details });
+    throw error;
+  }
+}
+
+async function verifyLogin(username: string, password: string, client: LoginClient): Promise<{ user: PublicUser; knownClient: string }> {
   const now = Date.now();
   const address = addressKey(client.address);
   const account = await findUserByUsername(username);
@@ -87,12 +100,22 @@ export async function logIn(
 ): Promise<{ user: PublicUser; token: string; knownClient: string }> {
   const { user, knownClient } = await checkCredentials(username, password, client);
   const { token } = await issueToken(user.id, "session", SESSION_TTL_MS);
+  await recordAudit({
+    actor: user.username,
+    action: "auth.login",
+    target: `user:${user.username}`,
+    outcome: "success",
+    details: { method: "password" },
+  });
   return { user, token, knownClient };
 }
 
 /** Ends the session of this token, if there is one. */
 export async function logOut(sessionToken: string | null): Promise<void> {
-  if (sessionToken) await revokeToken(sessionToken);
+  if (!sessionToken) return;
+  const user = await userForToken(sessionToken);
+  await revokeToken(sessionToken);
+  if (user) await recordAudit({ actor: user.username, action: "auth.logout", target: `user:${user.username}`, outcome: "success" });
 }
 
 /** A bearer token for scripts and CI pipelines, valid for API_TOKEN_TTL_MS, for a username and password. */
@@ -101,8 +124,11 @@ export async function issueApiToken(
   password: string,
   client: LoginClient,
 ): Promise<{ token: string; expiresAt: Date; knownClient: string }> {
-  const { user, knownClient } = await checkCredentials(username, password, client);
-  return { ...(await issueToken(user.id, "api", API_TOKEN_TTL_MS)), knownClient };
+  const { user, knownClient } = await checkCredentials(username, password, client, "auth.token");
+  const issued = await issueToken(user.id, "api", API_TOKEN_TTL_MS);
+  const details = { kind: "api", expiresAt: issued.expiresAt.toISOString() };
+  await recordAudit({ actor: user.username, action: "auth.token", target: `user:${user.username}`, outcome: "success", details });
+  return { ...issued, knownClient };
 }
 
 /** `Authorization: Basic base64(user:password)` → credentials, or a 401 that says what is missing. */

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { DomainError } from "../errors";
+import { audited, errorDetails, recordAudit } from "../audit/record";
 import {
   countAdmins,
   createUser,
@@ -38,25 +39,45 @@ async function requireAccount(username: string) {
   return user;
 }
 
-export async function addUser(input: z.infer<typeof newUserSchema>): Promise<PublicUser> {
-  if (await findUserByUsername(input.username)) {
-    throw new DomainError("conflict", `a user named "${input.username}" already exists`);
-  }
-  return createUser(input.username, input.password, input.role);
+export async function addUser(actor: PublicUser, input: z.infer<typeof newUserSchema>): Promise<PublicUser> {
+  const audit = { actor: actor.username, action: "user.create", target: `user:${input.username}`, details: { role: input.role } } as const;
+  return audited(audit, async () => {
+    if (await findUserByUsername(input.username)) {
+      throw new DomainError("conflict", `a user named "${input.username}" already exists`);
+    }
+    return createUser(input.username, input.password, input.role);
+  });
 }
 
 export async function changeUser(actor: PublicUser, username: string, change: z.infer<typeof userChangeSchema>): Promise<void> {
-  const user = await requireAccount(username);
-  if (change.role === "user" && user.role === "admin" && (await countAdmins()) <= 1) {
-    throw new DomainError("conflict", `"${username}" is the last admin; make someone else an admin first`);
+  const audit = { actor: actor.username, target: `user:${username}` };
+  let user: Awaited<ReturnType<typeof requireAccount>>;
+  try {
+    user = await requireAccount(username);
+    if (change.role === "user" && user.role === "admin" && (await countAdmins()) <= 1) {
+      throw new DomainError("conflict", `"${username}" is the last admin; make someone else an admin first`);
+    }
+  } catch (error) {
+    await recordAudit({ ...audit, action: change.role ? "user.role" : "user.password", outcome: "failure", details: errorDetails(error) });
+    throw error;
   }
-  if (change.role) await setRole(username, change.role);
-  if (change.password) await setPassword(username, change.password);
+  if (change.role) {
+    await setRole(username, change.role);
+    await recordAudit({ ...audit, action: "user.role", outcome: "success", details: { from: user.role, to: change.role } });
+  }
+  if (change.password) {
+    await setPassword(username, change.password);
+    await recordAudit({ ...audit, action: "user.password", outcome: "success" });
+  }
   // New credentials or rights take effect at once: no session keeps the old ones.
   if (user.id !== actor.id || change.role) await revokeUserTokens(user.id);
 }
 
 export async function removeUser(actor: PublicUser, username: string): Promise<void> {
+  await audited({ actor: actor.username, action: "user.delete", target: `user:${username}` }, () => deleteAccount(actor, username));
+}
+
+async function deleteAccount(actor: PublicUser, username: string): Promise<void> {
   const user = await requireAccount(username);
   if (user.id === actor.id) throw new DomainError("conflict", "you cannot delete your own account");
   if (user.role === "admin" && (await countAdmins()) <= 1) throw new DomainError("conflict", `"${username}" is the last admin`);
@@ -73,8 +94,11 @@ export async function removeUser(actor: PublicUser, username: string): Promise<v
 
 export async function changeOwnPassword(actor: PublicUser, current: string, next: string): Promise<void> {
   const user = await requireAccount(actor.username);
+  const audit = { actor: actor.username, action: "auth.password", target: `user:${actor.username}` } as const;
   if (!(await verifyPassword(current, user.passwordHash))) {
+    await recordAudit({ ...audit, outcome: "failure", details: { error: "validation_failed", reason: "current password is wrong" } });
     throw new DomainError("validation_failed", "currentPassword: is wrong", { currentPassword: "is wrong" });
   }
   await setPassword(actor.username, next);
+  await recordAudit({ ...audit, outcome: "success" });
 }

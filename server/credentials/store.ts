@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { DomainError } from "../errors";
+import { audited } from "../audit/record";
 import {
   CredentialExistsError,
   deleteCredentialByName,
@@ -57,7 +58,13 @@ export async function listCredentialViews(): Promise<CredentialView[]> {
   return rows.map((row) => toView(row, using.get(row.name) ?? []));
 }
 
-export async function createCredential(input: CreateInput): Promise<CredentialView> {
+/** Recorded in the audit trail by `actor` (null: the app itself, at start-up): name and kind, never the secret. */
+export async function createCredential(input: CreateInput, actor: string | null = null): Promise<CredentialView> {
+  const audit = { actor, action: "credential.create", target: `credential:${input.name}`, details: { kind: input.kind } } as const;
+  return audited(audit, () => insertNewCredential(input));
+}
+
+async function insertNewCredential(input: CreateInput): Promise<CredentialView> {
   const { kind, payload } = payloadOf(input);
   const id = randomUUID();
   try {
@@ -76,7 +83,12 @@ export async function createCredential(input: CreateInput): Promise<CredentialVi
 }
 
 /** A new secret for an existing credential; its kind cannot change (forms rely on it). */
-export async function replaceCredential(name: string, input: ReplaceInput): Promise<CredentialView> {
+export async function replaceCredential(name: string, input: ReplaceInput, actor: string): Promise<CredentialView> {
+  const audit = { actor, action: "credential.update", target: `credential:${name}`, details: { kind: input.kind } } as const;
+  return audited(audit, () => replaceSecret(name, input));
+}
+
+async function replaceSecret(name: string, input: ReplaceInput): Promise<CredentialView> {
   const existing = await findCredentialMeta(name);
   if (!existing) throw new DomainError("not_found", `no credential named "${name}"`);
   if (existing.kind !== input.kind) {
@@ -92,7 +104,11 @@ export async function replaceCredential(name: string, input: ReplaceInput): Prom
   return toView(meta, (await formsUsing()).get(name) ?? []);
 }
 
-export async function deleteCredential(name: string): Promise<void> {
+export async function deleteCredential(name: string, actor: string): Promise<void> {
+  await audited({ actor, action: "credential.delete", target: `credential:${name}` }, () => removeCredential(name));
+}
+
+async function removeCredential(name: string): Promise<void> {
   if (!(await findCredentialMeta(name))) throw new DomainError("not_found", `no credential named "${name}"`);
   const usedBy = (await formsUsing()).get(name) ?? [];
   if (usedBy.length > 0) {

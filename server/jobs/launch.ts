@@ -4,6 +4,7 @@
  * nothing.
  */
 import { DomainError } from "../errors";
+import { audited, recordAudit } from "../audit/record";
 import { checkFormCredentials } from "../credentials/resolve";
 import { requireLaunchableForm, type Viewer } from "../access/policy";
 import { resolveRunnerFor } from "../data/runners";
@@ -12,6 +13,10 @@ import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
 import type { JobLifecycle } from "./lifecycle";
 
+/**
+ * Recorded in the audit trail: `job.launch` (target job:ID, or form:NAME when refused) and one
+ * `credential.use` per credential the form names (never a value).
+ */
 export async function launchJob(
   jobs: JobLifecycle,
   user: Viewer,
@@ -19,6 +24,24 @@ export async function launchJob(
   input: Record<string, unknown>,
   optionsInput?: unknown,
 ): Promise<number> {
+  const audit = { actor: user.username, action: "job.launch", target: `form:${formName}`, details: { form: formName } } as const;
+  const launched = await audited({ ...audit, targetOf: (r) => `job:${r.id}`, detailsOf: (r) => ({ runner: r.runner }) }, () =>
+    createJob(jobs, user, formName, input, optionsInput),
+  );
+  for (const credential of launched.credentials) {
+    const details = { job: launched.id, form: formName };
+    await recordAudit({ actor: user.username, action: "credential.use", target: `credential:${credential}`, outcome: "success", details });
+  }
+  return launched.id;
+}
+
+async function createJob(
+  jobs: JobLifecycle,
+  user: Viewer,
+  formName: string,
+  input: Record<string, unknown>,
+  optionsInput?: unknown,
+): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
   const checked = validateValues(form.definition, input);
@@ -43,7 +66,7 @@ export async function launchJob(
   // Password values never reach the job row in plain: the lifecycle stores them sealed, only
   // until the job runs (server/jobs/job-secrets.ts); the job's values show "********".
   const { visible, hidden } = splitSecretExtravars(form.definition, buildExtravars(form.definition, checked.values));
-  return jobs.create(
+  const id = await jobs.create(
     {
       formId: form.id,
       formName: form.name,
@@ -57,4 +80,5 @@ export async function launchJob(
     },
     form.definition.requiresApproval,
   );
+  return { id, runner: runner.name, credentials: form.definition.credentials };
 }

@@ -12,6 +12,7 @@
  * handed to the code that changes a job's status.
  */
 import { DomainError } from "../errors";
+import { audited } from "../audit/record";
 import {
   createJob,
   markAbortRequested,
@@ -133,6 +134,16 @@ export class JobLifecycle {
 
   /** An admin's decision on a job waiting for approval: approved, it joins the queue; rejected, it ends. */
   async decide(jobId: number, approve: boolean, by: string, comment?: string | null): Promise<JobView> {
+    const audit = {
+      actor: by,
+      action: approve ? "job.approve" : "job.reject",
+      target: `job:${jobId}`,
+      details: comment ? { comment } : {},
+    } as const;
+    return audited(audit, () => this.decideJob(jobId, approve, by, comment));
+  }
+
+  private async decideJob(jobId: number, approve: boolean, by: string, comment?: string | null): Promise<JobView> {
     const job = await requireJob(jobId);
     if (job.status !== "approval") throw new DomainError("conflict", `job ${jobId} is not waiting for approval (it is ${job.status})`);
     const note = comment ? `: ${comment}` : "";
@@ -151,6 +162,10 @@ export class JobLifecycle {
    * is told to cancel) or a cancel sent to its runner (running).
    */
   async abort(jobId: number, by: string): Promise<JobView> {
+    return audited({ actor: by, action: "job.abort", target: `job:${jobId}` }, () => this.abortJob(jobId, by));
+  }
+
+  private async abortJob(jobId: number, by: string): Promise<JobView> {
     const job = await requireJob(jobId);
     if (isFinalStatus(job.status)) throw new DomainError("conflict", `job ${job.id} already ended (${job.status})`);
     const reason = `aborted by ${by} while waiting for approval`;

@@ -135,6 +135,26 @@ export function maskInLogs(values: Iterable<string | null | undefined>): () => v
   };
 }
 
+const SECRET_KEY_NAMES = new Set(SECRET_KEYS.map((key) => key.toLowerCase()));
+
+/**
+ * A value to be stored outside the logs (the audit trail's details) masked as a log line would
+ * be: the values of secret keys (SECRET_KEYS, at any depth, any case) replaced by MASK, and
+ * every string masked for the secret values this process knows (maskInLogs).
+ */
+export function maskSecrets(value: unknown): unknown {
+  const s = state();
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return s.masker(v);
+    if (v === null || typeof v !== "object") return v;
+    if (Array.isArray(v)) return v.map(walk);
+    const out: Record<string, unknown> = {};
+    for (const [key, inner] of Object.entries(v)) out[s.masker(key)] = SECRET_KEY_NAMES.has(key.toLowerCase()) ? MASK : walk(inner);
+    return out;
+  };
+  return walk(value);
+}
+
 /** Runs `fn` with this context added to every line logged under it (a request's reqId). */
 export function withLogContext<T>(context: LogContext, fn: () => T): T {
   const s = state();

@@ -12,6 +12,7 @@
 export const APP_ROUTES: readonly string[] = [
   "/",
   "/account",
+  "/audit",
   "/credentials",
   "/forms/[name]",
   "/jobs",
@@ -21,6 +22,8 @@ export const APP_ROUTES: readonly string[] = [
   "/runners",
   "/users",
   "/api/[[...rest]]",
+  "/api/audit",
+  "/api/audit/export",
   "/api/auth/login",
   "/api/auth/logout",
   "/api/auth/me",

@@ -4,6 +4,7 @@
  * and whether the runner's open links are closed afterwards.
  */
 import { DomainError } from "../errors";
+import { audited, type AuditAction } from "../audit/record";
 import {
   approveRunner,
   findRunner,
@@ -80,13 +81,27 @@ const ACTIONS = {
 
 export type RunnerActionName = keyof typeof ACTIONS;
 
-/** Runs the named action on runner `id`: 404 for an unknown action or runner, 409 when refused. */
-export async function runRunnerAction(id: string, action: string): Promise<Record<string, unknown>> {
+/** The audit action of a runner action named in a URL; undefined for an unknown one (its 403 is recorded as admin.access). */
+export function runnerAuditAction(action: string): AuditAction | undefined {
+  return Object.hasOwn(ACTIONS, action) ? (`runner.${action}` as AuditAction) : undefined;
+}
+
+/**
+ * Runs the named action on runner `id`: 404 for an unknown action or runner, 409 when refused.
+ * Recorded in the audit trail by `actor` (the rotated token is never recorded).
+ */
+export async function runRunnerAction(id: string, action: string, actor: string): Promise<Record<string, unknown>> {
   if (!Object.hasOwn(ACTIONS, action)) {
     throw new DomainError("not_found", `unknown runner action "${action}" (expected one of ${Object.keys(ACTIONS).join(", ")})`);
   }
   const row: RunnerAction = ACTIONS[action as RunnerActionName];
-  if (!(await findRunner(id))) throw new DomainError("not_found", `no runner ${id}`);
+  const runner = await findRunner(id);
+  const audit = { actor, action: `runner.${action}` as AuditAction, target: `runner:${runner?.name ?? id}`, details: { runnerId: id } };
+  return audited(audit, () => applyRunnerAction(id, row, runner !== null));
+}
+
+async function applyRunnerAction(id: string, row: RunnerAction, exists: boolean): Promise<Record<string, unknown>> {
+  if (!exists) throw new DomainError("not_found", `no runner ${id}`);
   const answer = await row.apply(id);
   if (answer === null) throw new DomainError("conflict", row.refused);
   if (row.disconnect) playformRuntime().disconnectRunner(id, row.disconnect);

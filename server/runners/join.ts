@@ -8,6 +8,7 @@
  * 429 with Retry-After; a waiting RTE simply asks again later.
  */
 import { DomainError } from "../errors";
+import { recordAudit } from "../audit/record";
 import { RecentEvents, addressKey, sharedCounter } from "../auth/throttle";
 import { createJoinRequest, listRunners } from "../data/runners";
 import type { JoinRequestBody } from "../protocol/join";
@@ -43,6 +44,11 @@ export async function requestToJoin(
     );
   }
   const created = await createJoinRequest(request);
-  if (!created) throw new DomainError("conflict", `a runner named "${request.name}" already exists; choose another RTE_RUNNER_NAME`);
+  const audit = { actor: `runner:${request.name}`, action: "runner.join", target: `runner:${request.name}` } as const;
+  if (!created) {
+    await recordAudit({ ...audit, outcome: "failure", details: { error: "conflict", reason: "a runner of that name exists" } });
+    throw new DomainError("conflict", `a runner named "${request.name}" already exists; choose another RTE_RUNNER_NAME`);
+  }
+  await recordAudit({ ...audit, outcome: "success", details: { runnerId: created.runnerId } });
   return { runnerId: created.runnerId, joinSecret: created.joinSecret, status: "pending" };
 }

@@ -11,7 +11,7 @@ export const GET = route(async (request: Request) => {
 
 /** POST /api/credentials `{"name", "kind", "description"?, ...payload}` (admins) → 201 `{"credential"}`. */
 export const POST = route(async (request: Request) => {
-  await requireAdmin(request);
-  const credential = await createCredential(await parseJsonBody(request, contract.body.schema, { fields: true }));
+  const admin = await requireAdmin(request, "credential.create");
+  const credential = await createCredential(await parseJsonBody(request, contract.body.schema, { fields: true }), admin.username);
   return NextResponse.json({ credential }, { status: 201 });
 });

@@ -11,7 +11,7 @@ export const GET = route(async (request: Request) => {
 
 /** POST /api/users `{"username", "password", "role"?}` (admins) → 201 `{"user"}`. */
 export const POST = route(async (request: Request) => {
-  await requireAdmin(request);
-  const user = await addUser(await parseJsonBody(request, contract.body.schema, { fields: true }));
+  const admin = await requireAdmin(request, "user.create");
+  const user = await addUser(admin, await parseJsonBody(request, contract.body.schema, { fields: true }));
   return NextResponse.json({ user }, { status: 201 });
 });

@@ -1,5 +1,6 @@
 /** Every endpoint's contract, in one list: what server/api/openapi.ts documents. */
 import type { EndpointSpec } from "../contract";
+import * as audit from "./audit";
 import * as auth from "./auth";
 import * as credentials from "./credentials";
 import * as forms from "./forms";
@@ -15,4 +16,4 @@ function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   );
 }
 
-export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap].flatMap(endpointsOf);
+export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap, audit].flatMap(endpointsOf);

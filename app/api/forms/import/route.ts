@@ -7,6 +7,6 @@ import { reimportForms } from "@/server/bootstrap";
  * edit, without a restart. Answers which forms were imported and why others were not.
  */
 export const POST = route(async (request: Request) => {
-  const admin = await requireAdmin(request);
+  const admin = await requireAdmin(request, "forms.import");
   return NextResponse.json(await reimportForms(admin));
 });

@@ -7,14 +7,14 @@ type Context = { params: Promise<{ username: string }> };
 
 /** PATCH /api/users/NAME `{"role"?, "password"?}` (admins): sessions of that user end. */
 export const PATCH = route(async (request: Request, { params }: Context) => {
-  const admin = await requireAdmin(request);
+  const admin = await requireAdmin(request, "user.role");
   await changeUser(admin, (await params).username, await parseJsonBody(request, contract.body.schema, { fields: true }));
   return new NextResponse(null, { status: 204 });
 });
 
 /** DELETE /api/users/NAME (admins): only accounts that launched no job. */
 export const DELETE = route(async (request: Request, { params }: Context) => {
-  const admin = await requireAdmin(request);
+  const admin = await requireAdmin(request, "user.delete");
   await removeUser(admin, (await params).username);
   return new NextResponse(null, { status: 204 });
 });

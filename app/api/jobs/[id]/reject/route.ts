@@ -7,7 +7,7 @@ import { jobLifecycle } from "@/server/runtime";
 /** POST /api/jobs/ID/reject `{"comment"?}` (admins and the form's approvers): the job ends rejected, saying who and why. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
   const { viewer, job } = await requireJobReader(request, (await params).id);
-  await requireApprovableJob(viewer, job.id);
+  await requireApprovableJob(viewer, job.id, "job.reject");
   const { comment } = await optionalJsonBody(request, rejectJob.body.schema);
   return NextResponse.json({ job: await jobLifecycle().decide(job.id, false, viewer.username, comment) });
 });
