@@ -18,6 +18,7 @@ import { userForToken } from "../data/auth-tokens";
 import { findOutputState, listOutput, seqCursorForLine } from "../data/job-output";
 import { getJobView, type JobView } from "../data/jobs";
 import { SESSION_COOKIE, readCookie } from "../auth/session";
+import { foreignOrigin, type SameOriginOptions } from "../auth/cross-site";
 import { ensureIndexed } from "../jobs/output";
 import {
   UI_CONTRACT_VERSION,
@@ -79,7 +80,11 @@ export class UiHub {
   private namespace: Namespace | null = null;
   readonly stats: UiHubStats = { directBroadcasts: 0, feedReads: 0, catchUpReads: 0, broadcasts: 0 };
 
-  constructor(private readonly bus: JobUpdateBus) {
+  constructor(
+    private readonly bus: JobUpdateBus,
+    /** Who the app is, for refusing a cross-site page's socket that rides on the session cookie. */
+    private readonly sameOrigin: SameOriginOptions = { trustedProxies: 0 },
+  ) {
     bus.subscribe((update) => this.onUpdate(update));
   }
 
@@ -88,8 +93,12 @@ export class UiHub {
     this.namespace = namespace;
     namespace.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
-      const token = typeof auth?.token === "string" ? auth.token : readCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
+      const byCookie = typeof auth?.token !== "string";
+      const token = byCookie ? readCookie(socket.handshake.headers.cookie, SESSION_COOKIE) : (auth.token as string);
       if (!token) return next(new Error("not logged in"));
+      // Cross-site WebSocket hijacking: another site's page opening a socket with our cookie.
+      const crossSite = byCookie ? foreignOrigin(socket.handshake.headers, this.sameOrigin) : null;
+      if (crossSite) return next(new Error(`cross-site socket refused (${crossSite})`));
       void userForToken(token).then(
         (user) => (user ? next() : next(new Error("session expired: log in again"))),
         () => next(new Error("internal error")),

@@ -7,6 +7,7 @@ import * as health from "./health";
 import * as jobs from "./jobs";
 import * as recap from "./recap";
 import * as runners from "./runners";
+import * as tokens from "./tokens";
 
 function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   return Object.values(module).filter(
@@ -15,4 +16,4 @@ function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   );
 }
 
-export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap].flatMap(endpointsOf);
+export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap, tokens].flatMap(endpointsOf);
