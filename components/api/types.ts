@@ -178,3 +178,6 @@ export interface RunnerActionResult {
 /** A stored credential as GET /api/credentials lists it: never its secret (the server's view type). */
 export type Credential = CredentialView;
 export type CredentialKind = CredentialView["kind"];
+
+/** A personal API token as listed (never its secret). */
+export type { PersonalTokenView as PersonalToken } from "@/server/data/auth-tokens";
