@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { errorStatuses } from "@/server/api/contract";
+import { login } from "@/server/api/contracts/auth";
+import { createToken, listTokens } from "@/server/api/contracts/tokens";
 import { crossSiteRefusal, foreignOrigin, isOwnOrigin, parseAllowedOrigins } from "@/server/auth/cross-site";
 
 const direct = { trustedProxies: 0 };
@@ -54,5 +57,13 @@ describe("cross-site requests", () => {
     expect(parseAllowedOrigins(" https://a.example, http://b.example:8080 ")).toEqual(["https://a.example", "http://b.example:8080"]);
     expect(() => parseAllowedOrigins("https://a.example/path")).toThrow(/PLAYFORM_ALLOWED_ORIGINS/);
     expect(() => parseAllowedOrigins("a.example")).toThrow(/PLAYFORM_ALLOWED_ORIGINS/);
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("lists the cross-site 403 for every state-changing endpoint, the login included", () => {
+    expect(errorStatuses(createToken).get(403)).toMatch(/cross-site request/);
+    expect(errorStatuses(login).get(403)).toMatch(/cross-site request/);
+    expect(errorStatuses(listTokens).get(403)).toBe("another user's tokens, for a non-admin");
   });
 });
