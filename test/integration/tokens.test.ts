@@ -152,9 +152,22 @@ describe("personal API tokens", () => {
     const [session] = await dbQuery<{ id: string }>(app, `SELECT "id" FROM "AuthToken" WHERE "kind" = 'api' LIMIT 1`);
     expect((await admin.call("DELETE", `/api/tokens/${session!.id}`)).status).toBe(404);
 
-    // A demotion applies to the tokens of the demoted user at once (they carry the live role);
-    // the role change also ends them (server/auth/users.ts).
-    for (const id of [own.id, child.id, adminsToken.id]) await admin.call("DELETE", `/api/tokens/${id}`);
+    for (const id of [own.id, child.id, adminsToken.id]) expect((await admin.call("DELETE", `/api/tokens/${id}`)).status).toBe(204);
+  });
+
+  it("never outlive a change of their user's role", async () => {
+    expect(
+      (await admin.call("POST", "/api/users", { json: { username: "dave", password: "dave-password-1", role: "admin" } })).status,
+    ).toBe(201);
+    const dave = apiClient(app, await basicToken("dave", "dave-password-1"));
+    const made = await makeToken(dave, "admin script");
+    expect((await apiClient(app, made.token).call("GET", "/api/users")).status).toBe(200);
+    expect((await admin.call("PATCH", "/api/users/dave", { json: { role: "user" } })).status).toBe(204);
+    expect((await whoIs(made.token)).status).toBe(401);
+    // Made after the demotion: a user's rights only.
+    const after = await makeToken(apiClient(app, await basicToken("dave", "dave-password-1")), "user script");
+    expect((await apiClient(app, after.token).call("GET", "/api/users")).status).toBe(403);
+    expect(await whoIs(after.token)).toEqual({ status: 200, user: "dave" });
   });
 
   it("are listed and revoked by an admin for any user", async () => {
@@ -164,7 +177,7 @@ describe("personal API tokens", () => {
     expect(aliceList.tokens.map((t: { name: string }) => t.name).sort()).toEqual(["doomed", "kept"]);
     expect(aliceList.tokens.every((t: { user: string }) => t.user === "alice")).toBe(true);
     const everyone = await admin.get("/api/tokens?all=1");
-    expect(new Set(everyone.tokens.map((t: { user: string }) => t.user))).toEqual(new Set(["alice", "bob"]));
+    expect(new Set(everyone.tokens.map((t: { user: string }) => t.user))).toEqual(new Set(["alice", "bob", "dave"]));
     expect((await admin.get("/api/tokens")).tokens).toEqual([]);
     expect((await admin.call("GET", "/api/tokens?user=nobody")).status).toBe(404);
     expect((await admin.call("GET", "/api/tokens?all=yes")).status).toBe(400);
