@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import next from "next";
 import { Server as SocketServer } from "socket.io";
 import { parseTrustProxy } from "./api/client-address";
+import { parseAllowedOrigins } from "./auth/cross-site";
 import { httpEntry } from "./api/http-entry";
 import { startUp } from "./bootstrap";
 import { encryptionSecretSource, loadAppConfig } from "./config";
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
     databasePassword(config.DATABASE_URL),
   ]);
   const trustedProxies = parseTrustProxy(process.env.PLAYFORM_TRUST_PROXY);
+  const allowedOrigins = parseAllowedOrigins(process.env.PLAYFORM_ALLOWED_ORIGINS);
   const dev = config.NODE_ENV === "development";
   const { applied } = await applyMigrations(config.DATABASE_URL);
   if (applied.length > 0) log(`applied ${applied.length} migration(s): ${applied.join(", ")}`);
@@ -101,12 +103,16 @@ async function main(): Promise<void> {
   // Before Next: the client's address for throttling, a JSON 404 for non-canonical API paths,
   // /metrics, and the HTTP metrics of every request.
   const server = http.createServer(
-    httpEntry(handle, { trustedProxies, ownRoutes: { [METRICS_PATH]: metricsEndpoint(metrics, config.PLAYFORM_METRICS_TOKEN) } }),
+    httpEntry(handle, {
+      trustedProxies,
+      allowedOrigins,
+      ownRoutes: { [METRICS_PATH]: metricsEndpoint(metrics, config.PLAYFORM_METRICS_TOKEN) },
+    }),
   );
   const io = new SocketServer(server, { maxHttpBufferSize: 16 * 1024 * 1024, serveClient: false });
   // With PostgreSQL several app nodes may serve one job's followers: news goes through NOTIFY.
   const bus = await openJobUpdateBus(config.DATABASE_URL);
-  const uiHub = new UiHub(bus);
+  const uiHub = new UiHub(bus, { trustedProxies, allowedOrigins });
   uiHub.attach(io);
   const publish: JobUpdatePublisher = (update) => uiHub.publish(update);
   // The dispatcher needs the lifecycle and the lifecycle wakes the dispatcher; nothing changes

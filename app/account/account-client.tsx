@@ -8,6 +8,7 @@ import { useChangeOwnPassword } from "@/components/hooks/use-users";
 import { Button } from "@/components/ui/button";
 import { TextFields } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
+import { AccountTokens } from "@/components/tokens/account-tokens";
 import { Panel } from "@/components/ui/panel";
 
 const PASSWORD_FIELDS = [
@@ -65,6 +66,9 @@ export function AccountClient({ user }: { user: User }) {
           </div>
         </form>
       </Panel>
+      <div className="mt-6">
+        <AccountTokens />
+      </div>
     </>
   );
 }

@@ -4,6 +4,7 @@ import type { User } from "@/components/api/types";
 import { useUsers } from "@/components/hooks/use-users";
 import { NewUserForm } from "@/components/users/new-user-form";
 import { UsersTable } from "@/components/users/users-table";
+import { AllTokens } from "@/components/tokens/all-tokens";
 import { PageHeader } from "@/components/ui/page-header";
 import { ErrorState, LoadingState } from "@/components/ui/states";
 
@@ -22,7 +23,10 @@ export function UsersClient({ me }: { me: User }) {
         ) : users.isError ? (
           <ErrorState error={users.error} onRetry={() => void users.refetch()} />
         ) : (
-          <UsersTable users={users.data} me={me} />
+          <>
+            <UsersTable users={users.data} me={me} />
+            <AllTokens usernames={users.data.map((u) => u.username)} />
+          </>
         )}
       </div>
     </>

@@ -189,3 +189,5 @@ export type CredentialKind = CredentialView["kind"];
 export type AuditEvent = AuditEventView;
 export type AuditOutcome = AuditEventView["outcome"];
 export type { AuditPage } from "@/server/data/audit";
+/** A personal API token as listed (never its secret). */
+export type { PersonalTokenView as PersonalToken } from "@/server/data/auth-tokens";

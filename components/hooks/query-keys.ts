@@ -23,4 +23,6 @@ export const queryKeys = {
   credentials: () => ["credentials"] as const,
   users: () => ["users"] as const,
   audit: (search: string) => ["audit", search] as const,
+  /** Personal API tokens: your own ("mine") or, for admins, everyone's ("all"). */
+  tokens: (whose: "mine" | "all") => ["tokens", whose] as const,
 };

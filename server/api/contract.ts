@@ -79,12 +79,16 @@ const ERROR_TEXT: Record<number, string> = {
   503: "not available",
 };
 
+const CROSS_SITE_TEXT = "a cross-site request: a browser page of another site, without a bearer token (docs/api.md, Cross-site requests)";
+
 /** Every error status an endpoint may answer, with a description, in status order. */
 export function errorStatuses(spec: EndpointSpec): Map<number, string> {
   const out = new Map<number, string>();
   const add = (status: number, text?: string) => out.set(status, text ?? ERROR_TEXT[status] ?? "error");
   if (spec.access !== "public") add(401);
   if (spec.access === "admin") add(403);
+  // Every state-changing request: refused before any route when a browser page of another site sends it (docs/api.md).
+  if (spec.method !== "get") add(403, spec.access === "admin" ? `${ERROR_TEXT[403]}, or ${CROSS_SITE_TEXT}` : CROSS_SITE_TEXT);
   if (spec.params) add(404);
   if (spec.query) add(400);
   if (spec.body) {

@@ -9,6 +9,8 @@
  *   segments, empty segments, control characters, malformed percent-encoding. Next would
  *   normalise such a path, redirect it or resolve it outside /api (`/api/%2e%2e/login` is the
  *   login page) and answer with HTML; no API client means any of them.
+ * - A state-changing API request from another site's page, without a bearer token, is refused
+ *   here with a JSON 403 (server/auth/cross-site.ts): every route, the login included.
  * - A response that ends before its request body was read (a body refused for its size or
  *   type) gets the rest of the body drained for a short while, then the connection is closed,
  *   so the client reads the answer and a refused upload holds neither memory nor the socket.
@@ -26,6 +28,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from "./client-address";
 import { withAuditOrigin } from "../audit/origin";
 import { errorBody } from "./errors";
+import { crossSiteRefusal } from "../auth/cross-site";
 import { appMetrics } from "../metrics/app-metrics";
 import { loggerFor, withLogContext } from "../logging/logger";
 
@@ -46,6 +49,8 @@ const DRAIN_MS = 2_000;
 export interface HttpEntryOptions {
   /** Reverse proxies in front of the app whose X-Forwarded-For is believed (PLAYFORM_TRUST_PROXY). */
   trustedProxies: number;
+  /** Origins of the app besides its Host (PLAYFORM_ALLOWED_ORIGINS), for the cross-site check. */
+  allowedOrigins?: readonly string[];
   /** Exact paths answered here instead of by Next (its own label in the HTTP metrics). */
   ownRoutes?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>>;
 }
@@ -87,6 +92,12 @@ function answerNotFound(res: ServerResponse, path: string): void {
   const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
   const body = JSON.stringify(errorBody("not_found", `no API endpoint at ${shown}`));
   res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+  res.end(body);
+}
+
+function answerCrossSite(res: ServerResponse, message: string): void {
+  const body = JSON.stringify(errorBody("forbidden", message));
+  res.writeHead(403, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
   res.end(body);
 }
 
@@ -137,6 +148,8 @@ export function httpEntry(
       withAuditOrigin(origin, () => {
         if (own) return own(req, res);
         if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
+        const crossSite = isApiPath(path) ? crossSiteRefusal(req.method ?? "GET", req.headers, options) : null;
+        if (crossSite) return answerCrossSite(res, crossSite);
         void handle(req, res);
       }),
     );

@@ -20,6 +20,7 @@ import { getJobView, type JobView } from "../data/jobs";
 import type { PublicUser } from "../data/users";
 import { findVisibleJob, viewerOf } from "../access/policy";
 import { SESSION_COOKIE, readCookie } from "../auth/session";
+import { foreignOrigin, type SameOriginOptions } from "../auth/cross-site";
 import { ensureIndexed } from "../jobs/output";
 import {
   UI_CONTRACT_VERSION,
@@ -86,7 +87,11 @@ export class UiHub {
   private namespace: Namespace | null = null;
   readonly stats: UiHubStats = { directBroadcasts: 0, feedReads: 0, catchUpReads: 0, broadcasts: 0 };
 
-  constructor(private readonly bus: JobUpdateBus) {
+  constructor(
+    private readonly bus: JobUpdateBus,
+    /** Who the app is, for refusing a cross-site page's socket that rides on the session cookie. */
+    private readonly sameOrigin: SameOriginOptions = { trustedProxies: 0 },
+  ) {
     bus.subscribe((update) => this.onUpdate(update));
   }
 
@@ -95,8 +100,12 @@ export class UiHub {
     this.namespace = namespace;
     namespace.use((socket, next) => {
       const auth = socket.handshake.auth as { token?: unknown } | undefined;
-      const token = typeof auth?.token === "string" ? auth.token : readCookie(socket.handshake.headers.cookie, SESSION_COOKIE);
+      const byCookie = typeof auth?.token !== "string";
+      const token = byCookie ? readCookie(socket.handshake.headers.cookie, SESSION_COOKIE) : (auth.token as string);
       if (!token) return next(new Error("not logged in"));
+      // Cross-site WebSocket hijacking: another site's page opening a socket with our cookie.
+      const crossSite = byCookie ? foreignOrigin(socket.handshake.headers, this.sameOrigin) : null;
+      if (crossSite) return next(new Error(`cross-site socket refused (${crossSite})`));
       void userForToken(token).then(
         (user) => {
           if (!user) return next(new Error("session expired: log in again"));

@@ -61,6 +61,8 @@ export const APP_ROUTES: readonly string[] = [
   "/api/runners/[id]/[action]",
   "/api/runners/join",
   "/api/runners/join/status",
+  "/api/tokens",
+  "/api/tokens/[id]",
   "/api/users",
   "/api/users/[username]",
 ];

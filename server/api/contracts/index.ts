@@ -8,6 +8,7 @@ import * as health from "./health";
 import * as jobs from "./jobs";
 import * as recap from "./recap";
 import * as runners from "./runners";
+import * as tokens from "./tokens";
 
 function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   return Object.values(module).filter(
@@ -16,4 +17,6 @@ function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   );
 }
 
-export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap, audit].flatMap(endpointsOf);
+export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap, audit, tokens].flatMap(
+  endpointsOf,
+);
