@@ -5,6 +5,7 @@ import * as credentials from "./credentials";
 import * as forms from "./forms";
 import * as health from "./health";
 import * as jobs from "./jobs";
+import * as oidc from "./oidc";
 import * as recap from "./recap";
 import * as runners from "./runners";
 
@@ -15,4 +16,4 @@ function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   );
 }
 
-export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap].flatMap(endpointsOf);
+export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, oidc, forms, jobs, runners, credentials, recap].flatMap(endpointsOf);
