@@ -13,9 +13,18 @@
 import * as client from "openid-client";
 import { issueToken } from "../data/auth-tokens";
 import { syncSsoGroups } from "../data/groups";
-import { createSsoUser, findUserByExternalId, findUserByUsername, recordSsoSignIn, revokeUserTokens, type PublicUser } from "../data/users";
+import {
+  createSsoUser,
+  findUserByExternalId,
+  findUserByUsername,
+  recordSsoSignIn,
+  revokeUserTokens,
+  type PublicUser,
+  type SsoProfile,
+  type UserRole,
+} from "../data/users";
 import { loggerFor } from "../logging/logger";
-import { identityFromClaims, type Claims } from "./oidc-claims";
+import { identityFromClaims, type Claims, type SsoIdentity } from "./oidc-claims";
 import { OIDC_FLOW_TTL_MS, openFlow, sealFlow, type OidcFlow } from "./oidc-flow";
 import { signOnSettings, type OidcProviderSettings } from "./oidc-settings";
 import { SESSION_TTL_MS, isHttps } from "./session";
@@ -184,28 +193,15 @@ export async function finishSignOn(
   const identity = identityFromClaims(settings.issuer, claims, settings);
   if (!identity) throw new OidcSignOnError("no_username", `no usable ${settings.usernameClaim}, email or sub claim`);
   const profile = { displayName: identity.displayName, email: identity.email };
-  const role = identity.admin === null ? null : identity.admin ? "admin" : "user";
+  const role: UserRole | null = identity.admin === null ? null : identity.admin ? "admin" : "user";
 
-  let user: PublicUser;
-  const linked = await findUserByExternalId(identity.externalId);
-  if (linked) {
-    user = await recordSsoSignIn(linked.id, role, profile);
-    // A role taken away at the provider ends the account's other sessions and tokens too.
-    if (user.role !== linked.role) await revokeUserTokens(user.id);
-  } else {
-    // Never take over an account of the same name that is not linked to this identity.
-    const created =
-      (await findUserByUsername(identity.username)) === null
-        ? await createSsoUser(identity.username, identity.externalId, role ?? "user", profile)
-        : null;
-    if (!created) {
-      log().warn(
-        { user: identity.username, externalId: identity.externalId },
-        `single sign-on refused: the account "${identity.username}" exists and is not linked to ${identity.externalId}`,
-      );
-      throw new OidcSignOnError("account_conflict", `username ${identity.username} is taken`);
-    }
-    user = created;
+  const user = await accountFor(identity, role, profile);
+  if (!user) {
+    log().warn(
+      { user: identity.username, externalId: identity.externalId },
+      `single sign-on refused: the account "${identity.username}" exists and is not linked to ${identity.externalId}`,
+    );
+    throw new OidcSignOnError("account_conflict", `username ${identity.username} is taken`);
   }
   const groups = await syncSsoGroups(user.id, identity.groups);
   log().info(
@@ -214,6 +210,27 @@ export async function finishSignOn(
   );
   const { token } = await issueToken(user.id, "session", SESSION_TTL_MS);
   return { user, token, next: flow.next };
+}
+
+/**
+ * The account of this identity: the linked one (profile, sign-in time and role updated), else a
+ * new one. Null when the name belongs to an account not linked to this identity: never taken over.
+ */
+async function accountFor(identity: SsoIdentity, role: UserRole | null, profile: SsoProfile): Promise<PublicUser | null> {
+  for (let look = 0; look < 2; look++) {
+    const linked = await findUserByExternalId(identity.externalId);
+    if (linked) {
+      const user = await recordSsoSignIn(linked.id, role, profile);
+      // A role taken away at the provider ends the account's other sessions and tokens too.
+      if (user.role !== linked.role) await revokeUserTokens(user.id);
+      return user;
+    }
+    if (await findUserByUsername(identity.username)) return null;
+    const created = await createSsoUser(identity.username, identity.externalId, role ?? "user", profile);
+    if (created) return created;
+    // Taken meanwhile: by this identity's first sign-in in another tab (found linked at the next look), or by another account.
+  }
+  return null;
 }
 
 /**
