@@ -9,80 +9,85 @@ import { databaseFilesDir, providerFromUrl } from "./data/database-url";
 import { MIN_HEARTBEAT_TIMEOUT_SECONDS } from "./jobs/heartbeat";
 import type { EncryptionSecretSource } from "./security/encryption-secret";
 import { LOG_FORMATS, LOG_LEVELS } from "./logging/logger";
+import { checkOidcEnv, oidcEnvShape } from "./auth/oidc-settings";
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
 
-const appEnvSchema = z.object({
-  NODE_ENV: z.string().default("production"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default("0.0.0.0"),
-  DATABASE_URL: z.string().default("file:./data/playform.db"),
-  PLAYFORM_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
-  PLAYFORM_FORMS_DIR: z.string().default("server/forms/examples"),
-  /** Start one RTE process next to the app (the start command's "local runtime environment"). */
-  PLAYFORM_LOCAL_RTE: bool.default(true),
-  PLAYFORM_LOCAL_RTE_NAME: z.string().default("local"),
-  PLAYFORM_LOCAL_RTE_CAPACITY: z.coerce.number().int().positive().default(4),
-  /** Health port of the local RTE; 0 picks a free one, so several apps can run on one host. */
-  PLAYFORM_LOCAL_RTE_PORT: z.coerce.number().int().min(0).default(0),
-  PLAYFORM_NODE_ID: z.string().default(`${hostname()}-${process.pid}`),
-  /**
-   * Inbound runners with several app nodes: one node holds each link; when it stops renewing
-   * its lease (it died) another takes the link over within this many seconds.
-   */
-  PLAYFORM_INBOUND_LEASE_SECONDS: z.coerce
-    .number()
-    .min(3, "must be at least 3 seconds")
-    .max(600, "must be at most 600 seconds")
-    .default(15),
-  RTE_QUEUE_MINUTES: z.coerce.number().positive().default(30),
-  /**
-   * Runners are asked for a heartbeat every timeout/4 seconds (at most every 15 s): below 4 s
-   * that would be more than one a second, so such a setting is refused rather than honoured.
-   */
-  RTE_HEARTBEAT_TIMEOUT_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(
-      MIN_HEARTBEAT_TIMEOUT_SECONDS,
-      `must be at least ${MIN_HEARTBEAT_TIMEOUT_SECONDS} seconds: runners send a heartbeat every timeout/4 seconds, and faster than once a second is not supported`,
-    )
-    .default(120),
-  /**
-   * Encrypts stored credentials (server/security/credential-crypto.ts). Unset: generated once
-   * into encryption.key next to the SQLite database. Trimmed, because a Secret mounted with a
-   * trailing newline would otherwise derive another key on some nodes than on others.
-   */
-  ENCRYPTION_SECRET: z
-    .string()
-    .transform((s) => s.trim())
-    .pipe(z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"))
-    .optional(),
-  /**
-   * When set, GET /metrics needs `Authorization: Bearer <this>`; unset (or empty), /metrics is
-   * open and belongs inside the cluster only. Trimmed like ENCRYPTION_SECRET (a mounted Secret's
-   * trailing newline).
-   */
-  PLAYFORM_METRICS_TOKEN: z
-    .string()
-    .transform((s) => s.trim() || undefined)
-    .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
-    .optional(),
-  /** trace, debug, info (default), warn, error, fatal: the least severe lines written (README, "Logs"). */
-  LOG_LEVEL: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }))
-    .default("info"),
-  /** json or pretty; unset: pretty when stdout is a terminal, JSON lines otherwise. */
-  LOG_FORMAT: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(", ")}, or unset` }))
-    .optional(),
-});
+const appEnvSchema = z
+  .object({
+    NODE_ENV: z.string().default("production"),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default("0.0.0.0"),
+    DATABASE_URL: z.string().default("file:./data/playform.db"),
+    PLAYFORM_ADMIN_PASSWORD: z.string().min(8, "must be at least 8 characters").optional(),
+    PLAYFORM_FORMS_DIR: z.string().default("server/forms/examples"),
+    /** Start one RTE process next to the app (the start command's "local runtime environment"). */
+    PLAYFORM_LOCAL_RTE: bool.default(true),
+    PLAYFORM_LOCAL_RTE_NAME: z.string().default("local"),
+    PLAYFORM_LOCAL_RTE_CAPACITY: z.coerce.number().int().positive().default(4),
+    /** Health port of the local RTE; 0 picks a free one, so several apps can run on one host. */
+    PLAYFORM_LOCAL_RTE_PORT: z.coerce.number().int().min(0).default(0),
+    PLAYFORM_NODE_ID: z.string().default(`${hostname()}-${process.pid}`),
+    /**
+     * Inbound runners with several app nodes: one node holds each link; when it stops renewing
+     * its lease (it died) another takes the link over within this many seconds.
+     */
+    PLAYFORM_INBOUND_LEASE_SECONDS: z.coerce
+      .number()
+      .min(3, "must be at least 3 seconds")
+      .max(600, "must be at most 600 seconds")
+      .default(15),
+    RTE_QUEUE_MINUTES: z.coerce.number().positive().default(30),
+    /**
+     * Runners are asked for a heartbeat every timeout/4 seconds (at most every 15 s): below 4 s
+     * that would be more than one a second, so such a setting is refused rather than honoured.
+     */
+    RTE_HEARTBEAT_TIMEOUT_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(
+        MIN_HEARTBEAT_TIMEOUT_SECONDS,
+        `must be at least ${MIN_HEARTBEAT_TIMEOUT_SECONDS} seconds: runners send a heartbeat every timeout/4 seconds, and faster than once a second is not supported`,
+      )
+      .default(120),
+    /**
+     * Encrypts stored credentials (server/security/credential-crypto.ts). Unset: generated once
+     * into encryption.key next to the SQLite database. Trimmed, because a Secret mounted with a
+     * trailing newline would otherwise derive another key on some nodes than on others.
+     */
+    ENCRYPTION_SECRET: z
+      .string()
+      .transform((s) => s.trim())
+      .pipe(z.string().min(32, "must be at least 32 characters (e.g. openssl rand -base64 32)"))
+      .optional(),
+    /**
+     * When set, GET /metrics needs `Authorization: Bearer <this>`; unset (or empty), /metrics is
+     * open and belongs inside the cluster only. Trimmed like ENCRYPTION_SECRET (a mounted Secret's
+     * trailing newline).
+     */
+    PLAYFORM_METRICS_TOKEN: z
+      .string()
+      .transform((s) => s.trim() || undefined)
+      .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
+      .optional(),
+    /** trace, debug, info (default), warn, error, fatal: the least severe lines written (README, "Logs"). */
+    LOG_LEVEL: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }))
+      .default("info"),
+    /** json or pretty; unset: pretty when stdout is a terminal, JSON lines otherwise. */
+    LOG_FORMAT: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(", ")}, or unset` }))
+      .optional(),
+    /** Single sign-on (OpenID Connect) and PLAYFORM_LOCAL_LOGIN: server/auth/oidc-settings.ts. */
+    ...oidcEnvShape,
+  })
+  .superRefine(checkOidcEnv);
 
 export type AppConfig = z.infer<typeof appEnvSchema>;
 

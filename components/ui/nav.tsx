@@ -35,7 +35,7 @@ export function Nav({ user }: { user: User }) {
   const onLogout = () => {
     logout.mutate(undefined, {
       onSettled: () => {
-        router.replace("/login");
+        router.replace("/login?signed_out=1");
         router.refresh();
       },
     });

@@ -7,6 +7,7 @@ import { isKnownClient, knownClientValue } from "./known-clients";
 import { API_TOKEN_TTL_MS, SESSION_TTL_MS } from "./session";
 import { RecentEvents, addressKey, sharedCounter } from "./throttle";
 import { loggerFor } from "../logging/logger";
+import { signOnSettings } from "./oidc-settings";
 
 const log = loggerFor({ component: "auth" });
 
@@ -39,6 +40,19 @@ export interface LoginClient {
   knownClient: string | null;
 }
 
+/** The account that may still sign in with a password when PLAYFORM_LOCAL_LOGIN=false. */
+export const BREAK_GLASS_ACCOUNT = "admin";
+
+/** With PLAYFORM_LOCAL_LOGIN=false, a password sign-in by anyone but the break-glass account is refused. */
+function assertPasswordSignInAllowed(username: string): void {
+  const { localLogin, oidc } = signOnSettings();
+  if (localLogin || username === BREAK_GLASS_ACCOUNT) return;
+  throw new DomainError(
+    "forbidden",
+    `password sign-in is turned off on this server${oidc ? `: sign in with ${oidc.label}` : ""} (only the break-glass account "${BREAK_GLASS_ACCOUNT}" may use a password)`,
+  );
+}
+
 /** A name as a counter key: no account has a longer one, and keys must stay small. */
 const nameKey = (username: string) => username.slice(0, 64);
 
@@ -63,6 +77,7 @@ export async function checkCredentials(
 }
 
 async function verifyLogin(username: string, password: string, client: LoginClient): Promise<{ user: PublicUser; knownClient: string }> {
+  assertPasswordSignInAllowed(username);
   const now = Date.now();
   const address = addressKey(client.address);
   const account = await findUserByUsername(username);

@@ -66,3 +66,38 @@ export async function revokeUserTokens(userId: string): Promise<void> {
 export async function deleteUser(username: string): Promise<void> {
   await getDb().user.delete({ where: { username } });
 }
+
+/** Single sign-on: the account linked to this "ISSUER#SUB", if any. */
+export async function findUserByExternalId(externalId: string) {
+  return getDb().user.findUnique({ where: { externalId } });
+}
+
+export interface SsoProfile {
+  displayName: string | null;
+  email: string | null;
+}
+
+/**
+ * Creates the account of a first single sign-on: source "oidc", no password (an empty hash
+ * verifies no password). Null when the username or the external id is taken meanwhile.
+ */
+export async function createSsoUser(username: string, externalId: string, role: UserRole, profile: SsoProfile): Promise<PublicUser | null> {
+  try {
+    const user = await getDb().user.create({
+      data: { id: randomUUID(), username, passwordHash: "", role, source: "oidc", externalId, ...profile, lastLoginAt: new Date() },
+    });
+    return { id: user.id, username: user.username, role: user.role };
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
+}
+
+/** A later single sign-on: the profile, the sign-in time and (when given) the role. */
+export async function recordSsoSignIn(userId: string, role: UserRole | null, profile: SsoProfile): Promise<PublicUser> {
+  const user = await getDb().user.update({
+    where: { id: userId },
+    data: { ...profile, lastLoginAt: new Date(), ...(role ? { role } : {}) },
+  });
+  return { id: user.id, username: user.username, role: user.role };
+}

@@ -6,6 +6,7 @@ import * as credentials from "./credentials";
 import * as forms from "./forms";
 import * as health from "./health";
 import * as jobs from "./jobs";
+import * as oidc from "./oidc";
 import * as recap from "./recap";
 import * as runners from "./runners";
 import * as tokens from "./tokens";
@@ -17,6 +18,6 @@ function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   );
 }
 
-export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, forms, jobs, runners, credentials, recap, audit, tokens].flatMap(
+export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, oidc, forms, jobs, runners, credentials, recap, audit, tokens].flatMap(
   endpointsOf,
 );
