@@ -191,3 +191,6 @@ export type AuditOutcome = AuditEventView["outcome"];
 export type { AuditPage } from "@/server/data/audit";
 /** A personal API token as listed (never its secret). */
 export type { PersonalTokenView as PersonalToken } from "@/server/data/auth-tokens";
+
+/** A group and its members (GET /api/groups). */
+export type { GroupView as Group } from "@/server/data/groups";

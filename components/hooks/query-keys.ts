@@ -22,6 +22,7 @@ export const queryKeys = {
   runners: () => ["runners"] as const,
   credentials: () => ["credentials"] as const,
   users: () => ["users"] as const,
+  groups: () => ["groups"] as const,
   audit: (search: string) => ["audit", search] as const,
   /** Personal API tokens: your own ("mine") or, for admins, everyone's ("all"). */
   tokens: (whose: "mine" | "all") => ["tokens", whose] as const,

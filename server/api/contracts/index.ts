@@ -4,6 +4,7 @@ import * as audit from "./audit";
 import * as auth from "./auth";
 import * as credentials from "./credentials";
 import * as forms from "./forms";
+import * as groups from "./groups";
 import * as health from "./health";
 import * as jobs from "./jobs";
 import * as oidc from "./oidc";
@@ -18,6 +19,16 @@ function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   );
 }
 
-export const ENDPOINTS: readonly EndpointSpec[] = [health, auth, oidc, forms, jobs, runners, credentials, recap, audit, tokens].flatMap(
-  endpointsOf,
-);
+export const ENDPOINTS: readonly EndpointSpec[] = [
+  health,
+  auth,
+  oidc,
+  forms,
+  jobs,
+  runners,
+  credentials,
+  recap,
+  audit,
+  tokens,
+  groups,
+].flatMap(endpointsOf);
