@@ -161,11 +161,10 @@ describe("the integration client's check against the document", () => {
     lines: 0,
   };
   const json = "application/json";
+  const permissions = { approve: false, abort: true };
 
   it("accepts documented answers", () => {
-    expect(
-      openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, permissions: { approve: false, abort: true } })),
-    ).toBeNull();
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, permissions }))).toBeNull();
     expect(
       openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify({ error: { code: "not_found", message: "no job 12" } })),
     ).toBeNull();
@@ -176,15 +175,9 @@ describe("the integration client's check against the document", () => {
   });
 
   it("refuses a body, a status or a route the document does not describe, naming route and status", () => {
-    expect(
-      openApiMismatch(
-        "GET",
-        "/api/jobs/12",
-        200,
-        json,
-        JSON.stringify({ job: { ...job, status: "done" }, permissions: { approve: false, abort: true } }),
-      ),
-    ).toMatch(/^GET \/api\/jobs\/\[id\] → 200: the body does not match the document: \/job\/status/);
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, status: "done" }, permissions }))).toMatch(
+      /^GET \/api\/jobs\/\[id\] → 200: the body does not match the document: \/job\/status/,
+    );
     expect(openApiMismatch("GET", "/api/jobs/12", 418, json, "{}")).toMatch(/^GET \/api\/jobs\/\[id\] → 418: status 418 is not documented/);
     expect(openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify({ oops: 1 }))).toMatch(/→ 404: the body does not match/);
     expect(openApiMismatch("PUT", "/api/jobs/12", 200, json, "{}")).toMatch(/PUT \/api\/jobs\/\[id\] is not in the OpenAPI document/);
@@ -193,10 +186,12 @@ describe("the integration client's check against the document", () => {
   });
 
   it("refuses properties the document does not declare, at any depth, though the document leaves objects open", () => {
-    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, secretField: 1 } }))).toMatch(
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job: { ...job, secretField: 1 }, permissions }))).toMatch(
       /→ 200: the body does not match the document: \/job must NOT have additional properties .*"additionalProperty":"secretField"/,
     );
-    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, extra: true }))).toMatch(/additionalProperty":"extra"/);
+    expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, permissions, extra: true }))).toMatch(
+      /additionalProperty":"extra"/,
+    );
     const error = { error: { code: "not_found", message: "no job 12", hint: "x" } };
     expect(openApiMismatch("GET", "/api/jobs/12", 404, json, JSON.stringify(error))).toMatch(/additionalProperty":"hint"/);
     // The published document itself does not close them: clients keep working when a field is added.
