@@ -95,24 +95,23 @@ export async function requireVisibleJob(viewer: Viewer, jobId: number): Promise<
   return visible;
 }
 
-/** requireVisibleJob, and the viewer may approve or reject it (403 when they only read it, recorded as denied). */
-export async function requireApprovableJob(viewer: Viewer, jobId: number, action: "job.approve" | "job.reject"): Promise<VisibleJob> {
-  const visible = await requireVisibleJob(viewer, jobId);
-  if (!visible.permissions.approve) {
-    await recordAudit({ actor: viewer.username, action, target: `job:${jobId}`, outcome: "denied" });
-    throw new DomainError("forbidden", `approving job ${jobId} needs the admin role or a group in its form's access.approve`);
-  }
-  return visible;
-}
-
-/** requireVisibleJob, and the viewer may abort it (403 when they only read it, recorded as denied). */
-export async function requireAbortableJob(viewer: Viewer, jobId: number): Promise<VisibleJob> {
-  const visible = await requireVisibleJob(viewer, jobId);
-  if (!visible.permissions.abort) {
-    await recordAudit({ actor: viewer.username, action: "job.abort", target: `job:${jobId}`, outcome: "denied" });
-    throw new DomainError("forbidden", `only whoever launched job ${jobId}, its form's approvers and admins may abort it`);
-  }
-  return visible;
+/**
+ * A job the viewer sees (requireVisibleJob) that they may also approve or reject, or abort:
+ * else 403 (they may read it, so nothing leaks), recorded in the audit trail as denied.
+ */
+export async function requireJobPermission(
+  viewer: Viewer,
+  { job, permissions }: VisibleJob,
+  action: "job.approve" | "job.reject" | "job.abort",
+): Promise<void> {
+  if (action === "job.abort" ? permissions.abort : permissions.approve) return;
+  await recordAudit({ actor: viewer.username, action, target: `job:${job.id}`, outcome: "denied" });
+  throw new DomainError(
+    "forbidden",
+    action === "job.abort"
+      ? `only whoever launched job ${job.id}, its form's approvers and admins may abort it`
+      : `approving job ${job.id} needs the admin role or a group in its form's access.approve`,
+  );
 }
 
 /** The form if the viewer may launch it, else null (also when there is none). */

@@ -18,13 +18,12 @@ export interface LinkLeaseState {
   settings: string;
 }
 
-/** Renews every lease `nodeId` holds (one write, however many runners); returns how many. */
-export async function renewLinkLeases(nodeId: string): Promise<number> {
-  const result = await getDb().runner.updateMany({
+/** Renews every lease `nodeId` holds (one write, however many runners). */
+export async function renewLinkLeases(nodeId: string): Promise<void> {
+  await getDb().runner.updateMany({
     where: { linkHolder: nodeId, status: "approved", mode: "inbound" },
     data: { linkLeaseEpoch: { increment: 1 } },
   });
-  return result.count;
 }
 
 /** The lease of every approved inbound runner. */
@@ -54,9 +53,9 @@ export async function takeLinkLease(nodeId: string, observed: Pick<LinkLeaseStat
 }
 
 /** Gives up this node's links (it is stopping), so another node takes them at once. */
-export async function releaseLinkLeases(nodeId: string, runnerIds?: string[]): Promise<void> {
+export async function releaseLinkLeases(nodeId: string): Promise<void> {
   await getDb().runner.updateMany({
-    where: { linkHolder: nodeId, ...(runnerIds ? { id: { in: runnerIds } } : {}) },
+    where: { linkHolder: nodeId },
     data: { linkHolder: null, linkLeaseEpoch: { increment: 1 } },
   });
 }

@@ -266,11 +266,6 @@ const inboundSelect = {
   inboundNoTls: true,
 } as const;
 
-/** Approved runners the app connects to (RTE_MODE=inbound). */
-export async function listInboundRunners(): Promise<InboundRunner[]> {
-  return getDb().runner.findMany({ where: { status: "approved", mode: "inbound" }, select: inboundSelect });
-}
-
 export async function findInboundRunner(id: string): Promise<InboundRunner | null> {
   return getDb().runner.findUnique({ where: { id }, select: inboundSelect });
 }

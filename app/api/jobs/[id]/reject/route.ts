@@ -1,13 +1,13 @@
 import { NextResponse } from "next/server";
 import { rejectJob } from "@/server/api/contracts/jobs";
 import { optionalJsonBody, requireJobReader, route } from "@/server/api/route";
-import { requireApprovableJob } from "@/server/access/policy";
+import { requireJobPermission } from "@/server/access/policy";
 import { jobLifecycle } from "@/server/runtime";
 
 /** POST /api/jobs/ID/reject `{"comment"?}` (admins and the form's approvers): the job ends rejected, saying who and why. */
 export const POST = route(async (request: Request, { params }: { params: Promise<{ id: string }> }) => {
-  const { viewer, job } = await requireJobReader(request, (await params).id);
-  await requireApprovableJob(viewer, job.id, "job.reject");
+  const { viewer, ...visible } = await requireJobReader(request, (await params).id);
+  await requireJobPermission(viewer, visible, "job.reject");
   const { comment } = await optionalJsonBody(request, rejectJob.body.schema);
-  return NextResponse.json({ job: await jobLifecycle().decide(job.id, false, viewer.username, comment) });
+  return NextResponse.json({ job: await jobLifecycle().decide(visible.job.id, false, viewer.username, comment) });
 });
