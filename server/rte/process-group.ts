@@ -133,7 +133,7 @@ export async function terminateGroup(pgid: number, graceMs: number): Promise<Ter
  */
 export async function setAutogroupNice(pid: number, nice: number): Promise<string | null> {
   if (nice === 0 || !autogroupsEnabled()) return null;
-  const target = Math.min(19, (autogroupNice("self") ?? 0) + nice);
+  const target = Math.min(19, (autogroupNice(process.pid) ?? 0) + nice);
   const startTime = processInfo(pid)?.startTime;
   const deadline = Date.now() + AUTOGROUP_RETRY_MS;
   for (;;) {
@@ -162,7 +162,7 @@ function autogroupsEnabled(): boolean {
 }
 
 /** The niceness of a process's autogroup ("/autogroup-42 nice 5"), or null. */
-export function autogroupNice(pid: number | "self"): number | null {
+export function autogroupNice(pid: number): number | null {
   try {
     const match = / nice (-?\d+)/.exec(fs.readFileSync(`/proc/${pid}/autogroup`, "utf8"));
     return match ? Number(match[1]) : null;
