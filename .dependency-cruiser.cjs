@@ -12,6 +12,14 @@ module.exports = {
       to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/protocol/" },
     },
     {
+      name: "form-rules-is-a-leaf",
+      comment:
+        "server/form-rules is a form's fields and the rules of its values, run by the page and the API alike; it imports nothing of the project.",
+      severity: "error",
+      from: { path: "^server/form-rules/" },
+      to: { path: "^(app|components|server|scripts|test)/", pathNot: "^server/form-rules/" },
+    },
+    {
       name: "recap-is-a-leaf",
       comment: "server/recap is pure analytics (text or events in, JSON out); it imports nothing of the project.",
       severity: "error",
@@ -98,10 +106,10 @@ module.exports = {
     },
     {
       name: "browser-code-imports-server-types-only",
-      comment: "components/ runs in the browser: from server/ it may import types, and the pure recap and protocol modules.",
+      comment: "components/ runs in the browser: from server/ it may import types, and the pure recap, protocol and form-rules modules.",
       severity: "error",
       from: { path: "^components/" },
-      to: { path: "^server/", pathNot: "^server/(recap|protocol)/", dependencyTypesNot: ["type-only"] },
+      to: { path: "^server/", pathNot: "^server/(recap|protocol|form-rules)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "no-circular",

@@ -33,33 +33,17 @@ export interface JobPermissions {
   abort: boolean;
 }
 
-export type FieldType = "text" | "textarea" | "number" | "checkbox" | "select" | "password";
-
-export interface FieldOption {
-  value: string;
-  label: string;
-}
-
-export interface FormField {
-  name: string;
-  label: string;
-  type: FieldType;
-  required: boolean;
-  default?: string | number | boolean;
-  help?: string;
-  options?: FieldOption[];
-  pattern?: string;
-  min?: number;
-  max?: number;
-  maxLength?: number;
-  /** Number fields only: whole numbers. Sent by the server though docs/api.md omits it. */
-  integer?: boolean;
-}
+/** A field as the form page gets it (the same definition the server's rules read). */
+import type { PublicField } from "@/server/forms/public-view";
+export type FormField = PublicField;
+export type { FieldOption, FieldType } from "@/server/form-rules/fields";
 
 export interface FormSummary {
   name: string;
   title: string;
+  /** Markdown. */
   description: string;
+  category: string | null;
   fields: FormField[];
 }
 
@@ -95,7 +79,7 @@ export function isFinalStatus(status: JobStatus): boolean {
   return FINAL_STATUSES.includes(status);
 }
 
-export type FormValue = string | number | boolean;
+export type { FieldValue as FormValue } from "@/server/form-rules/values";
 
 /** The job as the API and the /ui socket carry it (the server's JobView is checked against it). */
 export type Job = JobView;

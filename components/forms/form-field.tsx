@@ -1,7 +1,9 @@
 import type { FormField as Field } from "@/components/api/types";
 import { Field as LabelledField, type ControlProps } from "@/components/ui/field";
 
-type OnChange = (value: string | boolean) => void;
+import type { DraftValue } from "./form-values";
+
+type OnChange = (value: DraftValue) => void;
 
 /**
  * One form field, rendered by type, with its label, required marker, help text and the
@@ -16,7 +18,7 @@ export function FormField({
   onChange,
 }: {
   field: Field;
-  value: string | boolean;
+  value: DraftValue;
   error?: string;
   disabled?: boolean;
   onChange: OnChange;
@@ -37,12 +39,7 @@ export function FormField({
   );
 }
 
-function renderControl(
-  field: Field,
-  value: string | boolean,
-  props: ControlProps & { name: string; disabled?: boolean },
-  onChange: OnChange,
-) {
+function renderControl(field: Field, value: DraftValue, props: ControlProps & { name: string; disabled?: boolean }, onChange: OnChange) {
   const text = typeof value === "string" ? value : "";
   const { className, ...common } = props;
   switch (field.type) {
@@ -54,7 +51,6 @@ function renderControl(
           {...common}
           rows={4}
           value={text}
-          maxLength={field.maxLength}
           onChange={(e) => onChange(e.target.value)}
           className={`${className} font-mono text-[13px]`}
         />
@@ -85,8 +81,8 @@ function renderControl(
           className={`${className} max-w-48 tabular-nums`}
         />
       );
-    default:
-      // text and password
+    case "text":
+    case "password":
       return (
         <input
           {...props}
@@ -98,5 +94,7 @@ function renderControl(
           onChange={(e) => onChange(e.target.value)}
         />
       );
+    default:
+      return <p className="text-sm text-zinc-500">Not supported yet.</p>;
   }
 }

@@ -8,7 +8,7 @@ import { useLaunchJob } from "@/components/hooks/use-launch-job";
 import { Button } from "@/components/ui/button";
 import { FormField } from "./form-field";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
-import { draftToValues, initialDraft, type DraftValues } from "./form-values";
+import { draftToValues, initialDraft, type DraftValue, type DraftValues } from "./form-values";
 
 /**
  * The launch form. Validation is the server's: a 422 comes back with `fields`, each named
@@ -24,7 +24,7 @@ export function LaunchForm({ form }: { form: FormDetail }) {
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
-  const setValue = (name: string, value: string | boolean) => {
+  const setValue = (name: string, value: DraftValue) => {
     setDraft((current) => ({ ...current, [name]: value }));
     // The message described the old value; keep it until the user changes the field.
     if (fieldErrors[name] !== undefined) {

@@ -1,11 +1,10 @@
 /**
  * The imported forms as the rest of the app uses them: stored records with their definition
- * parsed back into a FormDefinition; the public view of them that users see; a form by name or 404.
+ * parsed back into a FormDefinition; a form by name or 404.
  */
 import { DomainError } from "../errors";
 import { findFormRecord, listFormRecords, type FormRecord } from "../data/forms";
 import { formDefinitionSchema, type FormDefinition } from "./definition";
-import { publicForm } from "./public-view";
 
 export interface StoredForm {
   id: string;
@@ -33,12 +32,4 @@ export async function requireForm(name: string): Promise<StoredForm> {
   const form = await findForm(name);
   if (!form) throw new DomainError("not_found", `no form named "${name}"`);
   return form;
-}
-
-export async function listPublicForms(): Promise<ReturnType<typeof publicForm>[]> {
-  return (await listForms()).map((form) => publicForm(form.definition));
-}
-
-export async function publicFormNamed(name: string): Promise<ReturnType<typeof publicForm>> {
-  return publicForm((await requireForm(name)).definition);
 }

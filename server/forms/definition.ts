@@ -6,61 +6,28 @@
 import { z } from "zod";
 import { groupNameSchema } from "../access/group-name";
 import { credentialNameSchema } from "../credentials/kinds";
+import { checkFieldRules, fieldSchema, type FieldSpec } from "../form-rules/fields";
 
 const FORM_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 export const RUN_OPTION_NAMES = ["check", "diff", "limit", "tags", "verbosity"] as const;
 export type RunOptionName = (typeof RUN_OPTION_NAMES)[number];
-const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-
 const relativePath = z
   .string()
   .min(1)
   .refine((p) => !p.startsWith("/") && !p.split(/[\\/]/).includes(".."), "must be a path inside the form folder");
 
-const optionSchema = z.union([
-  z.string().transform((value) => ({ value, label: value })),
-  z.object({ value: z.string(), label: z.string().optional() }).transform((o) => ({ value: o.value, label: o.label ?? o.value })),
-]);
-
-const baseField = {
-  name: z.string().regex(FIELD_NAME, "must be a valid Ansible variable name"),
-  label: z.string().optional(),
-  help: z.string().optional(),
-  required: z.boolean().default(false),
-};
-
-export const fieldSchema = z.discriminatedUnion("type", [
-  z.object({
-    ...baseField,
-    type: z.enum(["text", "textarea", "password"]),
-    default: z.string().optional(),
-    pattern: z.string().optional(),
-    maxLength: z.number().int().positive().max(1_000_000).optional(),
-  }),
-  z.object({
-    ...baseField,
-    type: z.literal("number"),
-    default: z.number().optional(),
-    min: z.number().optional(),
-    max: z.number().optional(),
-    integer: z.boolean().default(false),
-  }),
-  z.object({ ...baseField, type: z.literal("checkbox"), default: z.boolean().optional() }),
-  z.object({
-    ...baseField,
-    type: z.literal("select"),
-    options: z.array(optionSchema).min(1),
-    default: z.string().optional(),
-  }),
-]);
-export type FormField = z.infer<typeof fieldSchema>;
+export { fieldSchema };
+export type FormField = FieldSpec;
 
 export const formDefinitionSchema = z
   .object({
     name: z.string().regex(FORM_NAME, "must be lowercase letters, digits and dashes"),
     title: z.string().min(1),
+    /** Markdown, shown above the form (no raw HTML). */
     description: z.string().default(""),
+    /** Where the catalog lists the form; "Other" when absent. */
+    category: z.string().trim().min(1).max(64).optional(),
     playbook: relativePath,
     inventories: z.array(relativePath).default([]),
     /** Runner name; the default runner when absent. */
@@ -107,20 +74,31 @@ export const formDefinitionSchema = z
         ctx.addIssue({ code: "custom", path: ["credentials", index], message: `credential "${name}" is named twice` });
       }
     });
-    const seen = new Set<string>();
+    checkFieldRules(form.fields, (path, message) => ctx.addIssue({ code: "custom", path: ["fields", ...path], message }));
     form.fields.forEach((field, index) => {
-      if (seen.has(field.name)) {
-        ctx.addIssue({ code: "custom", path: ["fields", index, "name"], message: `duplicate field name "${field.name}"` });
+      if (field.type === "hosts") {
+        if (form.inventories.length === 0) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["fields", index],
+            message: "a hosts field needs the form to have an inventory (inventories:)",
+          });
+        } else if (field.inventory !== undefined && !form.inventories.includes(field.inventory)) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["fields", index, "inventory"],
+            message: `is not one of the form's inventories (${form.inventories.join(", ")})`,
+          });
+        }
       }
-      seen.add(field.name);
-      if (field.type === "select" && field.default !== undefined && !field.options.some((o) => o.value === field.default)) {
-        ctx.addIssue({ code: "custom", path: ["fields", index, "default"], message: "default is not one of the options" });
-      }
-      if ((field.type === "text" || field.type === "textarea" || field.type === "password") && field.pattern) {
-        try {
-          new RegExp(field.pattern);
-        } catch {
-          ctx.addIssue({ code: "custom", path: ["fields", index, "pattern"], message: "is not a valid regular expression" });
+      if ((field.type === "select" || field.type === "multiselect") && field.source?.credential !== undefined) {
+        const name = credentialNameSchema.safeParse(field.source.credential);
+        if (!name.success) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["fields", index, "source", "credential"],
+            message: name.error.issues[0]?.message ?? "is not a credential name",
+          });
         }
       }
     });

@@ -1,13 +1,50 @@
+import type { FieldOption, FieldSpec } from "../form-rules/fields";
+import { fillUserPlaceholders, type RuleField, type UserContext } from "../form-rules/values";
 import type { FormDefinition } from "./definition";
 
-/** What users see of a form: its fields, not its runner, inventories or options. */
-export function publicForm(definition: FormDefinition) {
+/**
+ * A field as the page gets it: its label always set; a choice source reduced to the fields its
+ * URL names (the page re-fetches the choices when they change: GET /api/forms/NAME/choices/FIELD),
+ * never its URL or credential; a hosts field's choices from the form's inventory.
+ */
+export type PublicField = RuleField & {
+  label: string;
+  source?: { dependsOn: string[] };
+  /** hosts fields: the hosts or groups of the form's inventory. */
+  choices?: FieldOption[];
+};
+
+/** The fields a choice source's URL names (`{field}`). */
+export function sourcePlaceholders(url: string): string[] {
+  return [...new Set([...url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
+}
+
+function publicField(field: FieldSpec, choices: Readonly<Record<string, FieldOption[]>>, user?: UserContext): PublicField {
+  const label = field.label ?? field.name;
+  if ((field.type === "text" || field.type === "textarea") && field.default !== undefined && user) {
+    return { ...field, label, default: fillUserPlaceholders(field.default, user) };
+  }
+  if ((field.type === "select" || field.type === "multiselect") && field.source) {
+    const { source, ...rest } = field;
+    return { ...rest, label, source: { dependsOn: sourcePlaceholders(source.url) } };
+  }
+  if (field.type === "hosts") return { ...field, label, choices: choices[field.name] ?? [] };
+  return { ...field, label } as PublicField;
+}
+
+/**
+ * What users see of a form: its fields, not its runner, inventories or options. `hostChoices`:
+ * the hosts fields' choices, read from the form's inventory when it was imported; `user`: the
+ * reader, whose name and email fill the defaults' `{user.name}` placeholders.
+ */
+export function publicForm(definition: FormDefinition, hostChoices: Readonly<Record<string, FieldOption[]>> = {}, user?: UserContext) {
   return {
     name: definition.name,
     title: definition.title,
     description: definition.description,
+    category: definition.category ?? null,
     playbook: definition.playbook,
-    fields: definition.fields.map((field) => ({ ...field, label: field.label ?? field.name })),
+    fields: definition.fields.map((field) => publicField(field, hostChoices, user)),
     /** What a user may choose at launch, with the form's own settings as defaults. */
     launchOptions: definition.launchOptions,
     runDefaults: {

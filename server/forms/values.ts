@@ -2,76 +2,23 @@
  * Server-side validation of submitted form values and the extravars built from them.
  * The browser's checks are a convenience; these are the ones that count.
  */
-import type { FormDefinition, FormField } from "./definition";
+import { checkValues, type FieldErrors, type FormValues, type RuleContext } from "../form-rules/values";
+import type { FormDefinition } from "./definition";
 
-export type FieldErrors = Record<string, string>;
-export type FormValues = Record<string, string | number | boolean | null>;
+export type { FieldErrors, FieldValue, FormValues } from "../form-rules/values";
 
-type Checked = { ok: true; value: string | number | boolean | null } | { ok: false; message: string };
-
-function isBlank(raw: unknown): boolean {
-  return raw === undefined || raw === null || (typeof raw === "string" && raw.trim() === "");
-}
-
-function checkField(field: FormField, raw: unknown): Checked {
-  // A required field left out entirely (an API call relying on defaults) takes its default;
-  // sent but blank (a person cleared it in the form), it is an answer, and "required" applies.
-  if (raw === undefined && field.required && field.default !== undefined) raw = field.default;
-  if (isBlank(raw)) {
-    if (field.type === "checkbox") return { ok: true, value: field.default ?? false };
-    if (field.required) return { ok: false, message: "is required" };
-    return { ok: true, value: field.default ?? null };
-  }
-  switch (field.type) {
-    case "text":
-    case "textarea":
-    case "password": {
-      if (typeof raw !== "string") return { ok: false, message: "must be a string" };
-      if (field.maxLength !== undefined && raw.length > field.maxLength) {
-        return { ok: false, message: `must be at most ${field.maxLength} characters` };
-      }
-      if (field.pattern && !new RegExp(`^(?:${field.pattern})$`).test(raw)) {
-        return { ok: false, message: `must match ${field.pattern}` };
-      }
-      return { ok: true, value: raw };
-    }
-    case "number": {
-      const value = typeof raw === "number" ? raw : typeof raw === "string" ? Number(raw.trim()) : Number.NaN;
-      if (!Number.isFinite(value)) return { ok: false, message: "must be a number" };
-      if (field.integer && !Number.isInteger(value)) return { ok: false, message: "must be a whole number" };
-      if (field.min !== undefined && value < field.min) return { ok: false, message: `must be at least ${field.min}` };
-      if (field.max !== undefined && value > field.max) return { ok: false, message: `must be at most ${field.max}` };
-      return { ok: true, value };
-    }
-    case "checkbox":
-      if (typeof raw === "boolean") return { ok: true, value: raw };
-      if (raw === "true" || raw === "false") return { ok: true, value: raw === "true" };
-      return { ok: false, message: "must be true or false" };
-    case "select":
-      if (typeof raw !== "string" || !field.options.some((o) => o.value === raw)) {
-        return { ok: false, message: `must be one of: ${field.options.map((o) => o.value).join(", ")}` };
-      }
-      return { ok: true, value: raw };
-  }
-}
-
+/**
+ * Checks a launch's values with the form's rules (server/form-rules/values.ts, the same the
+ * page runs). The context carries the current choices of `source` and `hosts` fields and the
+ * launching user (for `{user.name}` defaults).
+ */
 export function validateValues(
   form: FormDefinition,
   input: Record<string, unknown>,
+  context: RuleContext = {},
 ): { ok: true; values: FormValues } | { ok: false; errors: FieldErrors } {
-  const errors: FieldErrors = {};
-  const values: FormValues = {};
-  const known = new Set(form.fields.map((f) => f.name));
-  for (const name of Object.keys(input)) {
-    if (!known.has(name)) errors[name] = "is not a field of this form";
-  }
-  for (const field of form.fields) {
-    // Own properties only: a field named "constructor" must not read Object.prototype's.
-    const checked = checkField(field, Object.hasOwn(input, field.name) ? input[field.name] : undefined);
-    if (checked.ok) values[field.name] = checked.value;
-    else errors[field.name] = checked.message;
-  }
-  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, values };
+  const checked = checkValues(form.fields, input, context);
+  return checked.ok ? { ok: true, values: checked.values } : checked;
 }
 
 const JINJA_MARKERS = /\{\{|\{%|\{#/;
@@ -83,10 +30,15 @@ const JINJA_MARKERS = /\{\{|\{%|\{#/;
  */
 export function buildExtravars(form: FormDefinition, values: FormValues): Record<string, unknown> {
   const extravars: Record<string, unknown> = {};
+  const unsafe = (value: unknown): unknown => {
+    if (typeof value === "string") return !form.allowJinjaInExtravars && JINJA_MARKERS.test(value) ? { __ansible_unsafe: value } : value;
+    if (Array.isArray(value)) return value.map(unsafe);
+    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unsafe(v)]));
+    return value;
+  };
   for (const [name, value] of Object.entries(values)) {
     if (value === null) continue;
-    extravars[name] =
-      typeof value === "string" && !form.allowJinjaInExtravars && JINJA_MARKERS.test(value) ? { __ansible_unsafe: value } : value;
+    extravars[name] = unsafe(value);
   }
   return extravars;
 }

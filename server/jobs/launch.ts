@@ -8,6 +8,7 @@ import { audited, recordAudit } from "../audit/record";
 import { checkFormCredentials } from "../credentials/resolve";
 import { requireLaunchableForm, type Viewer } from "../access/policy";
 import { resolveRunnerFor } from "../data/runners";
+import { findUserByUsername } from "../data/users";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
@@ -44,7 +45,10 @@ async function createJob(
 ): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
-  const checked = validateValues(form.definition, input);
+  const profile = await findUserByUsername(user.username);
+  const checked = validateValues(form.definition, input, {
+    user: { username: user.username, name: profile?.displayName, email: profile?.email },
+  });
   const options = validateRunOptions(form.definition, optionsInput);
   // Every problem at once, values and run options together, so a form shows them all.
   const errors = { ...(checked.ok ? {} : checked.errors), ...(options.ok ? {} : options.errors) };

@@ -42,6 +42,9 @@ const TREE: Record<string, string> = {
   // Deliberate violations.
   "server/protocol/bad.ts": 'import { plan } from "../jobs/plan";\nexport const b = plan;\n',
   "server/recap/bad.ts": 'import { mask } from "../security/mask";\nexport const b = mask;\n',
+  "server/form-rules/bad.ts": 'import { mask } from "../security/mask";\nexport const b = mask;\n',
+  "server/form-rules/fields.ts": "export const fields = 1;\n",
+  "components/forms/uses-rules.tsx": 'import { fields } from "../../server/form-rules/fields";\nexport const f = fields;\n',
   "server/rte/bad.ts": 'import { plan } from "../jobs/plan";\nexport const b = plan;\n',
   "server/jobs/uses-pg.ts": 'import pg from "pg";\nexport const b = pg;\n',
   "server/jobs/uses-db.ts": 'import { db } from "../data/db";\nexport const b = db;\n',
@@ -64,6 +67,7 @@ const EXPECTED = [
   "data-is-below-the-domain: server/data/bad.ts -> server/jobs/plan.ts",
   "database-drivers-only-in-data: server/jobs/uses-pg.ts -> node_modules/pg",
   "database-handle-only-in-data: server/jobs/uses-db.ts -> server/data/db.ts",
+  "form-rules-is-a-leaf: server/form-rules/bad.ts -> server/security/mask.ts",
   "http-only-at-the-edge: server/jobs/http.ts -> server/api/errors.ts",
   "logging-is-a-leaf: server/logging/bad.ts -> server/data/jobs.ts",
   "metrics-is-a-leaf: server/metrics/bad.ts -> server/data/jobs.ts",

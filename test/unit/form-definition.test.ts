@@ -142,7 +142,7 @@ describe("formDefinitionSchema: rejected definitions name the offending key", ()
   it("rejects a select default that is not one of the options", () => {
     expect(
       problems({ ...minimal, fields: [{ name: "env", type: "select", options: ["dev", { value: "prod" }], default: "Production" }] }),
-    ).toBe("fields.0.default: default is not one of the options");
+    ).toBe("fields.0.default: is not one of the options");
     expect(problems({ ...minimal, fields: [{ name: "env", type: "select", options: [] }] })).toMatch(/^fields\.0\.options: /);
   });
 

@@ -36,7 +36,7 @@ describe("validateValues: text, textarea, password", () => {
 
   it("enforces maxLength", () => {
     expect(check({ type: "text", maxLength: 3 }, "abc")).toEqual({ value: "abc" });
-    expect(check({ type: "text", maxLength: 3 }, "abcd")).toEqual({ error: "must be at most 3 characters" });
+    expect(check({ type: "text", maxLength: 3 }, "abcd")).toEqual({ error: "must be at most 3 characters (has 4)" });
   });
 
   it("anchors the pattern to the whole value, alternations included", () => {

@@ -6,7 +6,7 @@ import { queryInt } from "../route";
 const fieldSchema = z.looseObject({
   name: z.string(),
   label: z.string(),
-  type: z.enum(["text", "textarea", "number", "checkbox", "select", "password"]),
+  type: z.enum(["text", "textarea", "password", "number", "checkbox", "select", "multiselect", "date", "datetime", "table", "file", "hosts"]),
   required: z.boolean(),
 });
 
@@ -14,6 +14,7 @@ const formSummarySchema = z.looseObject({
   name: z.string(),
   title: z.string(),
   description: z.string().nullable().optional(),
+  category: z.string().nullable().optional(),
   fields: z.array(fieldSchema),
 });
 
