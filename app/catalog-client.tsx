@@ -1,6 +1,7 @@
 "use client";
 
 import { useDeferredValue, useState } from "react";
+import type { FormSummary } from "@/components/api/types";
 import { FormCard } from "@/components/forms/form-card";
 import { ImportFormsButton, ImportReport } from "@/components/forms/import-forms";
 import { useImportForms } from "@/components/hooks/use-import-forms";
@@ -8,6 +9,18 @@ import { useForms } from "@/components/hooks/use-forms";
 import { inputClass } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
+
+const OTHER = "Other";
+
+/** The forms by category (form.yaml `category`), categories by name, those without one last. */
+function byCategory(forms: readonly FormSummary[]): [string, FormSummary[]][] {
+  const groups = new Map<string, FormSummary[]>();
+  for (const form of forms) {
+    const category = form.category ?? OTHER;
+    groups.set(category, [...(groups.get(category) ?? []), form]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => (a === OTHER ? 1 : b === OTHER ? -1 : a.localeCompare(b)));
+}
 
 export function CatalogClient({ isAdmin }: { isAdmin: boolean }) {
   const forms = useForms();
@@ -20,8 +33,10 @@ export function CatalogClient({ isAdmin }: { isAdmin: boolean }) {
       query === "" ||
       form.title.toLowerCase().includes(query) ||
       form.name.toLowerCase().includes(query) ||
-      form.description.toLowerCase().includes(query),
+      form.description.toLowerCase().includes(query) ||
+      (form.category ?? "").toLowerCase().includes(query),
   );
+  const groups = byCategory(visible);
 
   return (
     <>
@@ -33,8 +48,8 @@ export function CatalogClient({ isAdmin }: { isAdmin: boolean }) {
             {isAdmin && <ImportFormsButton state={importForms} />}
             <input
               type="search"
-              aria-label="Filter forms"
-              placeholder="Filter forms…"
+              aria-label="Search forms"
+              placeholder="Search forms…"
               value={search}
               onChange={(e) => setSearch(e.target.value)}
               className={inputClass(false, "w-64")}
@@ -52,13 +67,20 @@ export function CatalogClient({ isAdmin }: { isAdmin: boolean }) {
       ) : visible.length === 0 ? (
         <EmptyState title={`No form matches “${search.trim()}”`} />
       ) : (
-        <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3" data-testid="form-catalog">
-          {visible.map((form) => (
-            <li key={form.name}>
-              <FormCard form={form} />
-            </li>
+        <div className="space-y-8" data-testid="form-catalog">
+          {groups.map(([category, forms]) => (
+            <section key={category} aria-label={category} data-category={category}>
+              {groups.length > 1 && <h2 className="mb-3 text-xs font-semibold tracking-wide text-zinc-500 uppercase">{category}</h2>}
+              <ul className="grid grid-cols-1 gap-4 sm:grid-cols-2 lg:grid-cols-3">
+                {forms.map((form) => (
+                  <li key={form.name}>
+                    <FormCard form={form} />
+                  </li>
+                ))}
+              </ul>
+            </section>
           ))}
-        </ul>
+        </div>
       )}
     </>
   );

@@ -47,6 +47,8 @@ interface RequestOptions {
    * (a Blob is streamed by the browser, never read into a string first).
    */
   text?: string | Blob;
+  /** Sent as multipart/form-data (a file upload); the browser sets the boundary. */
+  form?: FormData;
   signal?: AbortSignal;
   /**
    * On 401 the session is gone: send the browser to the login page so it comes back here.
@@ -56,10 +58,12 @@ interface RequestOptions {
 }
 
 export async function apiFetch<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = "GET", body, text, signal, redirectOnUnauthorized = true } = options;
+  const { method = "GET", body, text, form, signal, redirectOnUnauthorized = true } = options;
   const headers: Record<string, string> = { accept: "application/json" };
   let requestBody: BodyInit | undefined;
-  if (text !== undefined) {
+  if (form !== undefined) {
+    requestBody = form;
+  } else if (text !== undefined) {
     headers["content-type"] = "text/plain; charset=utf-8";
     requestBody = text;
   } else if (body !== undefined) {

@@ -1,5 +1,6 @@
 import type { FormSummary } from "@/components/api/types";
 import { ButtonLink } from "@/components/ui/button";
+import { Markdown } from "@/components/ui/markdown";
 
 export function FormCard({ form }: { form: FormSummary }) {
   const required = form.fields.filter((f) => f.required).length;
@@ -13,7 +14,9 @@ export function FormCard({ form }: { form: FormSummary }) {
         <h2 className="text-sm font-semibold text-zinc-900">{form.title}</h2>
         <code className="shrink-0 rounded bg-zinc-100 px-1.5 py-0.5 font-mono text-[11px] text-zinc-600">{form.name}</code>
       </div>
-      <p className="mt-1.5 line-clamp-3 flex-1 text-sm text-zinc-600">{form.description || "No description."}</p>
+      <div className="mt-1.5 line-clamp-3 flex-1 text-sm text-zinc-600">
+        {form.description ? <Markdown>{form.description}</Markdown> : "No description."}
+      </div>
       <div className="mt-4 flex items-center justify-between">
         <span className="text-xs text-zinc-500">
           {form.fields.length} {form.fields.length === 1 ? "field" : "fields"}

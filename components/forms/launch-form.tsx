@@ -8,13 +8,19 @@ import { useLaunchJob } from "@/components/hooks/use-launch-job";
 import { Button } from "@/components/ui/button";
 import { FormField } from "./form-field";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
-import { draftToValues, initialDraft, type DraftValue, type DraftValues } from "./form-values";
+import { draftToValues, initialDraft, visibleFields, type DraftValue, type DraftValues } from "./form-values";
+import { checkValues } from "@/server/form-rules/values";
+
+/** The field a message is about: `accounts` for `accounts.0.user`. */
+const fieldOf = (path: string) => path.split(".")[0]!;
 
 /**
- * The launch form. Validation is the server's: a 422 comes back with `fields`, each named
- * field is marked with its message and everything typed stays in place. The browser's own
- * constraint validation is off (noValidate) so that the server's message is the one shown,
- * in the same place, for every rule.
+ * The launch form. The page checks the values with the form's own rules before sending
+ * (server/form-rules, the code the API runs), so a problem shows at once with the server's
+ * message; the server checks again, and a 422's `fields` are shown the same way (a choice from
+ * an HTTP source, say, is only checked there). Everything typed stays in place. The browser's
+ * constraint validation is off (noValidate): one message, in one place, for every rule.
+ * Fields whose `visibleWhen` does not hold are not shown, checked or sent.
  */
 export function LaunchForm({ form }: { form: FormDetail }) {
   const router = useRouter();
@@ -24,26 +30,44 @@ export function LaunchForm({ form }: { form: FormDetail }) {
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
+  const visible = visibleFields(form.fields, draft);
+  const values = draftToValues(form.fields, draft);
+
   const setValue = (name: string, value: DraftValue) => {
     setDraft((current) => ({ ...current, [name]: value }));
-    // The message described the old value; keep it until the user changes the field.
-    if (fieldErrors[name] !== undefined) {
-      setFieldErrors(({ [name]: _dropped, ...rest }) => rest);
-    }
+    // The messages described the old value (a table's: its cells); keep them until it changes.
+    setFieldErrors((current) => {
+      const kept = Object.entries(current).filter(([path]) => fieldOf(path) !== name);
+      return kept.length === Object.keys(current).length ? current : Object.fromEntries(kept);
+    });
+  };
+
+  const focusFirst = (errors: Record<string, string>) => {
+    const first = form.fields.find((f) => Object.keys(errors).some((path) => fieldOf(path) === f.name));
+    if (first) document.getElementById(`field-${first.name}`)?.focus();
   };
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setFormError(null);
+    const hostChoices = Object.fromEntries(form.fields.flatMap((f) => (f.type === "hosts" ? [[f.name, f.choices ?? []]] : [])));
+    const checked = checkValues(form.fields, values, { choices: hostChoices });
+    if (!checked.ok) {
+      setFieldErrors(checked.errors);
+      setFormError("Some values need attention. Check the highlighted fields.");
+      focusFirst(checked.errors);
+      return;
+    }
     launch.mutate(
-      { form: form.name, values: draftToValues(form.fields, draft), options: draftToRunOptions(form.launchOptions, runDraft) },
+      { form: form.name, values, options: draftToRunOptions(form.launchOptions, runDraft) },
       {
         onSuccess: ({ id }) => router.push(`/jobs/${id}`),
         onError: (error) => {
           if (error instanceof ApiError && error.status === 422) {
             const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`)]);
-            const errors = Object.fromEntries(Object.entries(error.fields).filter(([name]) => known.has(name)));
-            const unknown = Object.entries(error.fields).filter(([name]) => !known.has(name));
+            const isKnown = (path: string) => known.has(path) || known.has(fieldOf(path));
+            const errors = Object.fromEntries(Object.entries(error.fields).filter(([path]) => isKnown(path)));
+            const unknown = Object.entries(error.fields).filter(([path]) => !isKnown(path));
             setFieldErrors(errors);
             setFormError(
               unknown.length > 0
@@ -52,8 +76,7 @@ export function LaunchForm({ form }: { form: FormDetail }) {
                   ? "Some values need attention. Check the highlighted fields."
                   : error.message,
             );
-            const first = form.fields.find((f) => errors[f.name] !== undefined);
-            if (first) document.getElementById(`field-${first.name}`)?.focus();
+            focusFirst(errors);
           } else {
             setFieldErrors({});
             setFormError(errorMessage(error));
@@ -80,16 +103,20 @@ export function LaunchForm({ form }: { form: FormDetail }) {
         <p className="text-sm text-zinc-500">This form has no fields: launching runs the playbook as is.</p>
       ) : (
         <div className="space-y-5">
-          {form.fields.map((field) => (
-            <FormField
-              key={field.name}
-              field={field}
-              value={draft[field.name] ?? ""}
-              error={fieldErrors[field.name]}
-              disabled={submitting}
-              onChange={(value) => setValue(field.name, value)}
-            />
-          ))}
+          {form.fields
+            .filter((field) => visible.has(field.name))
+            .map((field) => (
+              <FormField
+                key={field.name}
+                form={form.name}
+                field={field}
+                value={draft[field.name] ?? ""}
+                errors={fieldErrors}
+                values={values}
+                disabled={submitting}
+                onChange={(value) => setValue(field.name, value)}
+              />
+            ))}
         </div>
       )}
       <RunOptionsFields

@@ -7,6 +7,7 @@ import type { JobListQuery } from "@/components/api/types";
 export const queryKeys = {
   forms: () => ["forms"] as const,
   form: (name: string) => ["forms", name] as const,
+  fieldChoices: (name: string, field: string, inputs: Record<string, unknown>) => ["forms", name, "choices", field, inputs] as const,
   formTrend: (name: string, last: number) => ["forms", name, "trend", last] as const,
   formIdempotence: (name: string, last: number) => ["forms", name, "idempotence", last] as const,
   jobLists: () => ["jobs", "list"] as const,

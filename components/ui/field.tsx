@@ -132,10 +132,11 @@ export function Field({
       )}
     </label>
   );
+  // A div: help may be Markdown with paragraphs and lists of its own.
   const helpText = showHelp && (
-    <p id={`${id}-help`} className={styles.help}>
+    <div id={`${id}-help`} className={styles.help}>
       {help}
-    </p>
+    </div>
   );
   const errorText = invalid && (
     <p id={`${id}-error`} className={styles.error} data-testid={errorTestId}>

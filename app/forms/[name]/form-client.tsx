@@ -7,6 +7,7 @@ import { FormTrendPanel } from "@/components/forms/form-trend";
 import { LaunchForm } from "@/components/forms/launch-form";
 import { RecentJobs } from "@/components/jobs/recent-jobs";
 import { useForm } from "@/components/hooks/use-form";
+import { Markdown } from "@/components/ui/markdown";
 import { PageHeader } from "@/components/ui/page-header";
 import { Panel } from "@/components/ui/panel";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
@@ -36,7 +37,11 @@ export function FormClient({ name }: { name: string }) {
   const detail = form.data;
   return (
     <>
-      <PageHeader eyebrow={breadcrumb} title={detail.title} description={detail.description} />
+      <PageHeader
+        eyebrow={breadcrumb}
+        title={detail.title}
+        description={detail.description ? <Markdown>{detail.description}</Markdown> : undefined}
+      />
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">
           <Panel title="Launch" bodyClassName="p-5">
