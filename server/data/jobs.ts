@@ -82,7 +82,17 @@ export interface NewJob {
   secretExtravars?: Record<string, unknown>;
   manifest: ManifestEntry[];
   runOptions: RunOptions;
+  /** "run" when not given. */
+  kind?: JobKind;
 }
+
+/**
+ * "run": the playbook runs. "preview": `ansible-playbook --list-tasks --list-tags` (the form
+ * page's Preview), kept out of the job list, progress, trends and comparisons: every query that
+ * serves those filters on RUN_KIND.
+ */
+export type JobKind = "run" | "preview";
+export const RUN_KIND = "run" satisfies JobKind;
 
 /**
  * Stores a new job. Its password extravars are stored only as `seal` turns them into (sealed
@@ -105,6 +115,7 @@ export async function createJob(
     extravars: input.extravars as object,
     manifest: input.manifest as object[],
     runOptions: input.runOptions as object,
+    kind: input.kind ?? RUN_KIND,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };
@@ -158,6 +169,12 @@ export async function replaceJobExtravars(
 export async function getJobView(id: number): Promise<JobView | null> {
   const row = await getDb().job.findUnique({ where: { id }, include: jobInclude });
   return row ? toView(row) : null;
+}
+
+/** The job's kind ("run" or "preview"), or null when there is no such job. */
+export async function getJobKind(id: number): Promise<JobKind | null> {
+  const row = await getDb().job.findUnique({ where: { id }, select: { kind: true } });
+  return row ? (row.kind === "preview" ? "preview" : RUN_KIND) : null;
 }
 
 export async function getJobForDispatch(id: number) {
