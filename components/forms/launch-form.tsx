@@ -4,9 +4,11 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ApiError, errorMessage } from "@/components/api/client";
 import type { FormDetail } from "@/components/api/types";
+import { useStartPreview } from "@/components/hooks/use-form-preview";
 import { useLaunchJob } from "@/components/hooks/use-launch-job";
 import { Button } from "@/components/ui/button";
 import { FormField } from "./form-field";
+import { PreviewPanel, toggleTag } from "./preview-panel";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
 import { draftToValues, initialDraft, type DraftValues } from "./form-values";
 
@@ -23,6 +25,8 @@ export function LaunchForm({ form }: { form: FormDetail }) {
   const [runDraft, setRunDraft] = useState<RunOptionsDraft>(() => initialRunOptions(form.runDefaults));
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const startPreview = useStartPreview(form.name);
+  const [previewId, setPreviewId] = useState<number | null>(null);
 
   const setValue = (name: string, value: string | boolean) => {
     setDraft((current) => ({ ...current, [name]: value }));
@@ -32,34 +36,42 @@ export function LaunchForm({ form }: { form: FormDetail }) {
     }
   };
 
+  // A launch's or a preview's refusal: a 422 marks the fields it names.
+  const showError = (error: Error) => {
+    if (error instanceof ApiError && error.status === 422) {
+      const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`)]);
+      const errors = Object.fromEntries(Object.entries(error.fields).filter(([name]) => known.has(name)));
+      const unknown = Object.entries(error.fields).filter(([name]) => !known.has(name));
+      setFieldErrors(errors);
+      setFormError(
+        unknown.length > 0
+          ? unknown.map(([name, message]) => `${name}: ${message}`).join("; ")
+          : Object.keys(errors).length > 0
+            ? "Some values need attention. Check the highlighted fields."
+            : error.message,
+      );
+      const first = form.fields.find((f) => errors[f.name] !== undefined);
+      if (first) document.getElementById(`field-${first.name}`)?.focus();
+    } else {
+      setFieldErrors({});
+      setFormError(errorMessage(error));
+    }
+  };
+
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setFormError(null);
     launch.mutate(
       { form: form.name, values: draftToValues(form.fields, draft), options: draftToRunOptions(form.launchOptions, runDraft) },
-      {
-        onSuccess: ({ id }) => router.push(`/jobs/${id}`),
-        onError: (error) => {
-          if (error instanceof ApiError && error.status === 422) {
-            const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`)]);
-            const errors = Object.fromEntries(Object.entries(error.fields).filter(([name]) => known.has(name)));
-            const unknown = Object.entries(error.fields).filter(([name]) => !known.has(name));
-            setFieldErrors(errors);
-            setFormError(
-              unknown.length > 0
-                ? unknown.map(([name, message]) => `${name}: ${message}`).join("; ")
-                : Object.keys(errors).length > 0
-                  ? "Some values need attention. Check the highlighted fields."
-                  : error.message,
-            );
-            const first = form.fields.find((f) => errors[f.name] !== undefined);
-            if (first) document.getElementById(`field-${first.name}`)?.focus();
-          } else {
-            setFieldErrors({});
-            setFormError(errorMessage(error));
-          }
-        },
-      },
+      { onSuccess: ({ id }) => router.push(`/jobs/${id}`), onError: showError },
+    );
+  };
+
+  const onPreview = () => {
+    setFormError(null);
+    startPreview.mutate(
+      { values: draftToValues(form.fields, draft), options: draftToRunOptions(form.launchOptions, runDraft) },
+      { onSuccess: ({ id }) => setPreviewId(id), onError: showError },
     );
   };
 
@@ -106,6 +118,9 @@ export function LaunchForm({ form }: { form: FormDetail }) {
         <Button type="submit" variant="primary" disabled={submitting}>
           {submitting ? "Launching…" : "Launch"}
         </Button>
+        <Button disabled={submitting || startPreview.isPending} onClick={onPreview} data-testid="preview-button">
+          {startPreview.isPending ? "Starting preview…" : "Preview"}
+        </Button>
         <Button
           variant="ghost"
           disabled={submitting}
@@ -122,6 +137,15 @@ export function LaunchForm({ form }: { form: FormDetail }) {
           <span className="text-red-600">*</span> required
         </span>
       </div>
+      {previewId !== null && (
+        <PreviewPanel
+          form={form.name}
+          id={previewId}
+          tags={form.launchOptions.includes("tags") ? runDraft.tags : null}
+          onToggleTag={(tag) => setRunDraft((current) => ({ ...current, tags: toggleTag(current.tags, tag) }))}
+          onClose={() => setPreviewId(null)}
+        />
+      )}
     </form>
   );
 }
