@@ -98,6 +98,16 @@ it("lists only what the chosen tags select, with the other run options", async (
   expect(fs.existsSync(marker)).toBe(false);
 });
 
+it("never waits for approval, where a launch of the same form does", async () => {
+  const marker = freshMarker();
+  const plan = await preview("needs-approval", { values: { marker } });
+  expect(plan).toMatchObject({ status: "success", error: null });
+  expect(plan.plays.map((p: { name: string }) => p.name)).toEqual(["Write the marker", "Second play on all hosts"]);
+  const run = await api.launch("needs-approval", { marker });
+  expect((await api.get(`/api/jobs/${run}`)).job.status).toBe("approval");
+  expect(fs.existsSync(marker)).toBe(false);
+});
+
 it("refuses values and options as a launch does, storing nothing", async () => {
   const bad = await api.call("POST", "/api/forms/plan-probe/preview", { json: { values: { marker: "" }, options: { verbosity: 2 } } });
   expect(bad.status).toBe(422);
