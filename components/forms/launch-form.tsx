@@ -4,9 +4,11 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ApiError, errorMessage } from "@/components/api/client";
 import type { FormDetail } from "@/components/api/types";
+import { useStartPreview } from "@/components/hooks/use-form-preview";
 import { useLaunchJob } from "@/components/hooks/use-launch-job";
 import { Button } from "@/components/ui/button";
 import { FormField } from "./form-field";
+import { PreviewPanel, toggleTag } from "./preview-panel";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
 import { draftToValues, initialDraft, visibleFields, type DraftValue, type DraftValues } from "./form-values";
 import { checkValues } from "@/server/form-rules/values";
@@ -29,6 +31,8 @@ export function LaunchForm({ form }: { form: FormDetail }) {
   const [runDraft, setRunDraft] = useState<RunOptionsDraft>(() => initialRunOptions(form.runDefaults));
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
+  const startPreview = useStartPreview(form.name);
+  const [previewId, setPreviewId] = useState<number | null>(null);
 
   const visible = visibleFields(form.fields, draft);
   const values = draftToValues(form.fields, draft);
@@ -47,42 +51,55 @@ export function LaunchForm({ form }: { form: FormDetail }) {
     if (first) document.getElementById(`field-${first.name}`)?.focus();
   };
 
+  // A launch's or a preview's refusal: a 422 marks the fields it names.
+  const showError = (error: Error) => {
+    if (error instanceof ApiError && error.status === 422) {
+      const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`)]);
+      const isKnown = (path: string) => known.has(path) || known.has(fieldOf(path));
+      const errors = Object.fromEntries(Object.entries(error.fields).filter(([path]) => isKnown(path)));
+      const unknown = Object.entries(error.fields).filter(([path]) => !isKnown(path));
+      setFieldErrors(errors);
+      setFormError(
+        unknown.length > 0
+          ? unknown.map(([name, message]) => `${name}: ${message}`).join("; ")
+          : Object.keys(errors).length > 0
+            ? "Some values need attention. Check the highlighted fields."
+            : error.message,
+      );
+      focusFirst(errors);
+    } else {
+      setFieldErrors({});
+      setFormError(errorMessage(error));
+    }
+  };
+
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setFormError(null);
-    const hostChoices = Object.fromEntries(form.fields.flatMap((f) => (f.type === "hosts" ? [[f.name, f.choices ?? []]] : [])));
-    const checked = checkValues(form.fields, values, { choices: hostChoices });
-    if (!checked.ok) {
-      setFieldErrors(checked.errors);
-      setFormError("Some values need attention. Check the highlighted fields.");
-      focusFirst(checked.errors);
-      return;
-    }
+    if (!checkDraft()) return;
     launch.mutate(
       { form: form.name, values, options: draftToRunOptions(form.launchOptions, runDraft) },
-      {
-        onSuccess: ({ id }) => router.push(`/jobs/${id}`),
-        onError: (error) => {
-          if (error instanceof ApiError && error.status === 422) {
-            const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`)]);
-            const isKnown = (path: string) => known.has(path) || known.has(fieldOf(path));
-            const errors = Object.fromEntries(Object.entries(error.fields).filter(([path]) => isKnown(path)));
-            const unknown = Object.entries(error.fields).filter(([path]) => !isKnown(path));
-            setFieldErrors(errors);
-            setFormError(
-              unknown.length > 0
-                ? unknown.map(([name, message]) => `${name}: ${message}`).join("; ")
-                : Object.keys(errors).length > 0
-                  ? "Some values need attention. Check the highlighted fields."
-                  : error.message,
-            );
-            focusFirst(errors);
-          } else {
-            setFieldErrors({});
-            setFormError(errorMessage(error));
-          }
-        },
-      },
+      { onSuccess: ({ id }) => router.push(`/jobs/${id}`), onError: showError },
+    );
+  };
+
+  /** The form's own rules first, as for a launch: a preview of values the API refuses is no use. */
+  const checkDraft = (): boolean => {
+    const hostChoices = Object.fromEntries(form.fields.flatMap((f) => (f.type === "hosts" ? [[f.name, f.choices ?? []]] : [])));
+    const checked = checkValues(form.fields, values, { choices: hostChoices });
+    if (checked.ok) return true;
+    setFieldErrors(checked.errors);
+    setFormError("Some values need attention. Check the highlighted fields.");
+    focusFirst(checked.errors);
+    return false;
+  };
+
+  const onPreview = () => {
+    setFormError(null);
+    if (!checkDraft()) return;
+    startPreview.mutate(
+      { values, options: draftToRunOptions(form.launchOptions, runDraft) },
+      { onSuccess: ({ id }) => setPreviewId(id), onError: showError },
     );
   };
 
@@ -133,6 +150,9 @@ export function LaunchForm({ form }: { form: FormDetail }) {
         <Button type="submit" variant="primary" disabled={submitting}>
           {submitting ? "Launching…" : "Launch"}
         </Button>
+        <Button disabled={submitting || startPreview.isPending} onClick={onPreview} data-testid="preview-button">
+          {startPreview.isPending ? "Starting preview…" : "Preview"}
+        </Button>
         <Button
           variant="ghost"
           disabled={submitting}
@@ -149,6 +169,15 @@ export function LaunchForm({ form }: { form: FormDetail }) {
           <span className="text-red-600">*</span> required
         </span>
       </div>
+      {previewId !== null && (
+        <PreviewPanel
+          form={form.name}
+          id={previewId}
+          tags={form.launchOptions.includes("tags") ? runDraft.tags : null}
+          onToggleTag={(tag) => setRunDraft((current) => ({ ...current, tags: toggleTag(current.tags, tag) }))}
+          onClose={() => setPreviewId(null)}
+        />
+      )}
     </form>
   );
 }

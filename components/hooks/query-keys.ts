@@ -10,6 +10,7 @@ export const queryKeys = {
   fieldChoices: (name: string, field: string, inputs: Record<string, unknown>) => ["forms", name, "choices", field, inputs] as const,
   formTrend: (name: string, last: number) => ["forms", name, "trend", last] as const,
   formIdempotence: (name: string, last: number) => ["forms", name, "idempotence", last] as const,
+  formPreview: (name: string, id: number) => ["forms", name, "preview", id] as const,
   jobLists: () => ["jobs", "list"] as const,
   jobList: (query: JobListQuery) => ["jobs", "list", query] as const,
   job: (id: number) => ["jobs", "detail", id] as const,

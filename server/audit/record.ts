@@ -47,6 +47,7 @@ export const AUDIT_ACTIONS = [
   "credential.use",
   "forms.import",
   "job.launch",
+  "job.preview",
   "job.abort",
   "job.approve",
   "job.reject",

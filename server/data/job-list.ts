@@ -12,11 +12,15 @@
  * unfiltered list and date ranges, and (status | formName | userId | runnerId, createdAt, id)
  * for each filter; combined filters walk the most selective of them. The API's parameters,
  * checked: server/api/job-list-query.ts; the contract: docs/api.md, "Jobs".
+ *
+ * Previews (kind "preview", the form page's Preview) are not in the list: `kind = 'run'` is
+ * checked on the rows each index walk reaches, not part of any index. Previews are a small
+ * share of the jobs, so a page still stops after about `limit` rows of the index it walks.
  */
 import { getDb } from "./db";
 import { scopeWhere, type JobScope } from "./job-scope";
 import type { Prisma } from "./generated/sqlite/client";
-import { jobInclude, toView, type JobStatus, type JobView } from "./jobs";
+import { RUN_KIND, jobInclude, toView, type JobStatus, type JobView } from "./jobs";
 
 /** `-created`: newest first (the default); `created`: oldest first. */
 export const JOB_LIST_SORTS = ["-created", "created"] as const;
@@ -113,7 +117,7 @@ async function filterWhere(filter: JobListFilter): Promise<Prisma.JobWhereInput 
     filter.runner === undefined ? undefined : db.runner.findUnique({ where: { name: filter.runner }, select: { id: true } }),
   ]);
   if (user === null || runner === null) return null;
-  const where: Prisma.JobWhereInput = {};
+  const where: Prisma.JobWhereInput = { kind: RUN_KIND };
   const statuses = filter.statuses ?? [];
   if (statuses.length === 1) where.status = statuses[0];
   else if (statuses.length > 1) where.status = { in: [...statuses] };

@@ -82,7 +82,17 @@ export interface NewJob {
   secretExtravars?: Record<string, unknown>;
   manifest: ManifestEntry[];
   runOptions: RunOptions;
+  /** "run" when not given. */
+  kind?: JobKind;
 }
+
+/**
+ * "run": the playbook runs. "preview": `ansible-playbook --list-tasks --list-tags` (the form
+ * page's Preview), kept out of the job list, progress, trends and comparisons: every query that
+ * serves those filters on RUN_KIND.
+ */
+export type JobKind = "run" | "preview";
+export const RUN_KIND = "run" satisfies JobKind;
 
 /**
  * Stores a new job. Its password extravars are stored only as `seal` turns them into (sealed
@@ -105,6 +115,7 @@ export async function createJob(
     extravars: input.extravars as object,
     manifest: input.manifest as object[],
     runOptions: input.runOptions as object,
+    kind: input.kind ?? RUN_KIND,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };
@@ -158,6 +169,12 @@ export async function replaceJobExtravars(
 export async function getJobView(id: number): Promise<JobView | null> {
   const row = await getDb().job.findUnique({ where: { id }, include: jobInclude });
   return row ? toView(row) : null;
+}
+
+/** The job's kind ("run" or "preview"), or null when there is no such job. */
+export async function getJobKind(id: number): Promise<JobKind | null> {
+  const row = await getDb().job.findUnique({ where: { id }, select: { kind: true } });
+  return row ? (row.kind === "preview" ? "preview" : RUN_KIND) : null;
 }
 
 export async function getJobForDispatch(id: number) {
@@ -290,7 +307,7 @@ export async function listRunningJobsOnInstance(runnerId: string, instanceId: st
   return rows.map((r) => r.id);
 }
 
-/** The latest job of a form, launched before `beforeId`, whose status is one of `statuses`. */
+/** The latest run (not a preview) of a form, launched before `beforeId`, whose status is one of `statuses`. */
 export async function findLatestJobOfFormBefore(
   formName: string,
   beforeId: number,
@@ -298,14 +315,14 @@ export async function findLatestJobOfFormBefore(
   scope: JobScope,
 ): Promise<number | null> {
   const row = await getDb().job.findFirst({
-    where: { AND: [{ formName, id: { lt: beforeId }, status: { in: [...statuses] } }, scopeWhere(scope)] },
+    where: { AND: [{ formName, kind: RUN_KIND, id: { lt: beforeId }, status: { in: [...statuses] } }, scopeWhere(scope)] },
     orderBy: { id: "desc" },
     select: { id: true },
   });
   return row?.id ?? null;
 }
 
-/** The last `limit` jobs of a form whose status is one of `statuses`, newest first. */
+/** The last `limit` runs (not previews) of a form whose status is one of `statuses`, newest first. */
 export async function listLatestJobsOfForm(
   formName: string,
   statuses: readonly JobStatus[],
@@ -313,7 +330,7 @@ export async function listLatestJobsOfForm(
   scope: JobScope,
 ): Promise<{ id: number; status: JobStatus; startedAt: Date | null; finishedAt: Date | null; lastSeq: number }[]> {
   return getDb().job.findMany({
-    where: { AND: [{ formName, status: { in: [...statuses] } }, scopeWhere(scope)] },
+    where: { AND: [{ formName, kind: RUN_KIND, status: { in: [...statuses] } }, scopeWhere(scope)] },
     orderBy: { id: "desc" },
     take: limit,
     select: { id: true, status: true, startedAt: true, finishedAt: true, lastSeq: true },
@@ -321,7 +338,7 @@ export async function listLatestJobsOfForm(
 }
 
 /**
- * The last `limit` successful jobs of a form before job `beforeId`, newest first, with the seq
+ * The last `limit` successful runs (not previews) of a form before job `beforeId`, newest first, with the seq
  * of their last stored item (a late item changes it, so what was derived from them is stale).
  */
 export async function listSuccessfulRunsOfFormBefore(
@@ -330,20 +347,24 @@ export async function listSuccessfulRunsOfFormBefore(
   limit: number,
 ): Promise<{ id: number; lastSeq: number }[]> {
   return getDb().job.findMany({
-    where: { formName, id: { lt: beforeId }, status: "success" },
+    where: { formName, kind: RUN_KIND, id: { lt: beforeId }, status: "success" },
     orderBy: { id: "desc" },
     take: limit,
     select: { id: true, lastSeq: true },
   });
 }
 
-/** Status, form and last stored seq of jobs (those that exist), for the job list's progress. */
+/**
+ * Status, form and last stored seq of jobs (those that exist), for the progress of a job or of
+ * the job list's rows (`runsOnly`: previews left out, as the list leaves them out).
+ */
 export async function listJobProgressStates(
   ids: readonly number[],
   scope: JobScope,
+  runsOnly: boolean,
 ): Promise<{ id: number; formName: string; status: JobStatus; lastSeq: number; startedAt: Date | null; finishedAt: Date | null }[]> {
   return getDb().job.findMany({
-    where: { AND: [{ id: { in: [...ids] } }, scopeWhere(scope)] },
+    where: { AND: [{ id: { in: [...ids] }, ...(runsOnly ? { kind: RUN_KIND } : {}) }, scopeWhere(scope)] },
     select: { id: true, formName: true, status: true, lastSeq: true, startedAt: true, finishedAt: true },
   });
 }

@@ -4,7 +4,7 @@
  */
 import { DomainError } from "../errors";
 import type { JobScope } from "../data/job-scope";
-import { findLatestJobOfFormBefore, listLatestJobsOfForm } from "../data/jobs";
+import { findLatestJobOfFormBefore, getJobKind, listLatestJobsOfForm } from "../data/jobs";
 import { compareRecaps, isComplete, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
 import { cachedJobRecap } from "./recap-cache";
 import { requireJob } from "./access";
@@ -24,9 +24,11 @@ const PREVIOUS_RUN_LOOKBACK = 20;
  * (success or failed) whose recap reached its PLAY RECAP. A job failed because it was killed
  * (timeout, cancel, lost RTE) has an `incomplete` recap: it did not run every task, so it is
  * skipped, as it could say nothing about idempotence. Only runs the reader may see (`scope`) count.
+ * A preview ran nothing: it has no previous run to be compared with, and is never one.
  */
 export async function previousRunOf(jobId: number, scope: JobScope): Promise<number | null> {
   const job = await requireJob(jobId);
+  if ((await getJobKind(jobId)) === "preview") return null;
   let before = jobId;
   for (let i = 0; i < PREVIOUS_RUN_LOOKBACK; i++) {
     const candidate = await findLatestJobOfFormBefore(job.form, before, ["success", "failed"], scope);

@@ -30,6 +30,7 @@ import { findRunnerLoad, listInstancesSilentSince } from "../data/runners";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import {
   CONTRACT_VERSION,
+  PREVIEW_CONTRACT_VERSION,
   RteEvents,
   claimAnswerSchema,
   jobOptionsSchema,
@@ -233,8 +234,12 @@ export class Dispatcher {
     holding(secrets);
     // Chosen at launch, among the options the form allowed then (checked by launchJob).
     const chosen = runOptionsSchema.parse(job.runOptions ?? {});
+    // A preview is a v2 dispatch: a runner that does not know previews refuses it (contract
+    // version) instead of dropping the unknown field and running the playbook for real.
+    const preview = job.kind === "preview";
     const message: JobDispatch = {
-      v: CONTRACT_VERSION,
+      v: preview ? PREVIEW_CONTRACT_VERSION : CONTRACT_VERSION,
+      ...(preview ? { preview: true } : {}),
       jobId: job.id,
       playbook: form.playbook,
       inventories: form.inventories,

@@ -12,6 +12,7 @@ import { findUserByUsername } from "../data/users";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
+import type { JobKind } from "../data/jobs";
 import type { JobLifecycle } from "./lifecycle";
 
 /**
@@ -25,9 +26,38 @@ export async function launchJob(
   input: Record<string, unknown>,
   optionsInput?: unknown,
 ): Promise<number> {
-  const audit = { actor: user.username, action: "job.launch", target: `form:${formName}`, details: { form: formName } } as const;
+  return startJob("run", jobs, user, formName, input, optionsInput);
+}
+
+/**
+ * A preview (the form page's Preview): a job of kind "preview", which the runner answers with
+ * `ansible-playbook --list-tasks --list-tags` for these values and options instead of a run.
+ * Validated and allowed exactly as a launch; it never waits for approval, since it changes
+ * nothing. Audited as `job.preview`, plus `credential.use` (the runner gets the credentials: a
+ * vaulted vars file is read to list the tasks).
+ */
+export async function previewJob(
+  jobs: JobLifecycle,
+  user: Viewer,
+  formName: string,
+  input: Record<string, unknown>,
+  optionsInput?: unknown,
+): Promise<number> {
+  return startJob("preview", jobs, user, formName, input, optionsInput);
+}
+
+async function startJob(
+  kind: JobKind,
+  jobs: JobLifecycle,
+  user: Viewer,
+  formName: string,
+  input: Record<string, unknown>,
+  optionsInput?: unknown,
+): Promise<number> {
+  const action = kind === "preview" ? "job.preview" : "job.launch";
+  const audit = { actor: user.username, action, target: `form:${formName}`, details: { form: formName } } as const;
   const launched = await audited({ ...audit, targetOf: (r) => `job:${r.id}`, detailsOf: (r) => ({ runner: r.runner }) }, () =>
-    createJob(jobs, user, formName, input, optionsInput),
+    createJob(kind, jobs, user, formName, input, optionsInput),
   );
   for (const credential of launched.credentials) {
     const details = { job: launched.id, form: formName };
@@ -37,6 +67,7 @@ export async function launchJob(
 }
 
 async function createJob(
+  kind: JobKind,
   jobs: JobLifecycle,
   user: Viewer,
   formName: string,
@@ -81,8 +112,9 @@ async function createJob(
       secretExtravars: hidden,
       manifest: buildManifest(form.sourceDir),
       runOptions: options.options,
+      kind,
     },
-    form.definition.requiresApproval,
+    kind === "run" && form.definition.requiresApproval,
   );
   return { id, runner: runner.name, credentials: form.definition.credentials };
 }

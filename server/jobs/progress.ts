@@ -152,17 +152,17 @@ async function progressFrom(job: ProgressState, now: number): Promise<JobProgres
 
 /** The progress of one job (the caller checked the reader may see it); 404 when there is none. */
 export async function progressOfJob(jobId: number): Promise<JobProgress> {
-  const [job] = await listJobProgressStates([jobId], ALL_JOBS);
+  const [job] = await listJobProgressStates([jobId], ALL_JOBS, false);
   if (!job) throw new DomainError("not_found", `no job ${jobId}`);
   return progressFrom(job, Date.now());
 }
 
 /**
  * The progress of each of these jobs that exists and the reader may see (`scope`), in the order
- * asked (the job list's running rows).
+ * asked (the job list's running rows). Previews are left out, as the list leaves them out.
  */
 export async function progressOfJobs(jobIds: readonly number[], scope: JobScope): Promise<JobProgress[]> {
-  const jobs = new Map((await listJobProgressStates(jobIds, scope)).map((j) => [j.id, j]));
+  const jobs = new Map((await listJobProgressStates(jobIds, scope, true)).map((j) => [j.id, j]));
   const now = Date.now();
   const out: JobProgress[] = [];
   for (const id of new Set(jobIds)) {

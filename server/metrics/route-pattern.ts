@@ -41,6 +41,8 @@ export const APP_ROUTES: readonly string[] = [
   "/api/forms",
   "/api/forms/[name]",
   "/api/forms/[name]/idempotence",
+  "/api/forms/[name]/preview",
+  "/api/forms/[name]/preview/[id]",
   "/api/forms/[name]/trend",
   "/api/forms/import",
   "/api/jobs",

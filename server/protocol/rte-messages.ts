@@ -9,8 +9,15 @@
 import { z } from "zod";
 
 export const CONTRACT_VERSION = 1;
+/**
+ * The version of a preview's `job:dispatch` (`preview: true`); every other message, and every
+ * other dispatch, stays v1. A preview must never run the playbook for real: an RTE built before
+ * previews would drop the unknown `preview` field and run it, so a preview is sent as v2, which
+ * such an RTE refuses (claim answer `version`, the job fails saying so) instead of running it.
+ */
+export const PREVIEW_CONTRACT_VERSION = 2;
 /** The contract versions an RTE of this build speaks (it refuses a job of any other, naming these). */
-export const SUPPORTED_CONTRACT_VERSIONS: readonly number[] = [CONTRACT_VERSION];
+export const SUPPORTED_CONTRACT_VERSIONS: readonly number[] = [CONTRACT_VERSION, PREVIEW_CONTRACT_VERSION];
 export const RTE_NAMESPACE = "/rte";
 /** Inbound mode: the socket.io path an RTE listens on (namespace RTE_NAMESPACE, as outbound). */
 export const INBOUND_SOCKET_PATH = "/rte/v1/socket";
@@ -75,20 +82,30 @@ export const jobOptionsSchema = z.object({
 export type JobOptions = z.infer<typeof jobOptionsSchema>;
 
 /** app -> RTE `job:dispatch` (acknowledged with a ClaimAnswer). */
-export const jobDispatchSchema = z.object({
-  v: z.literal(CONTRACT_VERSION),
-  jobId: z.number().int().positive(),
-  playbook: z.string().min(1),
-  inventories: z.array(z.string()),
-  manifest: z.array(manifestEntrySchema),
-  /** Form values as extravars: written to extravars_<id>.json and passed with -e @file. */
-  extravars: z.record(z.string(), z.unknown()),
-  options: jobOptionsSchema,
-  /** AES-256-GCM sealed credentials bundle (see security/seal.ts), base64. */
-  sealed: z.string(),
-  /** The form's folder as the app sees it: read directly by RTEs with RTE_FILES=local. */
-  sourceDir: z.string().optional(),
-});
+export const jobDispatchSchema = z
+  .object({
+    /** CONTRACT_VERSION, or PREVIEW_CONTRACT_VERSION for a preview (and only for one). */
+    v: z.union([z.literal(CONTRACT_VERSION), z.literal(PREVIEW_CONTRACT_VERSION)]),
+    jobId: z.number().int().positive(),
+    playbook: z.string().min(1),
+    inventories: z.array(z.string()),
+    manifest: z.array(manifestEntrySchema),
+    /** Form values as extravars: written to extravars_<id>.json and passed with -e @file. */
+    extravars: z.record(z.string(), z.unknown()),
+    options: jobOptionsSchema,
+    /** AES-256-GCM sealed credentials bundle (see security/seal.ts), base64. */
+    sealed: z.string(),
+    /** The form's folder as the app sees it: read directly by RTEs with RTE_FILES=local. */
+    sourceDir: z.string().optional(),
+    /**
+     * A preview: `ansible-playbook --list-tasks --list-tags` with the same inventories,
+     * extravars and options instead of a run. Only in a v2 dispatch (PREVIEW_CONTRACT_VERSION).
+     */
+    preview: z.boolean().optional(),
+  })
+  .refine((job) => (job.v === PREVIEW_CONTRACT_VERSION) === (job.preview === true), {
+    message: `a preview is dispatched as contract v${PREVIEW_CONTRACT_VERSION}, and only a preview`,
+  });
 export type JobDispatch = z.infer<typeof jobDispatchSchema>;
 
 export const claimAnswerSchema = z.discriminatedUnion("claimed", [

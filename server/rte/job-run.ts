@@ -176,6 +176,7 @@ export class JobRun {
         hiddenExtravarsFile: paths.hidden,
         options: this.job.options,
         vaultPasswordScript: this.secrets.vaultPassword !== null ? vaultPasswordScript() : null,
+        preview: this.job.preview === true,
       });
       batcher.start();
       // As another user: a home and ansible's temp files of its own, in its folder (the user's

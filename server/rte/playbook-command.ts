@@ -12,6 +12,12 @@ export interface CommandInput {
   options: JobOptions;
   /** The vault password script (ansible/vault-password-stdin.sh) when the job has a vault password. */
   vaultPasswordScript: string | null;
+  /**
+   * A preview (job:dispatch `preview`): list the plays, tasks and tags the same options select
+   * (`--list-tasks --list-tags`) instead of running anything. Ansible still reads the
+   * inventories and extravars (host patterns, `when`-free task lists, vaulted vars files).
+   */
+  preview?: boolean;
 }
 
 export function playbookArgs(input: CommandInput): string[] {
@@ -28,6 +34,7 @@ export function playbookArgs(input: CommandInput): string[] {
   // The vault password arrives on stdin, read by the script: never in a file on disk, never in
   // argv (ps shows argv). Not /dev/stdin: see the script for why that fails under Node.
   if (input.vaultPasswordScript) args.push("--vault-password-file", input.vaultPasswordScript);
+  if (input.preview) args.push("--list-tasks", "--list-tags");
   args.push(input.playbook);
   return args;
 }

@@ -49,7 +49,7 @@ const tokens = {} as Record<Role, string | null>;
 const passwords: Record<string, string> = {};
 let admin: ApiClient;
 /** Finished jobs of `secured` launched by the launcher; jobs of `secured-approval` waiting; a job of `open`. */
-const jobs = { finished: 0, finished2: 0, waiting: 0, waiting2: 0, open: 0 };
+const jobs = { finished: 0, finished2: 0, waiting: 0, waiting2: 0, open: 0, preview: 0 };
 
 const rows: Row[] = [
   // The job routes, on a finished job of the secured form.
@@ -104,6 +104,20 @@ const rows: Row[] = [
   { route: "/api/forms/[name]/trend", method: "GET", url: () => "/api/forms/secured/trend", expect: SECURED_READERS },
   { route: "/api/forms/[name]/idempotence", method: "GET", url: () => "/api/forms/secured/idempotence", expect: SECURED_READERS },
   { route: "/api/forms/import", method: "POST", url: () => "/api/forms/import", expect: ADMIN_ONLY },
+  // A preview: allowed as a launch; read as its job (the launcher's preview of the secured form).
+  {
+    route: "/api/forms/[name]/preview",
+    method: "POST",
+    url: () => "/api/forms/secured/preview",
+    body: { values: {} },
+    expect: by(401, 404, 201, 404, 404, 201),
+  },
+  {
+    route: "/api/forms/[name]/preview/[id]",
+    method: "GET",
+    url: () => `/api/forms/secured/preview/${jobs.preview}`,
+    expect: SECURED_READERS,
+  },
   // Admin pages' APIs.
   ...["/api/users", "/api/runners", "/api/credentials", "/api/audit", "/api/audit/export", "/api/groups"].map((url): Row => ({
     route: url,
@@ -230,6 +244,9 @@ beforeAll(async () => {
   jobs.open = await launcher.launch("open");
   jobs.waiting = await launcher.launch("secured-approval");
   jobs.waiting2 = await launcher.launch("secured-approval");
+  const preview = await launcher.call("POST", "/api/forms/secured/preview", { json: { values: {} } });
+  expect(preview.status).toBe(201);
+  jobs.preview = preview.json.id;
   for (const id of [jobs.finished, jobs.finished2, jobs.open]) expect((await launcher.waitForEnd(id)).status).toBe("success");
 }, 240_000);
 

@@ -730,12 +730,12 @@ describe("RTE resilience", () => {
     );
 
     change = (dispatch) => {
-      dispatch.v = 2;
+      dispatch.v = 3;
     };
     const mismatch = await waitForEnd(await launchGate("refused-version"), 30_000);
     expect(mismatch.status).toBe("failed");
     // The refusal names the job's version and every version the runner speaks.
-    expect(mismatch.statusReason).toBe("runner resilience refused the job: the job is of contract v2; this runner speaks contract v1");
+    expect(mismatch.statusReason).toBe("runner resilience refused the job: the job is of contract v3; this runner speaks contract v1, v2");
 
     // Nothing ran: no claim, no item stored, two refusals counted.
     expect(rte.output()).not.toMatch(/claimed/);

@@ -26,6 +26,26 @@ describe("playbookArgs", () => {
     ]);
   });
 
+  it("lists tasks and tags instead of running for a preview, with the same options", () => {
+    const options = jobOptionsSchema.parse({ tags: ["web"], limit: "db", check: true });
+    expect(playbookArgs({ ...base, options, inventories: ["hosts.ini"], preview: true })).toEqual([
+      "-i",
+      "hosts.ini",
+      "-e",
+      "@/work/extravars/extravars_12.json",
+      "-e",
+      "@/work/extravars/.extravars_12_hidden.json",
+      "--tags",
+      "web",
+      "--limit",
+      "db",
+      "--check",
+      "--list-tasks",
+      "--list-tags",
+      "site.yml",
+    ]);
+  });
+
   it("builds the exact argv for every option", () => {
     expect(
       playbookArgs({

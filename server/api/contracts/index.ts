@@ -8,6 +8,7 @@ import * as groups from "./groups";
 import * as health from "./health";
 import * as jobs from "./jobs";
 import * as oidc from "./oidc";
+import * as preview from "./preview";
 import * as recap from "./recap";
 import * as runners from "./runners";
 import * as tokens from "./tokens";
@@ -25,6 +26,7 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   oidc,
   forms,
   jobs,
+  preview,
   runners,
   credentials,
   recap,
