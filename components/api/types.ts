@@ -31,6 +31,8 @@ export interface User {
 export interface JobPermissions {
   approve: boolean;
   abort: boolean;
+  /** Run it again: its form exists and the user may launch it. */
+  relaunch: boolean;
 }
 
 export type FieldType = "text" | "textarea" | "number" | "checkbox" | "select" | "password";

@@ -25,6 +25,8 @@ export interface JobView {
   finishedAt: string | null;
   lastSeq: number;
   lines: number;
+  /** The job this one repeats (Run again), if any. */
+  relaunchOf: number | null;
 }
 
 /** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
@@ -45,6 +47,7 @@ type JobRow = {
   finishedAt: Date | null;
   lastSeq: number;
   lines: number;
+  relaunchOfId: number | null;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -67,6 +70,7 @@ export function toView(row: JobRow): JobView {
     finishedAt: row.finishedAt?.toISOString() ?? null,
     lastSeq: row.lastSeq,
     lines: row.lines,
+    relaunchOf: row.relaunchOfId,
   };
 }
 
@@ -82,6 +86,8 @@ export interface NewJob {
   secretExtravars?: Record<string, unknown>;
   manifest: ManifestEntry[];
   runOptions: RunOptions;
+  /** The job this one repeats (Run again). */
+  relaunchOfId?: number | null;
 }
 
 /**
@@ -105,6 +111,7 @@ export async function createJob(
     extravars: input.extravars as object,
     manifest: input.manifest as object[],
     runOptions: input.runOptions as object,
+    relaunchOfId: input.relaunchOfId ?? null,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };
@@ -158,6 +165,11 @@ export async function replaceJobExtravars(
 export async function getJobView(id: number): Promise<JobView | null> {
   const row = await getDb().job.findUnique({ where: { id }, include: jobInclude });
   return row ? toView(row) : null;
+}
+
+/** A job's kind ("run" or "preview"), or null when there is no such job. */
+export async function getJobKind(id: number): Promise<string | null> {
+  return (await getDb().job.findUnique({ where: { id }, select: { kind: true } }))?.kind ?? null;
 }
 
 export async function getJobForDispatch(id: number) {

@@ -13,9 +13,14 @@ import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
 import type { JobLifecycle } from "./lifecycle";
 
+/** Where a launch comes from, when not from a blank form: the job it repeats (Run again). */
+export interface LaunchOrigin {
+  relaunchOf?: number;
+}
+
 /**
- * Recorded in the audit trail: `job.launch` (target job:ID, or form:NAME when refused) and one
- * `credential.use` per credential the form names (never a value).
+ * Recorded in the audit trail: `job.launch` (target job:ID, or form:NAME when refused; with
+ * `relaunchOf` for a Run again) and one `credential.use` per credential the form names (never a value).
  */
 export async function launchJob(
   jobs: JobLifecycle,
@@ -23,10 +28,12 @@ export async function launchJob(
   formName: string,
   input: Record<string, unknown>,
   optionsInput?: unknown,
+  origin: LaunchOrigin = {},
 ): Promise<number> {
-  const audit = { actor: user.username, action: "job.launch", target: `form:${formName}`, details: { form: formName } } as const;
+  const details = origin.relaunchOf === undefined ? { form: formName } : { form: formName, relaunchOf: origin.relaunchOf };
+  const audit = { actor: user.username, action: "job.launch", target: `form:${formName}`, details } as const;
   const launched = await audited({ ...audit, targetOf: (r) => `job:${r.id}`, detailsOf: (r) => ({ runner: r.runner }) }, () =>
-    createJob(jobs, user, formName, input, optionsInput),
+    createJob(jobs, user, formName, input, optionsInput, origin),
   );
   for (const credential of launched.credentials) {
     const details = { job: launched.id, form: formName };
@@ -40,7 +47,8 @@ async function createJob(
   user: Viewer,
   formName: string,
   input: Record<string, unknown>,
-  optionsInput?: unknown,
+  optionsInput: unknown,
+  origin: LaunchOrigin,
 ): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
@@ -77,6 +85,7 @@ async function createJob(
       secretExtravars: hidden,
       manifest: buildManifest(form.sourceDir),
       runOptions: options.options,
+      relaunchOfId: origin.relaunchOf ?? null,
     },
     form.definition.requiresApproval,
   );
