@@ -6,6 +6,7 @@ import { ApiError, errorMessage } from "@/components/api/client";
 import type { FormDetail } from "@/components/api/types";
 import { useLaunchJob } from "@/components/hooks/use-launch-job";
 import { Button } from "@/components/ui/button";
+import { relaunchValues } from "./draft-from-job";
 import { FormField } from "./form-field";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
 import { draftToValues, initialDraft, type DraftValues } from "./form-values";
@@ -16,11 +17,21 @@ import { draftToValues, initialDraft, type DraftValues } from "./form-values";
  * constraint validation is off (noValidate) so that the server's message is the one shown,
  * in the same place, for every rule.
  */
-export function LaunchForm({ form }: { form: FormDetail }) {
+export function LaunchForm({
+  form,
+  initial,
+  relaunchOf,
+}: {
+  form: FormDetail;
+  /** The draft to start from (Run again: components/forms/draft-from-job.ts); Reset returns to it. */
+  initial?: { draft: DraftValues; runDraft: RunOptionsDraft };
+  /** Run again: the job launched from here repeats job `relaunchOf` (POST /api/jobs/ID/relaunch). */
+  relaunchOf?: number;
+}) {
   const router = useRouter();
   const launch = useLaunchJob();
-  const [draft, setDraft] = useState<DraftValues>(() => initialDraft(form.fields));
-  const [runDraft, setRunDraft] = useState<RunOptionsDraft>(() => initialRunOptions(form.runDefaults));
+  const [draft, setDraft] = useState<DraftValues>(() => initial?.draft ?? initialDraft(form.fields));
+  const [runDraft, setRunDraft] = useState<RunOptionsDraft>(() => initial?.runDraft ?? initialRunOptions(form.runDefaults));
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
 
@@ -35,8 +46,14 @@ export function LaunchForm({ form }: { form: FormDetail }) {
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setFormError(null);
+    const values = draftToValues(form.fields, draft);
     launch.mutate(
-      { form: form.name, values: draftToValues(form.fields, draft), options: draftToRunOptions(form.launchOptions, runDraft) },
+      {
+        form: form.name,
+        values: relaunchOf === undefined ? values : relaunchValues(form.fields, values),
+        options: draftToRunOptions(form.launchOptions, runDraft),
+        relaunchOf,
+      },
       {
         onSuccess: ({ id }) => router.push(`/jobs/${id}`),
         onError: (error) => {
@@ -106,21 +123,26 @@ export function LaunchForm({ form }: { form: FormDetail }) {
         <Button type="submit" variant="primary" disabled={submitting}>
           {submitting ? "Launching…" : "Launch"}
         </Button>
-        <Button
-          variant="ghost"
-          disabled={submitting}
-          onClick={() => {
-            setDraft(initialDraft(form.fields));
-            setRunDraft(initialRunOptions(form.runDefaults));
-            setFieldErrors({});
-            setFormError(null);
-          }}
-        >
-          Reset
-        </Button>
-        <span className="ml-auto text-xs text-zinc-500">
-          <span className="text-red-600">*</span> required
-        </span>
+        {/* Nothing to reset or mark on a form without fields or run options. */}
+        {(form.fields.length > 0 || form.launchOptions.length > 0) && (
+          <Button
+            variant="ghost"
+            disabled={submitting}
+            onClick={() => {
+              setDraft(initial?.draft ?? initialDraft(form.fields));
+              setRunDraft(initial?.runDraft ?? initialRunOptions(form.runDefaults));
+              setFieldErrors({});
+              setFormError(null);
+            }}
+          >
+            Reset
+          </Button>
+        )}
+        {form.fields.some((field) => field.required) && (
+          <span className="ml-auto text-xs text-zinc-500" data-testid="required-legend">
+            <span className="text-red-600">*</span> required
+          </span>
+        )}
       </div>
     </form>
   );

@@ -9,8 +9,9 @@ import { queryKeys } from "./query-keys";
  */
 const LIVE_JOB_POLL_MS = 5000;
 
-export function useJob(id: number) {
+export function useJob(id: number, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: queryKeys.job(id),
     queryFn: async ({ signal }) => (await apiFetch<{ job: Job }>(`/api/jobs/${id}`, { signal })).job,
     refetchInterval: (query) => {

@@ -5,14 +5,22 @@ import { queryKeys } from "./query-keys";
 
 export interface LaunchRequest {
   form: string;
-  values: Record<string, FormValue>;
+  values: Record<string, FormValue | null>;
   options?: RunOptions;
+  /** Run again: POST /api/jobs/ID/relaunch, so the new job links back to job ID. */
+  relaunchOf?: number;
 }
 
 export function useLaunchJob() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (request: LaunchRequest) => apiFetch<{ id: number }>("/api/jobs", { method: "POST", body: request }),
+    mutationFn: ({ relaunchOf, ...request }: LaunchRequest) =>
+      relaunchOf === undefined
+        ? apiFetch<{ id: number }>("/api/jobs", { method: "POST", body: request })
+        : apiFetch<{ id: number }>(`/api/jobs/${relaunchOf}/relaunch`, {
+            method: "POST",
+            body: { values: request.values, options: request.options },
+          }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.jobLists() }),
   });
 }
