@@ -16,7 +16,7 @@ import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 export function FormClient({ name, from }: { name: string; from?: number }) {
   const form = useForm(name);
   // Disabled without `from` (the query never runs); with it, the form waits for the job.
-  const source = useJob(from ?? 0, from !== undefined);
+  const source = useJob(from ?? 0, { enabled: from !== undefined });
   const breadcrumb = (
     <Link href="/" className="hover:text-zinc-900">
       Forms
