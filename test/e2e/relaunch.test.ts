@@ -92,7 +92,9 @@ describe("first use", () => {
     const response = await fetch(`${app.url}/favicon.ico`);
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toMatch(/image\//);
+    // Next streams a page's metadata after its content (React moves the links into the head).
     const page = await signedIn();
+    await page.locator('link[rel="icon"]').first().waitFor({ state: "attached" });
     expect(await page.locator('head link[rel="icon"]').count()).toBeGreaterThan(0);
   });
 
