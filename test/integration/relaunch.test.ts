@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
-import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { adminToken, dbExecute, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
 let api: ApiClient;
@@ -98,4 +98,14 @@ it("answers 404 to someone who cannot read the job, and for no such job", async 
   expect(refused.status).toBe(404);
   expect(refused.json.error.message).toBe(`no job ${id}`);
   expect((await api.call("POST", "/api/jobs/999999/relaunch", { json: {} })).status).toBe(404);
+});
+
+it("refuses to run a preview again (409)", async () => {
+  const id = await api.launch("secret-echo", { api_key: "s3cret-preview" });
+  await api.waitForEnd(id);
+  // Previews are made by the form page's Preview; marked here by hand.
+  await dbExecute(app, `UPDATE "Job" SET "kind" = 'preview' WHERE "id" = $1`, [id]);
+  const refused = await api.call("POST", `/api/jobs/${id}/relaunch`, { json: { values: { api_key: "x" } } });
+  expect(refused.status).toBe(409);
+  expect(refused.json.error.message).toMatch(/preview/);
 });
