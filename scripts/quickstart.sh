@@ -15,8 +15,17 @@ if ! command -v ansible-playbook >/dev/null 2>&1; then
 fi
 ensure_node_modules
 if [ ! -f dist/server.js ] || [ ! -f .next/BUILD_ID ] || [ -n "$(find app components server next.config.js package-lock.json -newer dist/server.js -type f -print -quit 2>/dev/null)" ]; then
-  echo "playform: building (next build + server bundle)"
-  npm run --silent build
+  # The build's own output (Next's route table, bundler notes) is for developers: kept in a file,
+  # shown only when the build fails.
+  build_log="$(mktemp "${TMPDIR:-/tmp}/playform-build.XXXXXX")"
+  echo "playform: building (next build + server bundle, a minute or two)"
+  if ! npm run --silent build >"$build_log" 2>&1; then
+    cat "$build_log" >&2
+    echo "playform: the build failed (its output is above, and in $build_log)" >&2
+    exit 1
+  fi
+  rm -f "$build_log"
+  echo "playform: built"
 fi
 if [ "$(id -u)" -ne 0 ]; then
   # Only root can run playbooks as another user; the local runner says so again at its start.

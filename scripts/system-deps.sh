@@ -37,10 +37,11 @@ ensure_node_modules() {
 }
 
 ensure_node_version() {
-  local major
-  major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-  if [ "$major" -lt 20 ]; then
-    echo "playform: Node.js 20 or newer is required (found: $(node --version 2>/dev/null || echo none))" >&2
+  # The versions Prisma 7 supports (package.json "engines"): 20.19+, 22.12+, 24 and later.
+  local supported
+  supported=$(node -p 'const [a, b] = process.versions.node.split(".").map(Number); (a === 20 && b >= 19) || (a === 22 && b >= 12) || a >= 24' 2>/dev/null || echo false)
+  if [ "$supported" != "true" ]; then
+    echo "playform: Node.js 20.19+, 22.12+ or 24+ is required (found: $(node --version 2>/dev/null || echo none))" >&2
     exit 1
   fi
 }

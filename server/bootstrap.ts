@@ -24,18 +24,25 @@ import { loggerFor } from "./logging/logger";
 
 const log = loggerFor({ component: "forms" });
 
-export async function ensureAdmin(config: AppConfig, log: (line: string) => void): Promise<void> {
+/**
+ * Creates the `admin` account on the first start (password from PLAYFORM_ADMIN_PASSWORD, else
+ * generated and printed once). Returns how to sign in as admin, for the start's last lines.
+ */
+export async function ensureAdmin(config: AppConfig, log: (line: string) => void): Promise<string> {
+  const fromVariable = "sign in as admin with the password in PLAYFORM_ADMIN_PASSWORD";
   const existing = await findUserByUsername("admin");
   if (existing) {
     // The variable is the source of truth when set: changing it and restarting resets the password.
     if (config.PLAYFORM_ADMIN_PASSWORD) await setPassword("admin", config.PLAYFORM_ADMIN_PASSWORD);
-    return;
+    return config.PLAYFORM_ADMIN_PASSWORD
+      ? fromVariable
+      : "sign in as admin with the password printed at the first start (lost? set PLAYFORM_ADMIN_PASSWORD and restart to reset it)";
   }
   const password = config.PLAYFORM_ADMIN_PASSWORD ?? randomBytes(12).toString("base64url");
   if (!(await createUserUnlessTaken("admin", password, "admin"))) {
     // Created by another node in the meantime (only possible outside the start-up lock).
     if (config.PLAYFORM_ADMIN_PASSWORD) await setPassword("admin", config.PLAYFORM_ADMIN_PASSWORD);
-    return;
+    return config.PLAYFORM_ADMIN_PASSWORD ? fromVariable : "sign in as admin with the password the node that created it printed";
   }
   if (config.PLAYFORM_ADMIN_PASSWORD) log("created the admin account 'admin' (password from PLAYFORM_ADMIN_PASSWORD)");
   else {
@@ -43,6 +50,7 @@ export async function ensureAdmin(config: AppConfig, log: (line: string) => void
     log(`    ${password}`);
   }
   if ((await countUsers()) === 0) throw new Error("admin account was not created");
+  return config.PLAYFORM_ADMIN_PASSWORD ? fromVariable : "sign in as admin with the generated password printed above";
 }
 
 /**
@@ -114,33 +122,39 @@ export interface LocalRunnerGrant {
 
 /**
  * Everything an app node writes at start, under the start-up lock (one node at a time on
- * PostgreSQL). Returns the local RTE's token and instance id when the node starts one.
+ * PostgreSQL). Returns how to sign in as admin (ensureAdmin), and the local RTE's token and
+ * instance id when the node starts one.
  */
 export async function startUp(
   config: AppConfig,
   log: (line: string) => void,
   keptLocalToken: string | null = null,
-): Promise<LocalRunnerGrant | null> {
+): Promise<{ signIn: string; localRunner: LocalRunnerGrant | null }> {
   return withStartupLock(config.DATABASE_URL, async () => {
-    await ensureAdmin(config, log);
-    await importForms(config, log);
-    await ensureDemoVaultCredential(log);
-    const sealed = await sealLegacyPasswordValues();
-    if (sealed > 0) log(`removed plain password values from ${sealed} job(s) launched before they were kept encrypted`);
-    if (!config.PLAYFORM_LOCAL_RTE) return null;
-    const name = config.PLAYFORM_LOCAL_RTE_NAME;
-    const singleNode = providerFromUrl(config.DATABASE_URL) === "sqlite";
-    // Long enough for a reservation to outlive the rest of a slow start (Next.js prepares
-    // before the local RTE starts); a crashed node's id is free again after it.
-    const aliveSince = new Date(Date.now() - Math.max(config.RTE_HEARTBEAT_TIMEOUT_SECONDS, LOCAL_INSTANCE_RESERVATION_SECONDS) * 1000);
-    const { token, seed } = await localRunnerToken(name, singleNode, aliveSince, keptLocalToken);
-    const runner = await provisionLocalRunner(name, config.PLAYFORM_LOCAL_RTE_CAPACITY, token, seed);
-    // One app node on SQLite: its local RTE is always local-0, also after a crash.
-    const instanceId = singleNode
-      ? "local-0"
-      : await reserveLocalInstance(runner.id, config.PLAYFORM_NODE_ID, config.PLAYFORM_LOCAL_RTE_CAPACITY, aliveSince);
-    return { token, tokenReused: token === keptLocalToken, instanceId };
+    const signIn = await ensureAdmin(config, log);
+    return { signIn, localRunner: await provision(config, log, keptLocalToken) };
   });
+}
+
+/** The rest of a start, after the admin account: forms, the demo credential, old jobs' values, the local runner. */
+async function provision(config: AppConfig, log: (line: string) => void, keptLocalToken: string | null): Promise<LocalRunnerGrant | null> {
+  await importForms(config, log);
+  await ensureDemoVaultCredential(log);
+  const sealed = await sealLegacyPasswordValues();
+  if (sealed > 0) log(`removed plain password values from ${sealed} job(s) launched before they were kept encrypted`);
+  if (!config.PLAYFORM_LOCAL_RTE) return null;
+  const name = config.PLAYFORM_LOCAL_RTE_NAME;
+  const singleNode = providerFromUrl(config.DATABASE_URL) === "sqlite";
+  // Long enough for a reservation to outlive the rest of a slow start (Next.js prepares
+  // before the local RTE starts); a crashed node's id is free again after it.
+  const aliveSince = new Date(Date.now() - Math.max(config.RTE_HEARTBEAT_TIMEOUT_SECONDS, LOCAL_INSTANCE_RESERVATION_SECONDS) * 1000);
+  const { token, seed } = await localRunnerToken(name, singleNode, aliveSince, keptLocalToken);
+  const runner = await provisionLocalRunner(name, config.PLAYFORM_LOCAL_RTE_CAPACITY, token, seed);
+  // One app node on SQLite: its local RTE is always local-0, also after a crash.
+  const instanceId = singleNode
+    ? "local-0"
+    : await reserveLocalInstance(runner.id, config.PLAYFORM_NODE_ID, config.PLAYFORM_LOCAL_RTE_CAPACITY, aliveSince);
+  return { token, tokenReused: token === keptLocalToken, instanceId };
 }
 
 /**

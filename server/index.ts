@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   // The local RTE's token of the previous start, kept in its state folder: while still valid it
   // lets a local RTE that outlived the previous app process (kill -9) reconnect to this one.
   const localDirs = localRteDirs(process.env);
-  const localRunner = await startUp(config, log, readLocalToken(localDirs.stateDir));
+  const { signIn, localRunner } = await startUp(config, log, readLocalToken(localDirs.stateDir));
   if (!(await findExecutable("ansible-playbook"))) {
     log("WARNING: ansible-playbook is not installed: jobs will fail until it is.");
     log("         Install it with: sudo apt-get install -y ansible   (Debian/Ubuntu)");
@@ -180,6 +180,7 @@ async function main(): Promise<void> {
     localRte.start();
   }
   log(`Playform is running at ${url} (node ${config.PLAYFORM_NODE_ID})`);
+  log(`Open ${url} and ${signIn}.`);
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -31,6 +31,8 @@ export interface User {
 export interface JobPermissions {
   approve: boolean;
   abort: boolean;
+  /** Run it again: its form exists and the user may launch it. */
+  relaunch: boolean;
 }
 
 /** A field as the form page gets it (the same definition the server's rules read). */

@@ -88,7 +88,7 @@ export function CredentialForm({ existing, onDone }: { existing?: Credential; on
         <div className="grid gap-3 sm:grid-cols-[16rem_1fr]">
           <TextField
             label="Name"
-            help="What forms list under credentials:"
+            help="The name forms use for it, in the credentials list of their form.yaml"
             controlClassName="font-mono"
             {...text.bind("name")}
             placeholder="prod-ssh"

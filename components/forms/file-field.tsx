@@ -41,7 +41,7 @@ export function FileControl({
           data-testid={`upload-${field.name}`}
         >
           <span className="font-mono text-zinc-800">{value.name}</span>
-          <span className="text-xs text-zinc-500 tabular-nums">{formatBytes(value.size)}</span>
+          {value.size >= 0 && <span className="text-xs text-zinc-500 tabular-nums">{formatBytes(value.size)}</span>}
           <Button size="sm" variant="ghost" disabled={disabled} onClick={() => onChange(null)} className="ml-auto">
             Remove
           </Button>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import type { FormTrend, RunDuration } from "@/components/api/types";
 import { useFormTrend } from "@/components/hooks/use-form-trend";
 import { RECAP_STATUS_STYLE } from "@/components/recap/colours";
+import { RecentJobs } from "@/components/jobs/recent-jobs";
 import { RecapList } from "@/components/recap/recap-list";
 import { cx } from "@/components/ui/cx";
 import { durationBarHeights, formatDateTime, formatDurationSeconds, formatElapsedFloor } from "@/components/ui/format";
@@ -130,26 +131,28 @@ function HostFailureRates({ hosts }: { hosts: FormTrend["hosts"] }) {
   );
 }
 
-/** The last runs of a form at a glance: how long they took, what never settles, which hosts fail. */
+/**
+ * A form's runs in one panel: the latest ones (finished or not, with links), then, over the
+ * last finished ones, how long they took, what never settles and which hosts fail.
+ */
 export function FormTrendPanel({ form }: { form: string }) {
   const trend = useFormTrend(form, LAST_RUNS);
   return (
     <Panel
-      title="Last runs"
+      title="Runs"
       data-testid="form-trend"
       actions={
-        trend.data &&
-        trend.data.durations.length > 0 && <span className="text-xs text-zinc-500">last {trend.data.durations.length} finished</span>
+        <Link href={`/jobs?form=${encodeURIComponent(form)}`} className="text-xs text-indigo-600 hover:underline">
+          All runs
+        </Link>
       }
     >
-      {trend.isPending ? (
-        <p className="text-sm text-zinc-500">Loading…</p>
-      ) : trend.isError ? (
-        <p className="text-sm text-red-700">Could not load the last runs.</p>
-      ) : trend.data.durations.length === 0 ? (
-        <p className="text-sm text-zinc-500">No finished run yet: launch the form and its runs show up here.</p>
-      ) : (
-        <div className="space-y-5">
+      <RecentJobs form={form} />
+      {trend.isPending ? null : trend.isError ? (
+        <p className="mt-4 text-sm text-red-700">Could not load the trend of the last runs.</p>
+      ) : trend.data.durations.length === 0 ? null : (
+        <div className="mt-4 space-y-5 border-t border-zinc-100 pt-4">
+          <p className="text-xs text-zinc-500">Last {trend.data.durations.length} finished</p>
           <DurationBars durations={trend.data.durations} />
           <div className="grid grid-cols-1 gap-5 border-t border-zinc-100 pt-4 md:grid-cols-2">
             {trend.data.completed_runs < 2 ? (

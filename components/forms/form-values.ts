@@ -5,6 +5,7 @@ import { defaultOf, visibleFieldNames, type UserContext } from "@/server/form-ru
 export interface UploadDraft {
   id: string;
   name: string;
+  /** -1 when not known (the upload of a job run again). */
   size: number;
 }
 

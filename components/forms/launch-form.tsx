@@ -7,6 +7,7 @@ import type { FormDetail } from "@/components/api/types";
 import { useStartPreview } from "@/components/hooks/use-form-preview";
 import { useLaunchJob } from "@/components/hooks/use-launch-job";
 import { Button } from "@/components/ui/button";
+import { relaunchValues } from "./draft-from-job";
 import { FormField } from "./form-field";
 import { PreviewPanel, toggleTag } from "./preview-panel";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
@@ -24,11 +25,21 @@ const fieldOf = (path: string) => path.split(".")[0]!;
  * constraint validation is off (noValidate): one message, in one place, for every rule.
  * Fields whose `visibleWhen` does not hold are not shown, checked or sent.
  */
-export function LaunchForm({ form }: { form: FormDetail }) {
+export function LaunchForm({
+  form,
+  initial,
+  relaunchOf,
+}: {
+  form: FormDetail;
+  /** The draft to start from (Run again: components/forms/draft-from-job.ts); Reset returns to it. */
+  initial?: { draft: DraftValues; runDraft: RunOptionsDraft };
+  /** Run again: the job launched from here repeats job `relaunchOf` (POST /api/jobs/ID/relaunch). */
+  relaunchOf?: number;
+}) {
   const router = useRouter();
   const launch = useLaunchJob();
-  const [draft, setDraft] = useState<DraftValues>(() => initialDraft(form.fields));
-  const [runDraft, setRunDraft] = useState<RunOptionsDraft>(() => initialRunOptions(form.runDefaults));
+  const [draft, setDraft] = useState<DraftValues>(() => initial?.draft ?? initialDraft(form.fields));
+  const [runDraft, setRunDraft] = useState<RunOptionsDraft>(() => initial?.runDraft ?? initialRunOptions(form.runDefaults));
   const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const startPreview = useStartPreview(form.name);
@@ -78,7 +89,12 @@ export function LaunchForm({ form }: { form: FormDetail }) {
     setFormError(null);
     if (!checkDraft()) return;
     launch.mutate(
-      { form: form.name, values, options: draftToRunOptions(form.launchOptions, runDraft) },
+      {
+        form: form.name,
+        values: relaunchOf === undefined ? values : relaunchValues(form.fields, values),
+        options: draftToRunOptions(form.launchOptions, runDraft),
+        relaunchOf,
+      },
       { onSuccess: ({ id }) => router.push(`/jobs/${id}`), onError: showError },
     );
   };
@@ -153,21 +169,26 @@ export function LaunchForm({ form }: { form: FormDetail }) {
         <Button disabled={submitting || startPreview.isPending} onClick={onPreview} data-testid="preview-button">
           {startPreview.isPending ? "Starting preview…" : "Preview"}
         </Button>
-        <Button
-          variant="ghost"
-          disabled={submitting}
-          onClick={() => {
-            setDraft(initialDraft(form.fields));
-            setRunDraft(initialRunOptions(form.runDefaults));
-            setFieldErrors({});
-            setFormError(null);
-          }}
-        >
-          Reset
-        </Button>
-        <span className="ml-auto text-xs text-zinc-500">
-          <span className="text-red-600">*</span> required
-        </span>
+        {/* Nothing to reset or mark on a form without fields or run options. */}
+        {(form.fields.length > 0 || form.launchOptions.length > 0) && (
+          <Button
+            variant="ghost"
+            disabled={submitting}
+            onClick={() => {
+              setDraft(initial?.draft ?? initialDraft(form.fields));
+              setRunDraft(initial?.runDraft ?? initialRunOptions(form.runDefaults));
+              setFieldErrors({});
+              setFormError(null);
+            }}
+          >
+            Reset
+          </Button>
+        )}
+        {form.fields.some((field) => field.required) && (
+          <span className="ml-auto text-xs text-zinc-500" data-testid="required-legend">
+            <span className="text-red-600">*</span> required
+          </span>
+        )}
       </div>
       {previewId !== null && (
         <PreviewPanel

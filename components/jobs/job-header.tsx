@@ -8,6 +8,7 @@ import { useNow } from "@/components/hooks/use-now";
 import { ButtonLink } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
 import { formatDateTime, formatDuration, formatWhen } from "@/components/ui/format";
+import { useJobPermissions } from "@/components/hooks/use-job";
 import { AbortButton } from "./abort-button";
 import { JobProgressRow } from "./job-progress";
 import { JobStatusBadge } from "./job-status-badge";
@@ -30,6 +31,7 @@ export function JobHeader({ job }: { job: Job }) {
   const running = job.status === "running";
   const now = useNow(running);
   const progress = useJobProgress(job.id, running);
+  const permissions = useJobPermissions(job.id);
   const exitTone = job.exitCode === null ? "" : job.exitCode === 0 ? "text-green-700" : "text-red-600";
 
   return (
@@ -47,6 +49,14 @@ export function JobHeader({ job }: { job: Job }) {
             <span className="font-mono text-base font-normal text-zinc-400">#{job.id}</span>
             <JobStatusBadge status={job.status} size="md" testId="job-status" />
           </h1>
+          {job.relaunchOf !== null && (
+            <p className="mt-1 text-sm text-zinc-600" data-testid="job-relaunch-of">
+              Repeats{" "}
+              <Link href={`/jobs/${job.relaunchOf}`} className="text-indigo-600 hover:underline">
+                job #{job.relaunchOf}
+              </Link>
+            </p>
+          )}
           {job.statusReason && (
             <p
               className={cx("mt-1.5 text-sm", job.status === "failed" || job.status === "abandoned" ? "text-red-700" : "text-zinc-600")}
@@ -58,9 +68,10 @@ export function JobHeader({ job }: { job: Job }) {
         </div>
         <div className="flex shrink-0 items-center gap-2">
           {ABORTABLE_STATUSES.includes(job.status) && <AbortButton job={job} />}
-          {final && (
-            <ButtonLink href={`/forms/${encodeURIComponent(job.form)}`} variant="secondary">
-              Launch again
+          {/* The form opens with this job's values and options (secrets left empty): server/jobs/relaunch.ts. */}
+          {final && permissions.data?.relaunch && (
+            <ButtonLink href={`/forms/${encodeURIComponent(job.form)}?from=${job.id}`} variant="secondary" data-testid="run-again">
+              Run again
             </ButtonLink>
           )}
         </div>

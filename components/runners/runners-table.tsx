@@ -35,6 +35,14 @@ function Heartbeat({ runner, now }: { runner: Runner; now: number }) {
   );
 }
 
+/** What a runner's mode means (docs/rte.md, "Modes"): which side opens the connection. */
+const MODE_HELP: Record<Runner["mode"], string> = {
+  outbound:
+    "Outbound: the runner connects to this app (APP_URL) and keeps that connection open. The usual mode: nothing listens on the runner's machine.",
+  inbound:
+    "Inbound: the runner listens on its own address and this app connects to it. For runners the app can reach but that cannot reach the app.",
+};
+
 function RunnerName({ runner }: { runner: Runner }) {
   const inactive = isInactive(runner);
   return (
@@ -52,7 +60,13 @@ function RunnerName({ runner }: { runner: Runner }) {
         )}
       </div>
       <div className="mt-0.5 text-xs text-zinc-500">
-        {runner.mode}
+        <span
+          className="cursor-help underline decoration-zinc-300 decoration-dotted"
+          title={MODE_HELP[runner.mode]}
+          data-testid="runner-mode"
+        >
+          {runner.mode}
+        </span>
         {runner.address && <span className="font-mono"> · {runner.address}</span>}
       </div>
       {runner.mode === "inbound" && <InboundLink runner={runner} />}

@@ -9,6 +9,7 @@
  *   job ids and form names do not leak.
  * - A job is **approved or rejected** by admins and members of its form's `approve` groups.
  * - A job is **aborted** by its launcher, its form's approvers and admins; observers only read.
+ * - A job is **run again** by whoever may launch its form (a new job, the caller's own).
  *
  * A form's trend and idempotence report are computed over the runs the reader may see. A job
  * of a form that no longer exists keeps its launcher and admins as readers.
@@ -52,11 +53,14 @@ export function canApprove(viewer: Viewer, access: FormAccess | undefined): bool
 export interface JobPermissions {
   approve: boolean;
   abort: boolean;
+  /** Run it again (POST /api/jobs/ID/relaunch): its form still exists and the viewer may launch it. */
+  relaunch: boolean;
 }
 
-export function jobPermissions(viewer: Viewer, job: Pick<JobView, "user">, access: FormAccess | undefined): JobPermissions {
+export function jobPermissions(viewer: Viewer, job: Pick<JobView, "user">, form: StoredForm | null): JobPermissions {
+  const access = form?.definition.access;
   const approve = canApprove(viewer, access);
-  return { approve, abort: approve || job.user === viewer.username };
+  return { approve, abort: approve || job.user === viewer.username, relaunch: form !== null && canLaunch(viewer, access) };
 }
 
 /** The jobs the viewer may read, for queries over many (the job list, a form's trend). */
@@ -85,7 +89,7 @@ export async function findVisibleJob(viewer: Viewer, jobId: number): Promise<Vis
   if (!job) return null;
   const form = await findForm(job.form);
   if (!canSeeJob(viewer, job, form)) return null;
-  return { job, permissions: jobPermissions(viewer, job, form?.definition.access) };
+  return { job, permissions: jobPermissions(viewer, job, form) };
 }
 
 /** The job if the viewer may see it; else 404, the same answer as for a job that does not exist. */

@@ -161,6 +161,7 @@ const jobViewSelect = {
   finishedAt: true,
   lastSeq: true,
   lines: true,
+  relaunchOfId: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

@@ -25,6 +25,8 @@ export interface JobView {
   finishedAt: string | null;
   lastSeq: number;
   lines: number;
+  /** The job this one repeats (Run again), if any. */
+  relaunchOf: number | null;
 }
 
 /** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
@@ -45,6 +47,7 @@ type JobRow = {
   finishedAt: Date | null;
   lastSeq: number;
   lines: number;
+  relaunchOfId: number | null;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -67,6 +70,7 @@ export function toView(row: JobRow): JobView {
     finishedAt: row.finishedAt?.toISOString() ?? null,
     lastSeq: row.lastSeq,
     lines: row.lines,
+    relaunchOf: row.relaunchOfId,
   };
 }
 
@@ -84,6 +88,8 @@ export interface NewJob {
   runOptions: RunOptions;
   /** "run" when not given. */
   kind?: JobKind;
+  /** The job this one repeats (Run again). */
+  relaunchOfId?: number | null;
 }
 
 /**
@@ -116,6 +122,7 @@ export async function createJob(
     manifest: input.manifest as object[],
     runOptions: input.runOptions as object,
     kind: input.kind ?? RUN_KIND,
+    relaunchOfId: input.relaunchOfId ?? null,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };

@@ -15,9 +15,14 @@ import { buildExtravars, redactValues, splitSecretExtravars, validateValues } fr
 import type { JobKind } from "../data/jobs";
 import type { JobLifecycle } from "./lifecycle";
 
+/** Where a launch comes from, when not from a blank form: the job it repeats (Run again). */
+export interface LaunchOrigin {
+  relaunchOf?: number;
+}
+
 /**
- * Recorded in the audit trail: `job.launch` (target job:ID, or form:NAME when refused) and one
- * `credential.use` per credential the form names (never a value).
+ * Recorded in the audit trail: `job.launch` (target job:ID, or form:NAME when refused; with
+ * `relaunchOf` for a Run again) and one `credential.use` per credential the form names (never a value).
  */
 export async function launchJob(
   jobs: JobLifecycle,
@@ -25,8 +30,9 @@ export async function launchJob(
   formName: string,
   input: Record<string, unknown>,
   optionsInput?: unknown,
+  origin: LaunchOrigin = {},
 ): Promise<number> {
-  return startJob("run", jobs, user, formName, input, optionsInput);
+  return startJob("run", jobs, user, formName, input, optionsInput, origin);
 }
 
 /**
@@ -43,7 +49,7 @@ export async function previewJob(
   input: Record<string, unknown>,
   optionsInput?: unknown,
 ): Promise<number> {
-  return startJob("preview", jobs, user, formName, input, optionsInput);
+  return startJob("preview", jobs, user, formName, input, optionsInput, {});
 }
 
 async function startJob(
@@ -52,12 +58,14 @@ async function startJob(
   user: Viewer,
   formName: string,
   input: Record<string, unknown>,
-  optionsInput?: unknown,
+  optionsInput: unknown,
+  origin: LaunchOrigin,
 ): Promise<number> {
   const action = kind === "preview" ? "job.preview" : "job.launch";
-  const audit = { actor: user.username, action, target: `form:${formName}`, details: { form: formName } } as const;
+  const details = origin.relaunchOf === undefined ? { form: formName } : { form: formName, relaunchOf: origin.relaunchOf };
+  const audit = { actor: user.username, action, target: `form:${formName}`, details } as const;
   const launched = await audited({ ...audit, targetOf: (r) => `job:${r.id}`, detailsOf: (r) => ({ runner: r.runner }) }, () =>
-    createJob(kind, jobs, user, formName, input, optionsInput),
+    createJob(kind, jobs, user, formName, input, optionsInput, origin),
   );
   for (const credential of launched.credentials) {
     const details = { job: launched.id, form: formName };
@@ -72,7 +80,8 @@ async function createJob(
   user: Viewer,
   formName: string,
   input: Record<string, unknown>,
-  optionsInput?: unknown,
+  optionsInput: unknown,
+  origin: LaunchOrigin,
 ): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
@@ -113,6 +122,7 @@ async function createJob(
       manifest: buildManifest(form.sourceDir),
       runOptions: options.options,
       kind,
+      relaunchOfId: origin.relaunchOf ?? null,
     },
     kind === "run" && form.definition.requiresApproval,
   );

@@ -56,6 +56,7 @@ export const APP_ROUTES: readonly string[] = [
   "/api/jobs/[id]/progress",
   "/api/jobs/[id]/recap",
   "/api/jobs/[id]/reject",
+  "/api/jobs/[id]/relaunch",
   "/api/jobs/[id]/search",
   "/api/jobs/[id]/tasks",
   "/api/jobs/[id]/timeline",

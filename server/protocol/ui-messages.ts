@@ -72,6 +72,8 @@ export const jobViewSchema = z.object({
   lastSeq: z.number().int().nonnegative(),
   /** How many lines of output are stored so far (GET /api/jobs/ID/lines addresses them 1..lines). */
   lines: z.number().int().nonnegative(),
+  /** The job this one repeats (Run again: POST /api/jobs/ID/relaunch), or null. */
+  relaunchOf: z.number().int().positive().nullable(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 

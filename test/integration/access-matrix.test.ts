@@ -75,6 +75,14 @@ const rows: Row[] = [
     url: () => `/api/jobs/${jobs.finished}/abort`,
     expect: by(401, 404, 409, 403, 409, 409),
   },
+  // Run again: readers who may also launch the form (observers and approvers may not: 404, as for a form they cannot see).
+  {
+    route: "/api/jobs/[id]/relaunch",
+    method: "POST",
+    url: () => `/api/jobs/${jobs.finished}/relaunch`,
+    body: {},
+    expect: by(401, 404, 201, 404, 404, 201),
+  },
   // Approve and reject: approvers and admins (the admin's 409: the approver decided first).
   {
     route: "/api/jobs/[id]/approve",

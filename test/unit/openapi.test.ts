@@ -159,9 +159,10 @@ describe("the integration client's check against the document", () => {
     finishedAt: null,
     lastSeq: 0,
     lines: 0,
+    relaunchOf: null,
   };
   const json = "application/json";
-  const permissions = { approve: false, abort: true };
+  const permissions = { approve: false, abort: true, relaunch: true };
 
   it("accepts documented answers", () => {
     expect(openApiMismatch("GET", "/api/jobs/12", 200, json, JSON.stringify({ job, permissions }))).toBeNull();

@@ -25,6 +25,7 @@ const job: JobView = {
   finishedAt: null,
   lastSeq: 12,
   lines: 40,
+  relaunchOf: null,
 };
 
 describe("the /ui contract", () => {

@@ -4,23 +4,27 @@ import Link from "next/link";
 import { ApiError } from "@/components/api/client";
 import { FormIdempotencePanel } from "@/components/forms/form-idempotence";
 import { FormTrendPanel } from "@/components/forms/form-trend";
+import { draftFromJob, hasSecretFields, runDraftFromJob } from "@/components/forms/draft-from-job";
 import { LaunchForm } from "@/components/forms/launch-form";
-import { RecentJobs } from "@/components/jobs/recent-jobs";
 import { useForm } from "@/components/hooks/use-form";
 import { Markdown } from "@/components/ui/markdown";
+import { useJob } from "@/components/hooks/use-job";
 import { PageHeader } from "@/components/ui/page-header";
 import { Panel } from "@/components/ui/panel";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
-export function FormClient({ name }: { name: string }) {
+/** `from`: Run again (`/forms/NAME?from=ID`): the form starts from job ID's values and options. */
+export function FormClient({ name, from }: { name: string; from?: number }) {
   const form = useForm(name);
+  // Disabled without `from` (the query never runs); with it, the form waits for the job.
+  const source = useJob(from ?? 0, { enabled: from !== undefined });
   const breadcrumb = (
     <Link href="/" className="hover:text-zinc-900">
       Forms
     </Link>
   );
 
-  if (form.isPending) return <LoadingState label="Loading form…" />;
+  if (form.isPending || (from !== undefined && source.isPending)) return <LoadingState label="Loading form…" />;
   if (form.isError) {
     if (form.error instanceof ApiError && form.error.status === 404) {
       return (
@@ -35,6 +39,12 @@ export function FormClient({ name }: { name: string }) {
   }
 
   const detail = form.data;
+  // A job of another form, or one that could not be read, starts the form blank.
+  const job = source.data?.form === detail.name ? source.data : undefined;
+  const initial = job && {
+    draft: draftFromJob(detail.fields, job.values),
+    runDraft: runDraftFromJob(detail.runDefaults, job.runOptions),
+  };
   return (
     <>
       <PageHeader
@@ -45,7 +55,24 @@ export function FormClient({ name }: { name: string }) {
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">
           <Panel title="Launch" bodyClassName="p-5">
-            <LaunchForm form={detail} />
+            {job && (
+              <p
+                className="mb-4 rounded-md border border-indigo-100 bg-indigo-50 px-3 py-2 text-sm text-indigo-900"
+                data-testid="relaunch-note"
+              >
+                Values and options of{" "}
+                <Link href={`/jobs/${job.id}`} className="font-medium underline">
+                  job #{job.id}
+                </Link>
+                .{hasSecretFields(detail.fields) && " Secrets are not copied: enter them again."}
+              </p>
+            )}
+            {from !== undefined && !job && (
+              <p className="mb-4 text-sm text-zinc-500" data-testid="relaunch-note">
+                Job #{from} could not be read: the form starts from its defaults.
+              </p>
+            )}
+            <LaunchForm form={detail} initial={initial} relaunchOf={job?.id} />
           </Panel>
           <FormTrendPanel form={detail.name} />
           <FormIdempotencePanel form={detail.name} />
@@ -69,7 +96,6 @@ export function FormClient({ name }: { name: string }) {
               </div>
             </dl>
           </Panel>
-          <RecentJobs form={detail.name} />
         </div>
       </div>
     </>

@@ -14,7 +14,18 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
   return { title: (await params).name };
 }
 
-export default async function FormPage({ params }: { params: Params }) {
+/** `?from=ID` (Run again): a job id as the API reads ids; anything else is ignored. */
+function jobIdParam(raw: string | string[] | undefined): number | undefined {
+  return typeof raw === "string" && /^[1-9]\d{0,9}$/.test(raw) && Number(raw) <= 2_147_483_647 ? Number(raw) : undefined;
+}
+
+export default async function FormPage({
+  params,
+  searchParams,
+}: {
+  params: Params;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const name = decodeSegment((await params).name);
   const user = await requirePageUser(`/forms/${encodeURIComponent(name)}`);
   // After the login check: a signed-out visitor learns nothing about which forms exist; a form
@@ -22,7 +33,7 @@ export default async function FormPage({ params }: { params: Params }) {
   if (!(await findLaunchableForm(await viewerOf(user), name))) notFound();
   return (
     <AppShell user={user}>
-      <FormClient name={name} />
+      <FormClient name={name} from={jobIdParam((await searchParams).from)} />
     </AppShell>
   );
 }

@@ -2,8 +2,8 @@
 
 import Link from "next/link";
 import { ApiError } from "@/components/api/client";
-import { isFinalStatus } from "@/components/api/types";
-import { useJob } from "@/components/hooks/use-job";
+import { isFinalStatus, type Job, type JobPermissions } from "@/components/api/types";
+import { useJob, useJobPermissions } from "@/components/hooks/use-job";
 import { useJobLines } from "@/components/hooks/use-job-lines";
 import { ApprovalPanel } from "@/components/jobs/approval-panel";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
@@ -14,8 +14,11 @@ import { JobValues } from "@/components/jobs/job-values";
 import { OutputPane } from "@/components/jobs/output-pane";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
-export function JobClient({ jobId }: { jobId: number }) {
-  const job = useJob(jobId);
+/** `initial`: the job and permissions the server page read, shown at once (no "Loading job…" round trip). */
+export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: Job; permissions: JobPermissions } }) {
+  const job = useJob(jobId, { initialData: initial?.job });
+  // Seeds the permissions the header's buttons read (same query key).
+  useJobPermissions(jobId, initial?.permissions);
   const final = job.data ? isFinalStatus(job.data.status) : false;
   // Started beside the job query, not after it: output shows as soon as it is there.
   const output = useJobLines(jobId, job.data ? { lines: job.data.lines, final } : undefined);

@@ -18,10 +18,12 @@ export default async function JobPage({ params }: { params: Params }) {
   if (!/^[1-9][0-9]*$/.test(id) || !Number.isSafeInteger(jobId)) notFound();
   // After the login check: a signed-out visitor learns nothing about which jobs exist; a job
   // the user may not see is as absent as one that does not exist (server/access/policy.ts).
-  if (!(await findVisibleJob(await viewerOf(user), jobId))) notFound();
+  const visible = await findVisibleJob(await viewerOf(user), jobId);
+  if (!visible) notFound();
   return (
     <AppShell user={user}>
-      <JobClient jobId={jobId} />
+      {/* The job as read here: the header shows with the page, not after a first fetch. */}
+      <JobClient jobId={jobId} initial={visible} />
     </AppShell>
   );
 }

@@ -40,6 +40,29 @@ export const launchJob = endpoint({
   errors: { 404: "unknown form" },
 });
 
+export const relaunchBodySchema = z.strictObject({
+  /** Replace the old job's values, key by key; password fields are never copied: give them here. */
+  values: z.record(z.string(), z.unknown()).optional(),
+  /** Replace the old job's run options, key by key; checked against the form in launchJob. */
+  options: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const relaunchJob = endpoint({
+  method: "post",
+  path: "/api/jobs/[id]/relaunch",
+  summary: "Run a job again: a new job from its values and run options (password fields given again)",
+  tags: ["jobs"],
+  access: "user",
+  params: idParams,
+  body: { schema: relaunchBodySchema, optional: true },
+  responses: { 201: { description: "the new job's id (its `relaunchOf` is ID)", schema: z.object({ id: z.number().int().positive() }) } },
+  errors: {
+    404: "no such job, one the caller may not see, or whose form they may not launch",
+    409: "the job is a preview, or its form no longer exists",
+    422: "values or run options that fail the form's rules (a password field not given again: is required)",
+  },
+});
+
 export const listJobs = endpoint({
   method: "get",
   path: "/api/jobs",
@@ -71,6 +94,7 @@ export const getJob = endpoint({
         permissions: z.object({
           approve: z.boolean().meta({ description: "approve or reject it while it waits (admins, the form's approve groups)" }),
           abort: z.boolean().meta({ description: "abort it (its launcher, the form's approvers, admins)" }),
+          relaunch: z.boolean().meta({ description: "run it again (its form exists and the caller may launch it)" }),
         }),
       }),
     },
