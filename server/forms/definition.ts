@@ -91,6 +91,19 @@ export const formDefinitionSchema = z
           });
         }
       }
+      if ((field.type === "select" || field.type === "multiselect") && field.source) {
+        // A placeholder names another field whose value may travel in a URL (and the app's log).
+        for (const [, name] of field.source.url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+          const named = form.fields.find((f) => f.name === name);
+          const problem =
+            !named || named === field
+              ? `names {${name}}, which is not another field of the form`
+              : named.type === "password" || named.type === "file" || named.type === "table"
+                ? `names {${name}}, a ${named.type} field, whose value cannot be put in a URL`
+                : undefined;
+          if (problem) ctx.addIssue({ code: "custom", path: ["fields", index, "source", "url"], message: problem });
+        }
+      }
       if ((field.type === "select" || field.type === "multiselect") && field.source?.credential !== undefined) {
         const name = credentialNameSchema.safeParse(field.source.credential);
         if (!name.success) {
