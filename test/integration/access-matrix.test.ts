@@ -104,6 +104,14 @@ const rows: Row[] = [
   { route: "/api/forms/[name]/trend", method: "GET", url: () => "/api/forms/secured/trend", expect: SECURED_READERS },
   { route: "/api/forms/[name]/idempotence", method: "GET", url: () => "/api/forms/secured/idempotence", expect: SECURED_READERS },
   { route: "/api/forms/import", method: "POST", url: () => "/api/forms/import", expect: ADMIN_ONLY },
+  // A source field's choices: for those who may launch the form (422: its {env} is empty, so no server is asked).
+  {
+    route: "/api/forms/[name]/choices/[field]",
+    method: "POST",
+    url: () => "/api/forms/secured/choices/product",
+    body: { values: {} },
+    expect: by(401, 404, 422, 404, 404, 422),
+  },
   // Admin pages' APIs.
   ...["/api/users", "/api/runners", "/api/credentials", "/api/audit", "/api/audit/export", "/api/groups"].map((url): Row => ({
     route: url,
