@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DomainError } from "../../server/errors";
 import {
+  choicesAtLaunch,
   clearChoiceCache,
   fillSourceUrl,
   isSourceField,
@@ -198,6 +199,53 @@ describe("sourceChoices against an HTTP server", () => {
     expect((await failure("http://127.0.0.1:9/")).message).toMatch(/^the choices source could not be reached/);
     await failure(`${base}/down`);
     expect(requests.filter((r) => r === "/down")).toHaveLength(2);
+  });
+  it("at launch: fetches shown source fields that hold a value, keeps the hosts choices, and names the field on failure", async () => {
+    const definition = formDefinitionSchema.parse({
+      name: "f",
+      title: "F",
+      playbook: "p.yml",
+      fields: [
+        { name: "q", type: "text" },
+        { name: "show", type: "checkbox" },
+        { name: "pick", label: "Pick", type: "select", source: { url: `${base}/items?q={q}` } },
+        { name: "hidden", type: "select", visibleWhen: { field: "show", equals: true }, source: { url: `${base}/hidden` } },
+        { name: "empty", type: "select", source: { url: `${base}/empty` } },
+      ],
+    });
+    const form = { id: "1", name: "f", sourceDir: "/nowhere", definition, hostChoices: { targets: [{ value: "h", label: "h" }] } };
+    const user = { username: "u" };
+    expect(await choicesAtLaunch(form, { q: "x", pick: "x-1", hidden: "y", empty: "" }, user)).toEqual({
+      targets: [{ value: "h", label: "h" }],
+      pick: [
+        { value: "x-1", label: "x-1" },
+        { value: "x-2", label: "x-2" },
+      ],
+    });
+    expect(requests).toEqual(["/items?q=x"]);
+    const error = (await choicesAtLaunch(form, { pick: "x-1" }, user).catch((e: unknown) => e)) as DomainError;
+    expect(error).toMatchObject({ code: "validation_failed", message: "the choices of Pick cannot be checked: fill in q first" });
+    expect(error.fields).toEqual({ pick: "fill in q first" });
+  });
+});
+
+describe("a source's placeholders in a definition", () => {
+  it("must name another field whose value may travel in a URL", () => {
+    const parsed = formDefinitionSchema.safeParse({
+      name: "f",
+      title: "F",
+      playbook: "p.yml",
+      fields: [
+        { name: "secret", type: "password" },
+        { name: "pick", type: "select", source: { url: "http://h/{secret}/{nope}/{pick}" } },
+      ],
+    });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error!.issues.map((i) => i.message)).toEqual([
+      "names {secret}, a password field, whose value cannot be put in a URL",
+      "names {nope}, which is not another field of the form",
+      "names {pick}, which is not another field of the form",
+    ]);
   });
 });
 
