@@ -21,7 +21,7 @@ import { DomainError } from "../errors";
 import type { ChoiceSource, FieldOption, FieldSpec } from "../form-rules/fields";
 import { choiceSourceToken } from "../credentials/resolve";
 import { loggerFor } from "../logging/logger";
-import { visibleFieldNames, type UserContext } from "../form-rules/values";
+import { defaultOf, visibleFieldNames, type UserContext } from "../form-rules/values";
 import type { StoredForm } from "./catalog";
 import type { FormDefinition } from "./definition";
 
@@ -239,7 +239,8 @@ export async function sourceChoices(
 /**
  * The choices a launch's values are checked against (RuleContext.choices): the hosts fields'
  * from the form's inventory, and the current choices of every source field that is shown and
- * holds a value (an empty one needs none: checkValues then only asks whether it is required).
+ * holds a value or a default (an empty one needs none: the rules then only ask whether it is
+ * required).
  * The rules do not check a field without an entry, so every such field gets one, or the launch
  * is refused: a source that cannot answer now fails the launch with its own status (502, 504;
  * 422 for a placeholder's empty field) and a message naming the field. No value is ever
@@ -250,15 +251,22 @@ export async function choicesAtLaunch(
   input: Readonly<Record<string, unknown>>,
   user: UserContext,
 ): Promise<Record<string, FieldOption[]>> {
-  const shown = visibleFieldNames(form.definition.fields, input, { user });
-  const wanted = form.definition.fields.filter(
-    (field): field is SourceField =>
-      isSourceField(field) && shown.has(field.name) && Object.hasOwn(input, field.name) && !isEmpty(input[field.name]),
+  const { fields } = form.definition;
+  const shown = visibleFieldNames(fields, input, { user });
+  // The values the rules will check: one left out or blank takes its default (checkField), so a
+  // default is checked against the choices, and fills the URLs, like a value that was sent.
+  const effective: Record<string, unknown> = {};
+  for (const field of fields) {
+    const raw = Object.hasOwn(input, field.name) ? input[field.name] : undefined;
+    effective[field.name] = isEmpty(raw) ? (defaultOf(field, user) ?? raw) : raw;
+  }
+  const wanted = fields.filter(
+    (field): field is SourceField => isSourceField(field) && shown.has(field.name) && !isEmpty(effective[field.name]),
   );
   const fetched = await Promise.all(
     wanted.map(async (field) => {
       try {
-        return [field.name, await sourceChoices(form.definition, field, input)] as const;
+        return [field.name, await sourceChoices(form.definition, field, effective)] as const;
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         const label = field.label ?? field.name;

@@ -211,6 +211,8 @@ describe("sourceChoices against an HTTP server", () => {
         { name: "pick", label: "Pick", type: "select", source: { url: `${base}/items?q={q}` } },
         { name: "hidden", type: "select", visibleWhen: { field: "show", equals: true }, source: { url: `${base}/hidden` } },
         { name: "empty", type: "select", source: { url: `${base}/empty` } },
+        // Left out, it takes its default, which is checked like a value sent.
+        { name: "preset", type: "select", default: "x-2", source: { url: `${base}/items?q={q}&preset` } },
       ],
     });
     const form = { id: "1", name: "f", sourceDir: "/nowhere", definition, hostChoices: { targets: [{ value: "h", label: "h" }] } };
@@ -221,8 +223,12 @@ describe("sourceChoices against an HTTP server", () => {
         { value: "x-1", label: "x-1" },
         { value: "x-2", label: "x-2" },
       ],
+      preset: [
+        { value: "x-1", label: "x-1" },
+        { value: "x-2", label: "x-2" },
+      ],
     });
-    expect(requests).toEqual(["/items?q=x"]);
+    expect(requests.sort()).toEqual(["/items?q=x", "/items?q=x&preset"]);
     const error = (await choicesAtLaunch(form, { pick: "x-1" }, user).catch((e: unknown) => e)) as DomainError;
     expect(error).toMatchObject({ code: "validation_failed", message: "the choices of Pick cannot be checked: fill in q first" });
     expect(error.fields).toEqual({ pick: "fill in q first" });
