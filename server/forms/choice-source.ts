@@ -5,7 +5,8 @@
  *
  * - The URL's `{field}` placeholders are filled with the other fields' current values, each
  *   URL-encoded (encodeURIComponent), never templated: a value cannot add a path segment, a
- *   query parameter or a host. A list (multiselect, hosts) is joined with commas, each item
+ *   query parameter or a host (placeholders may not stand in the host: server/forms/definition.ts),
+ *   nor be a "." or ".." segment. A list (multiselect, hosts) is joined with commas, each item
  *   encoded, so an item's own comma arrives as %2C. An empty value: "fill in LABEL first".
  * - The credential (kind secret) is sent as `Authorization: Bearer …`; it is never logged,
  *   returned or sent on after a redirect (redirects are not followed).
@@ -57,7 +58,7 @@ function encodedValue(value: unknown): string | undefined | null {
  * or is not text, a number, a boolean or a list of those (a table).
  */
 export function fillSourceUrl(url: string, fields: readonly FieldSpec[], values: Readonly<Record<string, unknown>>): string {
-  return url.replace(PLACEHOLDER, (_, name: string) => {
+  const filled = url.replace(PLACEHOLDER, (_, name: string) => {
     const field = fields.find((f) => f.name === name);
     const label = field?.label ?? name;
     const encoded = encodedValue(Object.hasOwn(values, name) ? values[name] : undefined);
@@ -70,6 +71,13 @@ export function fillSourceUrl(url: string, fields: readonly FieldSpec[], values:
     }
     return encoded;
   });
+  // Encoding leaves dots alone, and a URL parser resolves a "." or ".." segment (%2E too):
+  // a value ".." would climb out of the path the admin wrote.
+  const pathPart = filled.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "").split(/[?#]/)[0]!;
+  if (pathPart.split("/").some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
+    throw new DomainError("validation_failed", "a value . or .. cannot be put in the choices' URL");
+  }
+  return filled;
 }
 
 function scalarText(value: unknown): string | undefined {

@@ -92,8 +92,18 @@ export const formDefinitionSchema = z
         }
       }
       if ((field.type === "select" || field.type === "multiselect") && field.source) {
-        // A placeholder names another field whose value may travel in a URL (and the app's log).
-        for (const [, name] of field.source.url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+        // A placeholder names another field whose value may travel in a URL (and the app's log),
+        // after the host: a user's value must not choose the server the app (with its token) asks.
+        const url = field.source.url;
+        const pathStart = url.slice(url.indexOf("://") + 3).search(/[/?#]/);
+        if (/\{/.test(pathStart === -1 ? url : url.slice(0, url.indexOf("://") + 3 + pathStart))) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["fields", index, "source", "url"],
+            message: "placeholders may only be in the path or query, not the host",
+          });
+        }
+        for (const [, name] of url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
           const named = form.fields.find((f) => f.name === name);
           const problem =
             !named || named === field

@@ -70,6 +70,17 @@ describe("fillSourceUrl", () => {
     expect(error.message).toBe("rows cannot be put in the choices' URL");
   });
 
+  it("refuses a value that would be a . or .. segment (a URL parser resolves them, %2E too)", () => {
+    for (const env of ["..", "."]) {
+      const error = domainError(() => fillSourceUrl("http://h/items/{env}/list?x=1", fields, { env }));
+      expect(error.message).toBe("a value . or .. cannot be put in the choices' URL");
+    }
+    expect(fillSourceUrl("http://h/items/{env}?e={env}", fields, { env: "..." })).toBe("http://h/items/...?e=...");
+    // A value's own "%" is encoded: "%2e%2e" arrives as text, not as a dot segment.
+    expect(fillSourceUrl("http://h/items/{env}", fields, { env: "%2e%2e" })).toBe("http://h/items/%252e%252e");
+    expect(fillSourceUrl("http://h/items?e={env}", fields, { env: ".." })).toBe("http://h/items?e=..");
+  });
+
   it("does not read a placeholder from the values' prototype", () => {
     expect(domainError(() => fillSourceUrl("http://h/{constructor}", fields, {})).message).toBe("fill in constructor first");
   });
@@ -244,6 +255,7 @@ describe("a source's placeholders in a definition", () => {
       fields: [
         { name: "secret", type: "password" },
         { name: "pick", type: "select", source: { url: "http://h/{secret}/{nope}/{pick}" } },
+        { name: "host", type: "select", source: { url: "https://{pick}.example.test/x" } },
       ],
     });
     expect(parsed.success).toBe(false);
@@ -251,6 +263,7 @@ describe("a source's placeholders in a definition", () => {
       "names {secret}, a password field, whose value cannot be put in a URL",
       "names {nope}, which is not another field of the form",
       "names {pick}, which is not another field of the form",
+      "placeholders may only be in the path or query, not the host",
     ]);
   });
 });
