@@ -14,7 +14,7 @@ import { credentialKey } from "./security/encryption-secret";
 import { sha256Hex } from "./security/tokens";
 import { sealLegacyPasswordValues } from "./jobs/job-secrets";
 import { listForms } from "./forms/catalog";
-import { loadFormsFrom } from "./forms/import";
+import { loadFormsWithHostChoices } from "./forms/import";
 import { DomainError } from "./errors";
 import { audited } from "./audit/record";
 import { createCredentialSchema } from "./credentials/kinds";
@@ -58,9 +58,9 @@ export async function ensureAdmin(config: AppConfig, log: (line: string) => void
  * editing the folder. A bad form is reported and skipped; the good ones are imported.
  */
 export async function importForms(config: AppConfig, log: (line: string) => void): Promise<{ imported: string[]; errors: string[] }> {
-  const { forms, errors } = loadFormsFrom(config.PLAYFORM_FORMS_DIR);
+  const { forms, errors } = await loadFormsWithHostChoices(config.PLAYFORM_FORMS_DIR);
   for (const error of errors) log(`form not imported: ${error}`);
-  for (const form of forms) await upsertForm(form.definition, form.sourceDir);
+  for (const form of forms) await upsertForm(form.definition, form.sourceDir, form.hostChoices);
   log(`imported ${forms.length} form(s) from ${config.PLAYFORM_FORMS_DIR}`);
   return { imported: forms.map((f) => f.definition.name).sort(), errors };
 }

@@ -15,6 +15,10 @@ export const DOMAIN_ERROR_CODES = [
   "validation_failed",
   "too_many_requests",
   "unavailable",
+  /** A service the app asked on the user's behalf (a form's choice source) answered badly. */
+  "bad_gateway",
+  /** A service the app asked on the user's behalf did not answer in time. */
+  "gateway_timeout",
 ] as const;
 export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 

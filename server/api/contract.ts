@@ -76,7 +76,9 @@ const ERROR_TEXT: Record<number, string> = {
   422: "values rejected; `fields` names each one",
   429: "throttled; Retry-After says when to try again",
   500: "unexpected; details are in the server log only",
+  502: "a service the app asked on the caller's behalf answered badly",
   503: "not available",
+  504: "a service the app asked on the caller's behalf did not answer in time",
 };
 
 const CROSS_SITE_TEXT = "a cross-site request: a browser page of another site, without a bearer token (docs/api.md, Cross-site requests)";

@@ -19,6 +19,8 @@ export const ERROR_STATUS: Record<DomainErrorCode | "internal", number> = {
   too_many_requests: 429,
   internal: 500,
   unavailable: 503,
+  bad_gateway: 502,
+  gateway_timeout: 504,
 };
 export type ErrorCode = keyof typeof ERROR_STATUS;
 

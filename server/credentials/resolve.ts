@@ -63,3 +63,26 @@ export async function resolveJobSecrets(names: readonly string[], passwordExtrav
   if (!loaded.ok) throw new CredentialResolveError(loaded.message);
   return buildJobSecrets(loaded.credentials, passwordExtravars);
 }
+
+/**
+ * The token a form's choice source sends (`Authorization: Bearer …`): a stored credential of
+ * kind secret holding one variable, or a variable named `token`; else why not, in a message that
+ * names the credential, never its value.
+ */
+export async function choiceSourceToken(name: string): Promise<{ ok: true; token: string } | { ok: false; message: string }> {
+  const loaded = await loadFormCredentials([name]);
+  if (!loaded.ok) return loaded;
+  const credential = loaded.credentials[0]!;
+  if (credential.kind !== "secret") {
+    return { ok: false, message: `credential "${name}" is of kind ${credential.kind}: a choice source needs a secret credential` };
+  }
+  const variables = Object.entries(credential.payload.variables);
+  const token = variables.length === 1 ? variables[0]![1] : credential.payload.variables.token;
+  if (token === undefined) {
+    return {
+      ok: false,
+      message: `credential "${name}" holds several variables and none named "token": the choice source cannot tell which to send`,
+    };
+  }
+  return { ok: true, token };
+}

@@ -10,24 +10,43 @@ export interface FormRecord {
   id: string;
   name: string;
   definition: unknown;
+  /** Choices of its hosts fields, read from its inventory at import (server/forms/host-choices.ts). */
+  hostChoices: unknown;
   sourceDir: string;
 }
 
+/**
+ * The hosts fields' choices are stored inside the definition's JSON under this key, not in a
+ * column of their own: they are read with the definition, always replaced with it, and no
+ * migration is needed. A definition cannot hold the key itself: form.yaml is parsed with the
+ * definition schema, which drops keys it does not know.
+ */
+const HOST_CHOICES_KEY = "_hostChoices";
+
 const recordSelect = { id: true, name: true, definition: true, sourceDir: true } as const;
 
+function toRecord(row: { id: string; name: string; definition: unknown; sourceDir: string }): FormRecord {
+  if (typeof row.definition !== "object" || row.definition === null || !(HOST_CHOICES_KEY in row.definition)) {
+    return { ...row, hostChoices: {} };
+  }
+  const { [HOST_CHOICES_KEY]: hostChoices, ...definition } = row.definition as Record<string, unknown>;
+  return { ...row, definition, hostChoices };
+}
+
 export async function listFormRecords(): Promise<FormRecord[]> {
-  return getDb().form.findMany({ orderBy: { title: "asc" }, select: recordSelect });
+  return (await getDb().form.findMany({ orderBy: { title: "asc" }, select: recordSelect })).map(toRecord);
 }
 
 export async function findFormRecord(name: string): Promise<FormRecord | null> {
-  return getDb().form.findUnique({ where: { name }, select: recordSelect });
+  const row = await getDb().form.findUnique({ where: { name }, select: recordSelect });
+  return row ? toRecord(row) : null;
 }
 
-export async function upsertForm(definition: FormDefinition, sourceDir: string): Promise<void> {
+export async function upsertForm(definition: FormDefinition, sourceDir: string, hostChoices: object = {}): Promise<void> {
   const data = {
     title: definition.title,
     description: definition.description,
-    definition: definition as object,
+    definition: { ...definition, [HOST_CHOICES_KEY]: hostChoices } as object,
     sourceDir,
   };
   await getDb().form.upsert({

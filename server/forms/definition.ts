@@ -91,6 +91,29 @@ export const formDefinitionSchema = z
           });
         }
       }
+      if ((field.type === "select" || field.type === "multiselect") && field.source) {
+        // A placeholder names another field whose value may travel in a URL (and the app's log),
+        // after the host: a user's value must not choose the server the app (with its token) asks.
+        const url = field.source.url;
+        const pathStart = url.slice(url.indexOf("://") + 3).search(/[/?#]/);
+        if (/\{/.test(pathStart === -1 ? url : url.slice(0, url.indexOf("://") + 3 + pathStart))) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["fields", index, "source", "url"],
+            message: "placeholders may only be in the path or query, not the host",
+          });
+        }
+        for (const [, name] of url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+          const named = form.fields.find((f) => f.name === name);
+          const problem =
+            !named || named === field
+              ? `names {${name}}, which is not another field of the form`
+              : named.type === "password" || named.type === "file" || named.type === "table"
+                ? `names {${name}}, a ${named.type} field, whose value cannot be put in a URL`
+                : undefined;
+          if (problem) ctx.addIssue({ code: "custom", path: ["fields", index, "source", "url"], message: problem });
+        }
+      }
       if ((field.type === "select" || field.type === "multiselect") && field.source?.credential !== undefined) {
         const name = credentialNameSchema.safeParse(field.source.credential);
         if (!name.success) {

@@ -1,10 +1,13 @@
 /**
  * The forms as a signed-in user sees them: the catalog of those they may launch, and one form
- * with its defaults filled for them (server/forms/public-view.ts).
+ * with its defaults filled for them (server/forms/public-view.ts), and a source field's choices.
  */
 import { launchableForms, requireLaunchableForm, type Viewer } from "../access/policy";
 import { findUserByUsername } from "../data/users";
+import { DomainError } from "../errors";
+import type { FieldOption } from "../form-rules/fields";
 import type { UserContext } from "../form-rules/values";
+import { isSourceField, sourceChoices } from "./choice-source";
 import { publicForm } from "./public-view";
 
 async function userContext(viewer: Viewer): Promise<UserContext> {
@@ -14,11 +17,29 @@ async function userContext(viewer: Viewer): Promise<UserContext> {
 
 export async function catalogFor(viewer: Viewer): Promise<ReturnType<typeof publicForm>[]> {
   const [forms, user] = await Promise.all([launchableForms(viewer), userContext(viewer)]);
-  return forms.map((form) => publicForm(form.definition, {}, user));
+  return forms.map((form) => publicForm(form.definition, form.hostChoices, user));
 }
 
 /** A form the viewer may launch (404 for one they may not, as for one that does not exist). */
 export async function formFor(viewer: Viewer, name: string): Promise<ReturnType<typeof publicForm>> {
   const [form, user] = await Promise.all([requireLaunchableForm(viewer, name), userContext(viewer)]);
-  return publicForm(form.definition, {}, user);
+  return publicForm(form.definition, form.hostChoices, user);
+}
+
+/**
+ * The current choices of a form's source field, fetched for the viewer with the form's values
+ * as the page has them (server/forms/choice-source.ts). Only for those who may launch the form;
+ * a field that is not a select or multiselect with a source answers 404.
+ */
+export async function choicesFor(
+  viewer: Viewer,
+  formName: string,
+  fieldName: string,
+  values: Record<string, unknown>,
+): Promise<FieldOption[]> {
+  const form = await requireLaunchableForm(viewer, formName);
+  const field = form.definition.fields.find((f) => f.name === fieldName);
+  if (!field || !isSourceField(field))
+    throw new DomainError("not_found", `form "${formName}" has no field "${fieldName}" with a choice source`);
+  return sourceChoices(form.definition, field, values);
 }

@@ -4,7 +4,7 @@ import type { FormDefinition } from "./definition";
 
 /**
  * A field as the page gets it: its label always set; a choice source reduced to the fields its
- * URL names (the page re-fetches the choices when they change: GET /api/forms/NAME/choices/FIELD),
+ * URL names (the page re-fetches the choices when they change: POST /api/forms/NAME/choices/FIELD),
  * never its URL or credential; a hosts field's choices from the form's inventory.
  */
 export type PublicField = RuleField & {

@@ -9,6 +9,7 @@ import { checkFormCredentials } from "../credentials/resolve";
 import { requireLaunchableForm, type Viewer } from "../access/policy";
 import { resolveRunnerFor } from "../data/runners";
 import { findUserByUsername } from "../data/users";
+import { choicesAtLaunch } from "../forms/choice-source";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions } from "../forms/run-options";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
@@ -86,9 +87,9 @@ async function createJob(
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
   const profile = await findUserByUsername(user.username);
-  const checked = validateValues(form.definition, input, {
-    user: { username: user.username, name: profile?.displayName, email: profile?.email },
-  });
+  const userContext = { username: user.username, name: profile?.displayName, email: profile?.email };
+  // The current choices of hosts and source fields (server/forms/choice-source.ts): a value not among them is refused.
+  const checked = validateValues(form.definition, input, { user: userContext, choices: await choicesAtLaunch(form, input, userContext) });
   const options = validateRunOptions(form.definition, optionsInput);
   // Every problem at once, values and run options together, so a form shows them all.
   const errors = { ...(checked.ok ? {} : checked.errors), ...(options.ok ? {} : options.errors) };

@@ -40,6 +40,7 @@ export const APP_ROUTES: readonly string[] = [
   "/api/docs/assets/[file]",
   "/api/forms",
   "/api/forms/[name]",
+  "/api/forms/[name]/choices/[field]",
   "/api/forms/[name]/idempotence",
   "/api/forms/[name]/preview",
   "/api/forms/[name]/preview/[id]",

@@ -126,6 +126,14 @@ const rows: Row[] = [
     url: () => `/api/forms/secured/preview/${jobs.preview}`,
     expect: SECURED_READERS,
   },
+  // A source field's choices: for those who may launch the form (422: its {env} is empty, so no server is asked).
+  {
+    route: "/api/forms/[name]/choices/[field]",
+    method: "POST",
+    url: () => "/api/forms/secured/choices/product",
+    body: { values: {} },
+    expect: by(401, 404, 422, 404, 404, 422),
+  },
   // Admin pages' APIs.
   ...["/api/users", "/api/runners", "/api/credentials", "/api/audit", "/api/audit/export", "/api/groups"].map((url): Row => ({
     route: url,

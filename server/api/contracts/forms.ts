@@ -6,7 +6,20 @@ import { queryInt } from "../route";
 const fieldSchema = z.looseObject({
   name: z.string(),
   label: z.string(),
-  type: z.enum(["text", "textarea", "password", "number", "checkbox", "select", "multiselect", "date", "datetime", "table", "file", "hosts"]),
+  type: z.enum([
+    "text",
+    "textarea",
+    "password",
+    "number",
+    "checkbox",
+    "select",
+    "multiselect",
+    "date",
+    "datetime",
+    "table",
+    "file",
+    "hosts",
+  ]),
   required: z.boolean(),
 });
 
@@ -140,5 +153,41 @@ export const formIdempotence = endpoint({
       description: "the report; with `format`, the same as a download (Content-Disposition: attachment)",
       alternatives: [{ mediaType: "application/json", schema: idempotenceReportSchema }, { mediaType: "text/csv" }],
     },
+  },
+});
+
+export const choicesBodySchema = z.strictObject({
+  values: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .meta({ description: "the form's current values; those the source's URL names fill its {field} placeholders" }),
+});
+
+export const fieldChoices = endpoint({
+  method: "post",
+  path: "/api/forms/[name]/choices/[field]",
+  summary: "The current choices of a select or multiselect field with a choice source, fetched by the app",
+  description:
+    "For those who may launch the form. The source's URL is filled with the values (URL-encoded) and asked with the form's " +
+    "credential; answers are cached for the source's cacheSeconds (docs/api.md, Choice sources).",
+  tags: ["forms"],
+  access: "user",
+  params: z.object({
+    name: z.string().meta({ description: "the form's name" }),
+    field: z.string().meta({ description: "the name of a select or multiselect field with a source" }),
+  }),
+  body: { schema: choicesBodySchema, optional: true },
+  responses: {
+    200: {
+      description: "the choices, in the source's order",
+      schema: z.object({ choices: z.array(z.object({ value: z.string(), label: z.string() })) }),
+    },
+  },
+  errors: {
+    404: "unknown form, a form the caller may not launch, or a field without a choice source",
+    422: 'a field the URL names is empty ("fill in Region first")',
+    502: "the source answered an error status, not JSON, over 5 MiB or over 5000 choices, or could not be reached",
+    503: "the source's credential does not exist or is not a secret credential",
+    504: "the source did not answer within its timeoutSeconds",
   },
 });

@@ -37,7 +37,13 @@ export const launchJob = endpoint({
   access: "user",
   body: { schema: launchBodySchema },
   responses: { 201: { description: "the new job's id", schema: z.object({ id: z.number().int().positive() }) } },
-  errors: { 404: "unknown form" },
+  errors: {
+    404: "unknown form",
+    // A source field's value is checked against the source's current choices (docs/api.md, Choice sources).
+    502: "a choice source the values are checked against answered badly",
+    503: "a choice source's credential cannot be used",
+    504: "a choice source the values are checked against did not answer in time",
+  },
 });
 
 export const relaunchBodySchema = z.strictObject({
