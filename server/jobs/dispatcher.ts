@@ -38,6 +38,7 @@ import {
 } from "../protocol/rte-messages";
 import { formDefinitionSchema } from "../forms/definition";
 import { runOptionsSchema } from "../forms/run-options";
+import { uploadFileVars } from "../forms/uploads";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
@@ -233,12 +234,15 @@ export class Dispatcher {
     holding(secrets);
     // Chosen at launch, among the options the form allowed then (checked by launchJob).
     const chosen = runOptionsSchema.parse(job.runOptions ?? {});
+    const manifest = manifestSchema.parse(job.manifest);
+    // Uploaded files: the RTE gives the playbook their absolute path in the job folder.
+    const fileVars = uploadFileVars(manifest);
     const message: JobDispatch = {
       v: CONTRACT_VERSION,
       jobId: job.id,
       playbook: form.playbook,
       inventories: form.inventories,
-      manifest: manifestSchema.parse(job.manifest),
+      manifest,
       extravars,
       options: jobOptionsSchema.parse({
         tags: chosen.tags ?? form.tags,
@@ -251,6 +255,7 @@ export class Dispatcher {
       }),
       sealed: sealForJob(link.token, job.id, JSON.stringify(secrets)),
       sourceDir: job.form.sourceDir,
+      ...(Object.keys(fileVars).length > 0 ? { fileVars } : {}),
     };
     let raw: unknown;
     jobLog.debug(`job ${job.id} dispatched to ${link.runnerName}/${link.instanceId}`);

@@ -88,6 +88,13 @@ export const jobDispatchSchema = z.object({
   sealed: z.string(),
   /** The form's folder as the app sees it: read directly by RTEs with RTE_FILES=local. */
   sourceDir: z.string().optional(),
+  /**
+   * File fields: extravar name → the file's path relative to the job folder, one of the
+   * manifest's (`{keyfile: ".playform_uploads/keyfile/id.pem"}`). The RTE sets the extravar to
+   * the absolute path in the job folder. Optional: an older app sends none, an older RTE
+   * ignores it (the playbook then gets the upload id).
+   */
+  fileVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), z.string().min(1)).optional(),
 });
 export type JobDispatch = z.infer<typeof jobDispatchSchema>;
 

@@ -11,6 +11,7 @@ import * as oidc from "./oidc";
 import * as recap from "./recap";
 import * as runners from "./runners";
 import * as tokens from "./tokens";
+import * as uploads from "./uploads";
 
 function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   return Object.values(module).filter(
@@ -31,4 +32,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   audit,
   tokens,
   groups,
+  uploads,
 ].flatMap(endpointsOf);
