@@ -33,4 +33,8 @@ export const uploadFile = endpoint({
     description: "One part named `file` (with its file name and, best, its media type); other parts are ignored.",
   },
   responses: { 201: { description: "the stored upload", schema: uploadAnswerSchema } },
+  errors: {
+    404: "no form of that name that the caller may launch",
+    415: "a body that is not multipart/form-data",
+  },
 });
