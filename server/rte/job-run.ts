@@ -148,7 +148,8 @@ export class JobRun {
       };
       this.deps.running.record(record);
       const { fetched, cached } = await this.deps.cache.materialize(this.job.manifest, paths.jobDir, this.deps.fetchFiles);
-      const source = this.deps.env.RTE_FILES === "local" ? "read from the shared folder" : "fetched from the app";
+      const uploads = Object.keys(this.job.fileVars ?? {}).length > 0 ? " (uploaded files from the app)" : "";
+      const source = this.deps.env.RTE_FILES === "local" ? `read from the shared folder${uploads}` : "fetched from the app";
       batcher.log(`job files ready: ${fetched} ${source}, ${cached} from the cache`);
       // File fields: the app sends the upload's path relative to the job folder, which only
       // this RTE knows; the playbook gets the absolute one.

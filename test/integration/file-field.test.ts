@@ -11,6 +11,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
+const FORMS_DIR = path.resolve(import.meta.dirname, "../fixtures/forms-files");
+
 let app: RunningPlayform;
 let admin: ApiClient;
 let other: ApiClient;
@@ -25,7 +27,7 @@ const launch = (client: ApiClient, id: string) =>
   client.call("POST", "/api/jobs", { json: { form: "keyfile-echo", values: { keyfile: id } } });
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-files") } });
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS_DIR } });
   admin = apiClient(app, await adminToken(app));
   expect((await admin.call("POST", "/api/users", { json: { username: "other", password: "pw-other-0123456789" } })).status).toBe(201);
   const token = await fetch(`${app.url}/api/auth/token`, {
@@ -95,3 +97,22 @@ it("refuses another user's upload at launch, and an upload for another field", a
   const noForm = await admin.call("POST", "/api/uploads?form=no-such-form&field=keyfile", { body: new FormData() });
   expect(noForm.status).toBe(404);
 });
+
+it("with RTE_FILES=local, asks the app for the uploaded file (it is not in the shared form folder)", async () => {
+  // The local RTE inherits RTE_* variables from the app's environment.
+  const shared = await startPlayform({ env: { RTE_FILES: "local", PLAYFORM_FORMS_DIR: FORMS_DIR } });
+  try {
+    const client = apiClient(shared, await adminToken(shared));
+    const stored = await upload(client, "shared.txt", "from the upload store");
+    expect(stored.status, JSON.stringify(stored.json)).toBe(201);
+    const launched = await launch(client, stored.json.id);
+    expect(launched.status, JSON.stringify(launched.json)).toBe(201);
+    const job = await client.waitForEnd(launched.json.id);
+    const output = await client.output(job.id);
+    expect(job.status, output).toBe("success");
+    expect(output).toContain("job files ready: 3 read from the shared folder (uploaded files from the app), 0 from the cache");
+    expect(output).toContain("KEYFILE CONTENT from the upload store");
+  } finally {
+    await shared.stop();
+  }
+}, 120_000);
