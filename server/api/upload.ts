@@ -62,7 +62,7 @@ export interface MultipartFile {
  * entry then drains and closes the rest). Other parts are skipped. 415 for another body type,
  * 400 for a malformed body or one without that part.
  */
-export function multipartFile(request: Request, name: string): Promise<MultipartFile> {
+export async function multipartFile(request: Request, name: string): Promise<MultipartFile> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
     throw new DomainError("unsupported_media_type", `send the file as multipart/form-data, in a part named \`${name}\``);
@@ -70,7 +70,7 @@ export function multipartFile(request: Request, name: string): Promise<Multipart
   if (!request.body) throw new DomainError("bad_request", `send the file in a multipart part named \`${name}\``);
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: { "content-type": contentType }, limits: { files: 1, fields: 20, fieldSize: 64 * 1024, headerPairs: 20 } });
+    parser = busboy({ headers: { "content-type": contentType }, limits: { files: 10, fields: 20, fieldSize: 64 * 1024, headerPairs: 20 } });
   } catch (error) {
     throw new DomainError("bad_request", `malformed multipart body: ${error instanceof Error ? error.message : String(error)}`);
   }

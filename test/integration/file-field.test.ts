@@ -15,6 +15,7 @@ const FORMS_DIR = path.resolve(import.meta.dirname, "../fixtures/forms-files");
 
 let app: RunningPlayform;
 let admin: ApiClient;
+let adminBearer: string;
 let other: ApiClient;
 
 const upload = (client: ApiClient, name: string, content: string, type = "application/octet-stream") => {
@@ -28,7 +29,8 @@ const launch = (client: ApiClient, id: string) =>
 
 beforeAll(async () => {
   app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS_DIR } });
-  admin = apiClient(app, await adminToken(app));
+  adminBearer = await adminToken(app);
+  admin = apiClient(app, adminBearer);
   expect((await admin.call("POST", "/api/users", { json: { username: "other", password: "pw-other-0123456789" } })).status).toBe(201);
   const token = await fetch(`${app.url}/api/auth/token`, {
     method: "POST",
@@ -76,6 +78,37 @@ it("refuses a file over the field's maxSize with 413, before reading when Conten
   expect(declared.json.error.message).toMatch(/^the upload is 64\.\d KB, the field allows at most 1 KB$/);
   // The connection that was refused does not stop the app from answering the next upload.
   expect((await upload(admin, "small.txt", "fine")).status).toBe(201);
+});
+
+it("refuses a streamed upload without Content-Length as soon as it passes the limit", async () => {
+  const boundary = "playform-test-boundary";
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="stream.pem"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const chunk = new Uint8Array(64 * 1024).fill(65);
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode(head));
+    },
+    pull(controller) {
+      if (sent >= 4 * 1024 * 1024) {
+        controller.enqueue(new TextEncoder().encode(`\r\n--${boundary}--\r\n`));
+        controller.close();
+        return;
+      }
+      controller.enqueue(chunk);
+      sent += chunk.length;
+    },
+  });
+  const response = await fetch(`${app.url}/api/uploads?form=keyfile-echo&field=keyfile`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${adminBearer}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+    body,
+    duplex: "half",
+  } as RequestInit);
+  expect(response.status).toBe(413);
+  expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+    "stream.pem is larger than 1 KB, the field allows at most 1 KB",
+  );
 });
 
 it("refuses a type the field does not accept with 422 naming the allowed types", async () => {

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { multipartFile } from "../../server/api/upload";
 import { getDb } from "../../server/data/db";
 import { upsertForm } from "../../server/data/forms";
 import { uploadStoreDir } from "../../server/data/uploads";
@@ -75,6 +76,41 @@ describe("acceptsFile", () => {
     expect(normalizeMediaType("Text/Plain; charset=utf-8")).toBe("text/plain");
     expect(normalizeMediaType("")).toBeNull();
     expect(normalizeMediaType("nonsense")).toBeNull();
+  });
+});
+
+describe("multipartFile", () => {
+  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+    new Request("http://app/api/uploads", { method: "POST", body, headers });
+  const read = async (stream: Readable) => {
+    let text = "";
+    for await (const chunk of stream) text += String(chunk);
+    return text;
+  };
+
+  it("streams the part named `file`, skipping the others", async () => {
+    const form = new FormData();
+    form.append("note", "a field first");
+    form.append("other", new Blob(["not this one"]), "other.txt");
+    form.append("file", new Blob(["the content"], { type: "text/plain" }), "dir/key.txt");
+    const file = await multipartFile(post(form), "file");
+    expect(file).toMatchObject({ filename: "key.txt", mimeType: "text/plain" });
+    expect(await read(file.stream)).toBe("the content");
+  });
+
+  it("refuses another body type (415), a body without the part and a malformed one (400)", async () => {
+    const status = async (request: Request) => {
+      const error = await multipartFile(request, "file").then(
+        () => null,
+        (e: unknown) => e,
+      );
+      return error instanceof DomainError ? `${error.code}: ${error.message}` : String(error);
+    };
+    expect(await status(post("{}", { "content-type": "application/json" }))).toMatch(/^unsupported_media_type: send the file as multipart/);
+    const without = new FormData();
+    without.append("note", "no file");
+    expect(await status(post(without))).toBe("bad_request: multipart body has no file part named `file`");
+    expect(await status(post("garbage", { "content-type": "multipart/form-data; boundary=xyz" }))).toMatch(/^bad_request: /);
   });
 });
 
