@@ -23,6 +23,7 @@ import { UiHub } from "./hub/ui-hub";
 import { openJobUpdateBus } from "./data/job-update-bus";
 import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs";
 import { Dispatcher } from "./jobs/dispatcher";
+import { sweepUploads } from "./forms/uploads";
 import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
 import { appMetrics } from "./metrics/app-metrics";
 import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
@@ -31,6 +32,9 @@ import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
 import { playformRuntime } from "./runtime";
 import { initLogging, logger, logSettings, logSettingsOrDefaults, maskInLogs } from "./logging/logger";
+
+/** How often a node sweeps the uploads no job took (they go after a day). */
+const UPLOAD_SWEEP_MS = 15 * 60 * 1000;
 
 function log(line: string): void {
   logger().info(line);
@@ -155,6 +159,16 @@ async function main(): Promise<void> {
   };
   dispatcher.start();
   inbound.start();
+  // Uploads no job took within a day, and content no upload names (server/forms/uploads.ts).
+  // Every node sweeps: the deletes are conditional, so two nodes sweeping at once do no harm.
+  const uploadSweeps = setInterval(() => {
+    sweepUploads()
+      .then(({ uploads, files }) => {
+        if (uploads + files > 0) logger({ component: "uploads" }).info(`swept ${uploads} unused upload(s), ${files} stored file(s)`);
+      })
+      .catch((error: unknown) => logger({ component: "uploads" }).error({ err: error }, "upload sweep failed"));
+  }, UPLOAD_SWEEP_MS);
+  uploadSweeps.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -199,6 +213,7 @@ async function main(): Promise<void> {
     );
     void (async () => {
       dispatcher.stop();
+      clearInterval(uploadSweeps);
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();

@@ -1,8 +1,12 @@
 /**
- * Uploaded files as text, for route handlers that take one: the request body as it is (any
- * text type or application/octet-stream), or one file of a multipart/form-data body. The text
- * is decoded as it streams in and handed on chunk by chunk, never held whole.
+ * Uploaded files for route handlers that take one. As text: the request body as it is (any
+ * text type or application/octet-stream), or one file of a multipart/form-data body, decoded as
+ * it streams in and handed on chunk by chunk, never held whole. As bytes: one file part of a
+ * multipart body, streamed (multipartFile).
  */
+import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import busboy from "busboy";
 import { DomainError } from "../errors";
 
 export interface UploadOptions {
@@ -43,4 +47,53 @@ async function uploadedBody(request: Request, name: string): Promise<ReadableStr
   const field = form.get(name) ?? [...form.values()].find((v): v is File => typeof v !== "string");
   if (field === null || field === undefined) throw new DomainError("bad_request", `multipart body has no \`${name}\` field or file`);
   return typeof field === "string" ? new Blob([field]).stream() : field.stream();
+}
+
+/** One file part of a multipart body (see multipartFile). */
+export interface MultipartFile {
+  filename: string;
+  mimeType: string | null;
+  stream: Readable;
+}
+
+/**
+ * The file part `name` of a multipart/form-data body, as a stream: busboy parses the body as
+ * it arrives, so the caller reads the file chunk by chunk and may stop at any point (the HTTP
+ * entry then drains and closes the rest). Other parts are skipped. 415 for another body type,
+ * 400 for a malformed body or one without that part.
+ */
+export async function multipartFile(request: Request, name: string): Promise<MultipartFile> {
+  const contentType = request.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(contentType)) {
+    throw new DomainError("unsupported_media_type", `send the file as multipart/form-data, in a part named \`${name}\``);
+  }
+  if (!request.body) throw new DomainError("bad_request", `send the file in a multipart part named \`${name}\``);
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: { "content-type": contentType }, limits: { files: 10, fields: 20, fieldSize: 64 * 1024, headerPairs: 20 } });
+  } catch (error) {
+    throw new DomainError("bad_request", `malformed multipart body: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const source = Readable.fromWeb(request.body as WebReadableStream<Uint8Array>);
+  return new Promise((resolve, reject) => {
+    let found: Readable | null = null;
+    parser.on("file", (field, stream, info) => {
+      if (field !== name || found) {
+        stream.resume();
+        return;
+      }
+      found = stream;
+      resolve({ filename: info.filename ?? "", mimeType: info.mimeType || null, stream });
+    });
+    const fail = (error: unknown) => {
+      const reason = error instanceof Error ? error.message : String(error);
+      // Before the part: the answer; inside it: the reader of the file sees the error.
+      if (found) found.destroy(new Error(reason));
+      else reject(new DomainError("bad_request", `malformed multipart body: ${reason}`));
+    };
+    parser.on("error", fail);
+    source.on("error", fail);
+    parser.on("close", () => reject(new DomainError("bad_request", `multipart body has no file part named \`${name}\``)));
+    source.pipe(parser);
+  });
 }

@@ -39,6 +39,7 @@ import {
 } from "../protocol/rte-messages";
 import { formDefinitionSchema } from "../forms/definition";
 import { runOptionsSchema } from "../forms/run-options";
+import { uploadFileVars } from "../forms/uploads";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
@@ -237,13 +238,16 @@ export class Dispatcher {
     // A preview is a v2 dispatch: a runner that does not know previews refuses it (contract
     // version) instead of dropping the unknown field and running the playbook for real.
     const preview = job.kind === "preview";
+    const manifest = manifestSchema.parse(job.manifest);
+    // Uploaded files: the RTE gives the playbook their absolute path in the job folder.
+    const fileVars = uploadFileVars(manifest);
     const message: JobDispatch = {
       v: preview ? PREVIEW_CONTRACT_VERSION : CONTRACT_VERSION,
       ...(preview ? { preview: true } : {}),
       jobId: job.id,
       playbook: form.playbook,
       inventories: form.inventories,
-      manifest: manifestSchema.parse(job.manifest),
+      manifest,
       extravars,
       options: jobOptionsSchema.parse({
         tags: chosen.tags ?? form.tags,
@@ -256,6 +260,7 @@ export class Dispatcher {
       }),
       sealed: sealForJob(link.token, job.id, JSON.stringify(secrets)),
       sourceDir: job.form.sourceDir,
+      ...(Object.keys(fileVars).length > 0 ? { fileVars } : {}),
     };
     let raw: unknown;
     jobLog.debug(`job ${job.id} dispatched to ${link.runnerName}/${link.instanceId}`);

@@ -12,6 +12,7 @@ import { findUserByUsername } from "../data/users";
 import { choicesAtLaunch } from "../forms/choice-source";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions } from "../forms/run-options";
+import { markUploadsLaunched, resolveUploads } from "../forms/uploads";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
 import type { JobKind } from "../data/jobs";
 import type { JobLifecycle } from "./lifecycle";
@@ -99,6 +100,9 @@ async function createJob(
       .join("; ");
     throw new DomainError("validation_failed", summary, errors);
   }
+  // File fields: uploads of this user for this form and field (used before or not: a relaunch
+  // runs the same file again), sent with the form's files (server/forms/uploads.ts).
+  const uploads = await resolveUploads(user, form, checked.values);
   const credentialProblem = await checkFormCredentials(form.definition.credentials);
   if (credentialProblem) throw new DomainError("validation_failed", credentialProblem);
   const runner = await resolveRunnerFor(form.definition.runner);
@@ -120,12 +124,13 @@ async function createJob(
       values: redactValues(form.definition, checked.values),
       extravars: visible,
       secretExtravars: hidden,
-      manifest: buildManifest(form.sourceDir),
+      manifest: [...buildManifest(form.sourceDir), ...uploads.manifest],
       runOptions: options.options,
       kind,
       relaunchOfId: origin.relaunchOf ?? null,
     },
     kind === "run" && form.definition.requiresApproval,
   );
+  await markUploadsLaunched(uploads, id);
   return { id, runner: runner.name, credentials: form.definition.credentials };
 }

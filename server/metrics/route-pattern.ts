@@ -75,6 +75,7 @@ export const APP_ROUTES: readonly string[] = [
   "/api/runners/join/status",
   "/api/tokens",
   "/api/tokens/[id]",
+  "/api/uploads",
   "/api/users",
   "/api/users/[username]",
 ];

@@ -102,6 +102,13 @@ export const jobDispatchSchema = z
      * extravars and options instead of a run. Only in a v2 dispatch (PREVIEW_CONTRACT_VERSION).
      */
     preview: z.boolean().optional(),
+    /**
+     * File fields: extravar name → the file's path relative to the job folder, one of the
+     * manifest's (`{keyfile: ".playform_uploads/keyfile/id.pem"}`). The RTE sets the extravar to
+     * the absolute path in the job folder. Optional: an older app sends none, an older RTE
+     * ignores it (the playbook then gets the upload id).
+     */
+    fileVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), z.string().min(1)).optional(),
   })
   .refine((job) => (job.v === PREVIEW_CONTRACT_VERSION) === (job.preview === true), {
     message: `a preview is dispatched as contract v${PREVIEW_CONTRACT_VERSION}, and only a preview`,

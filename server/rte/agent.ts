@@ -27,6 +27,7 @@ import {
   rteConfigSchema,
   RteFeatures,
   type ClaimAnswer,
+  type JobDispatch,
   type RteHandshake,
   type RteState,
 } from "../protocol/rte-messages";
@@ -321,8 +322,7 @@ export class RteAgent {
       {
         env: this.env,
         cache: this.cache,
-        fetchFiles: (hashes) =>
-          this.env.RTE_FILES === "local" ? readSharedFiles(job.sourceDir, job.manifest, hashes) : this.fetchFiles(job.jobId, hashes),
+        fetchFiles: (hashes) => (this.env.RTE_FILES === "local" ? this.localFiles(job, hashes) : this.fetchFiles(job.jobId, hashes)),
         emit: (items) => {
           for (const item of items) if (item.kind === "end") this.counters[item.status]++;
           this.spool.append(job.jobId, items);
@@ -347,6 +347,20 @@ export class RteAgent {
   private refuse(reason: "full" | "stopping" | "secrets", message: string): ClaimAnswer {
     this.counters.refused++;
     return { claimed: false, reason, message };
+  }
+
+  /**
+   * RTE_FILES=local: the form's files from the shared folder; uploaded files (`fileVars`) are
+   * not in it and come from the app, unless a form file has the same content.
+   */
+  private async localFiles(job: JobDispatch, hashes: string[]): Promise<Map<string, Buffer>> {
+    const uploads = new Set(Object.values(job.fileVars ?? {}));
+    const shared = new Set(job.manifest.filter((entry) => !uploads.has(entry.path)).map((entry) => entry.sha256));
+    const fromApp = hashes.filter((hash) => !shared.has(hash));
+    const fromFolder = hashes.filter((hash) => shared.has(hash));
+    const files = fromFolder.length > 0 ? await readSharedFiles(job.sourceDir, job.manifest, fromFolder) : new Map<string, Buffer>();
+    if (fromApp.length > 0) for (const [hash, content] of await this.fetchFiles(job.jobId, fromApp)) files.set(hash, content);
+    return files;
   }
 
   private async fetchFiles(jobId: number, hashes: string[]): Promise<Map<string, Buffer>> {

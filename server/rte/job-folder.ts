@@ -8,6 +8,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import type { ManifestEntry } from "../protocol/rte-messages";
 
 export const JOB_FOLDER_MODE = 0o770;
 
@@ -35,4 +36,27 @@ export function handOver(dir: string, owner: FolderOwner): void {
   walk(dir);
   fs.chownSync(dir, self, owner.gid);
   fs.chmodSync(dir, JOB_FOLDER_MODE);
+}
+
+/**
+ * The dispatch's `fileVars` as extravars: each file field gets the absolute path of its file in
+ * the job folder. A path must be one of the job's manifest (so the file is there) and stay
+ * inside the folder; anything else fails the job before the playbook runs.
+ */
+export function fileVarPaths(
+  jobDir: string,
+  manifest: readonly ManifestEntry[],
+  fileVars: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const root = path.resolve(jobDir);
+  const listed = new Set(manifest.map((entry) => entry.path));
+  const paths: Record<string, string> = {};
+  for (const [name, rel] of Object.entries(fileVars)) {
+    const target = path.resolve(root, rel);
+    if (path.isAbsolute(rel) || !target.startsWith(root + path.sep) || !listed.has(rel)) {
+      throw new Error(`file of ${name} is not a file of this job: ${rel}`);
+    }
+    paths[name] = target;
+  }
+  return paths;
 }

@@ -17,7 +17,7 @@ import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
-import { handOver } from "./job-folder";
+import { fileVarPaths, handOver } from "./job-folder";
 import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
 import { OutputBatcher } from "./output-batcher";
 import { playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
@@ -148,13 +148,17 @@ export class JobRun {
       };
       this.deps.running.record(record);
       const { fetched, cached } = await this.deps.cache.materialize(this.job.manifest, paths.jobDir, this.deps.fetchFiles);
-      const source = this.deps.env.RTE_FILES === "local" ? "read from the shared folder" : "fetched from the app";
+      const uploads = Object.keys(this.job.fileVars ?? {}).length > 0 ? " (uploaded files from the app)" : "";
+      const source = this.deps.env.RTE_FILES === "local" ? `read from the shared folder${uploads}` : "fetched from the app";
       batcher.log(`job files ready: ${fetched} ${source}, ${cached} from the cache`);
+      // File fields: the app sends the upload's path relative to the job folder, which only
+      // this RTE knows; the playbook gets the absolute one.
+      const extravars = { ...this.job.extravars, ...fileVarPaths(paths.jobDir, this.job.manifest, this.job.fileVars ?? {}) };
       // "wx": a form file of the same name is never overwritten, or handed to ansible or ssh instead.
-      fs.writeFileSync(paths.extravars, JSON.stringify(this.job.extravars), { mode: 0o600, flag: "wx" });
+      fs.writeFileSync(paths.extravars, JSON.stringify(extravars), { mode: 0o600, flag: "wx" });
       if (this.job.options.keepExtravars) {
         ensurePrivateDir(path.dirname(paths.kept));
-        fs.writeFileSync(paths.kept, JSON.stringify(this.job.extravars), { mode: 0o600 });
+        fs.writeFileSync(paths.kept, JSON.stringify(extravars), { mode: 0o600 });
       }
       const hidden = { ...this.secrets.hiddenExtravars };
       const { sshKey } = this.secrets;

@@ -104,6 +104,14 @@ const rows: Row[] = [
     body: { form: "secured", values: {} },
     expect: by(401, 404, 201, 404, 404, 201),
   },
+  // Uploads for a form's file field: its launchers only (the secured form has no file field: 400 past the access check).
+  {
+    route: "/api/uploads",
+    method: "POST",
+    url: () => "/api/uploads?form=secured&field=keyfile",
+    body: {},
+    expect: by(401, 404, PASS, 404, 404, PASS),
+  },
   { route: "/api/jobs/progress", method: "GET", url: () => `/api/jobs/progress?ids=${jobs.finished}`, expect: SIGNED_IN },
   // Forms: the catalog for everyone, a secured form for its launchers; runs for launchers and readers.
   { route: "/api/forms", method: "GET", url: () => "/api/forms", expect: SIGNED_IN },

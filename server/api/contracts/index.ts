@@ -12,6 +12,7 @@ import * as preview from "./preview";
 import * as recap from "./recap";
 import * as runners from "./runners";
 import * as tokens from "./tokens";
+import * as uploads from "./uploads";
 
 function endpointsOf(module: Record<string, unknown>): EndpointSpec[] {
   return Object.values(module).filter(
@@ -33,4 +34,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   audit,
   tokens,
   groups,
+  uploads,
 ].flatMap(endpointsOf);
