@@ -10,7 +10,7 @@ export NEXT_TELEMETRY_DISABLED=1
 ensure_node_version
 if ! command -v ansible-playbook >/dev/null 2>&1; then
   # Try to install it; without root this only explains. The UI still starts either way.
-  ensure_debian_packages "running jobs" ansible:ansible-playbook || \
+  ensure_debian_packages "running jobs" ansible:ansible-playbook git:git || \
     echo "playform: starting anyway; jobs will fail until ansible-playbook is installed" >&2
 fi
 ensure_node_modules
