@@ -252,10 +252,14 @@ function ChoiceList({
   selected: readonly string[];
   onChange: OnChange;
 }) {
+  // A value chosen before the choices changed (another field's value did) stays listed, ticked
+  // and marked, so it can be unticked: the rules refuse it until then.
+  const stale = selected.filter((value) => !choices.some((o) => o.value === value));
+  const shown = [...choices, ...stale.map((value) => ({ value, label: `${value} (no longer a choice)` }))];
   const toggle = (value: string, on: boolean) => {
     const next = on ? [...selected, value] : selected.filter((v) => v !== value);
     // Keep the choices' order, whatever the order of the clicks.
-    onChange(choices.map((o) => o.value).filter((v) => next.includes(v)));
+    onChange(shown.map((o) => o.value).filter((v) => next.includes(v)));
   };
   return (
     <div
@@ -267,11 +271,11 @@ function ChoiceList({
       className={`max-h-56 overflow-y-auto rounded-md border px-3 py-2 ${props["aria-invalid"] ? "border-red-500" : "border-zinc-300"}`}
       data-testid={`choices-${props.name}`}
     >
-      {choices.length === 0 ? (
+      {shown.length === 0 ? (
         <p className="text-sm text-zinc-500">No choices.</p>
       ) : (
         <ul className="grid grid-cols-1 gap-1 sm:grid-cols-2">
-          {choices.map((option) => (
+          {shown.map((option) => (
             <li key={option.value}>
               <label className="flex items-center gap-2 text-sm text-zinc-800">
                 <input
