@@ -7,8 +7,8 @@ import { getDb } from "./db";
 import { isUniqueViolation } from "./unique";
 import type { NotifyChannel, NotifyEvent } from "../forms/notify";
 
-export type DeliveryStatus = "pending" | "delivered" | "failed";
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ["pending", "delivered", "failed"];
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface DeliveryView {
   id: number;

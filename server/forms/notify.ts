@@ -38,8 +38,9 @@ export function notifyTargets(specs: readonly NotifySpec[], event: NotifyEvent):
   const targets = new Map<string, { channel: NotifyChannel; target: string }>();
   for (const spec of specs) {
     if (!spec.on.includes(event)) continue;
-    if (spec.webhook) targets.set(`webhook ${spec.webhook.url}`, { channel: "webhook", target: spec.webhook.url });
-    for (const address of spec.email ?? []) targets.set(`email ${address.toLowerCase()}`, { channel: "email", target: address });
+    const add = (key: string, target: { channel: NotifyChannel; target: string }) => void (targets.has(key) || targets.set(key, target));
+    if (spec.webhook) add(`webhook ${spec.webhook.url}`, { channel: "webhook", target: spec.webhook.url });
+    for (const address of spec.email ?? []) add(`email ${address.toLowerCase()}`, { channel: "email", target: address });
   }
   return [...targets.values()];
 }
