@@ -12,7 +12,7 @@ import { listJobDeliveries } from "../../server/data/notifications";
 import { describeZodError, formDefinitionSchema } from "../../server/forms/definition";
 import { notifyTargets } from "../../server/forms/notify";
 import { JobLifecycle } from "../../server/jobs/lifecycle";
-import { NO_SMTP, NotificationSender } from "../../server/jobs/notify-delivery";
+import { NO_SMTP, NotificationSender, postWebhook } from "../../server/jobs/notify-delivery";
 import {
   DEFAULT_BACKOFF_SECONDS,
   emailSubject,
@@ -273,5 +273,25 @@ describe("enqueued once, sent once", () => {
     expect(failed.headers["x-playform-event"]).toBe("failed");
     expect(failed.headers["x-playform-signature"]).toBeUndefined();
     expect(JSON.parse(failed.body).job.url).toMatch(/^https:\/\/playform\.example\.com\/jobs\/\d+$/);
+  });
+
+  it("does not follow a redirect, and keeps the URL's query out of an error", async () => {
+    const redirecting = http.createServer((request, response) => {
+      received.push({ headers: request.headers, body: request.url ?? "" });
+      response.writeHead(302, { location: `${url.split("?")[0]}?followed=1` }).end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, "127.0.0.1", resolve));
+    const port = (redirecting.address() as AddressInfo).port;
+    const before = received.length;
+    const body = notificationBody("success", job, null, "http://x");
+    const outcome = await postWebhook(`http://127.0.0.1:${port}/hook?token=abc123`, body, 7, "s3cret-key");
+    await new Promise((resolve) => redirecting.close(resolve));
+    expect(outcome).toEqual({ delivered: false, responseStatus: 302, error: "HTTP 302: redirects are not followed" });
+    expect(received.length - before).toBe(1);
+    expect(received.at(-1)!.headers["x-playform-signature"]).toBe(signature(JSON.stringify(body), "s3cret-key"));
+    const refused = await postWebhook(`http://127.0.0.1:${port}/hook?token=abc123`, body, 7, undefined);
+    expect(refused.delivered).toBe(false);
+    expect(refused.error).toMatch(/ECONNREFUSED/);
+    expect(refused.error).not.toContain("abc123");
   });
 });
