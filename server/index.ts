@@ -24,6 +24,7 @@ import { openJobUpdateBus } from "./data/job-update-bus";
 import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs";
 import { Dispatcher } from "./jobs/dispatcher";
 import { sweepUploads } from "./forms/uploads";
+import { NotificationSender } from "./jobs/notify-delivery";
 import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
 import { appMetrics } from "./metrics/app-metrics";
 import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
@@ -176,6 +177,15 @@ async function main(): Promise<void> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${config.HOST === "0.0.0.0" ? "localhost" : config.HOST}:${port}`;
+  // Webhooks and emails of the forms' `notify` (server/jobs/notify-delivery.ts): every node
+  // sends; a delivery is claimed with a conditional update, so only one node sends it.
+  const notifications = new NotificationSender({
+    publicUrl: config.PLAYFORM_PUBLIC_URL ?? url,
+    smtpUrl: config.PLAYFORM_SMTP_URL,
+    smtpFrom: config.PLAYFORM_SMTP_FROM,
+    backoffSeconds: config.PLAYFORM_NOTIFY_BACKOFF_SECONDS,
+  });
+  notifications.start();
 
   let localRte: LocalRte | null = null;
   if (localRunner) {
@@ -214,6 +224,7 @@ async function main(): Promise<void> {
     void (async () => {
       dispatcher.stop();
       clearInterval(uploadSweeps);
+      notifications.stop();
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();

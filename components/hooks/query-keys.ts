@@ -19,6 +19,7 @@ export const queryKeys = {
   jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,
   jobTasks: (id: number) => ["jobs", "detail", id, "tasks"] as const,
   jobProgress: (id: number) => ["jobs", "detail", id, "progress"] as const,
+  jobNotifications: (id: number) => ["jobs", "detail", id, "notifications"] as const,
   jobsProgress: (ids: readonly number[]) => ["jobs", "progress", ids] as const,
   jobComparedWithPrevious: (id: number) => ["jobs", "detail", id, "compare", "previous"] as const,
   runners: () => ["runners"] as const,

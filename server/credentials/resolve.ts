@@ -86,3 +86,25 @@ export async function choiceSourceToken(name: string): Promise<{ ok: true; token
   }
   return { ok: true, token };
 }
+
+/**
+ * The key a form's webhook signs its body with: a stored credential of kind secret holding one
+ * variable, or a variable named `secret`; else why not, naming the credential, never its value.
+ */
+export async function webhookSecret(name: string): Promise<{ ok: true; secret: string } | { ok: false; message: string }> {
+  const loaded = await loadFormCredentials([name]);
+  if (!loaded.ok) return loaded;
+  const credential = loaded.credentials[0]!;
+  if (credential.kind !== "secret") {
+    return { ok: false, message: `credential "${name}" is of kind ${credential.kind}: a webhook needs a secret credential` };
+  }
+  const variables = Object.entries(credential.payload.variables);
+  const secret = variables.length === 1 ? variables[0]![1] : credential.payload.variables.secret;
+  if (secret === undefined) {
+    return {
+      ok: false,
+      message: `credential "${name}" holds several variables and none named "secret": the webhook cannot tell which signs`,
+    };
+  }
+  return { ok: true, secret };
+}

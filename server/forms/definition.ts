@@ -7,6 +7,7 @@ import { z } from "zod";
 import { groupNameSchema } from "../access/group-name";
 import { credentialNameSchema } from "../credentials/kinds";
 import { checkFieldRules, fieldSchema, type FieldSpec } from "../form-rules/fields";
+import { notifySchema } from "./notify";
 
 const FORM_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
@@ -67,6 +68,8 @@ export const formDefinitionSchema = z
       })
       .strict()
       .default({ observe: [], approve: [] }),
+    /** Webhooks and emails on its jobs' events (server/forms/notify.ts, docs/forms.md "Notifications"). */
+    notify: z.array(notifySchema).default([]),
   })
   .superRefine((form, ctx) => {
     form.credentials.forEach((name, index) => {

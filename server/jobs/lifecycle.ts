@@ -28,6 +28,7 @@ import type { JobUpdatePublisher } from "../hub/job-updates";
 import type { FinalStatus } from "../protocol/rte-messages";
 import { requireJob } from "./access";
 import { sealJobSecrets } from "./job-secrets";
+import { enqueueJobNotifications, notifyEventOf } from "./notify";
 
 /** From each status, the statuses a job may move to. A status with none is final. */
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
@@ -89,6 +90,7 @@ export class JobLifecycle {
       sealJobSecrets,
     );
     if (!needsApproval) this.deps.wakeDispatcher();
+    else await enqueueJobNotifications(id, "approval");
     return id;
   }
 
@@ -195,6 +197,9 @@ export class JobLifecycle {
     if (!MAY_BE_DISPATCHED.includes(to)) stamps.secretExtravars = null;
     if (!(await transitionJob(jobId, sources, to, { ...stamps, ...fields }, onInstance))) return false;
     this.announce(jobId);
+    const event = notifyEventOf(to);
+    // Only the move that won tells anyone; the deliveries' unique key holds even so.
+    if (event) await enqueueJobNotifications(jobId, event);
     if (to === "queued") this.deps.wakeDispatcher();
     if (to === "running") this.deps.onRunning?.(jobId, now);
     return true;

@@ -53,7 +53,7 @@ const jobs = { finished: 0, finished2: 0, waiting: 0, waiting2: 0, open: 0, prev
 
 const rows: Row[] = [
   // The job routes, on a finished job of the secured form.
-  ...["", "/output", "/lines", "/log", "/recap", "/tasks", "/timeline", "/progress"].map((suffix): Row => ({
+  ...["", "/output", "/lines", "/log", "/recap", "/tasks", "/timeline", "/progress", "/notifications"].map((suffix): Row => ({
     route: `/api/jobs/[id]${suffix}`,
     method: "GET",
     url: () => `/api/jobs/${jobs.finished}${suffix}`,
@@ -143,12 +143,14 @@ const rows: Row[] = [
     expect: by(401, 404, 422, 404, 404, 422),
   },
   // Admin pages' APIs.
-  ...["/api/users", "/api/runners", "/api/credentials", "/api/audit", "/api/audit/export", "/api/groups"].map((url): Row => ({
-    route: url,
-    method: "GET",
-    url: () => url,
-    expect: ADMIN_ONLY_READ,
-  })),
+  ...["/api/users", "/api/runners", "/api/credentials", "/api/audit", "/api/audit/export", "/api/groups", "/api/notifications"].map(
+    (url): Row => ({
+      route: url,
+      method: "GET",
+      url: () => url,
+      expect: ADMIN_ONLY_READ,
+    }),
+  ),
   { route: "/api/users", method: "POST", url: () => "/api/users", body: {}, expect: ADMIN_ONLY },
   { route: "/api/users/[username]", method: "PATCH", url: () => "/api/users/nobody-here", body: {}, expect: ADMIN_ONLY },
   { route: "/api/users/[username]", method: "DELETE", url: () => "/api/users/nobody-here", expect: ADMIN_ONLY_MISSING },

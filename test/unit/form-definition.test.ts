@@ -29,6 +29,7 @@ describe("formDefinitionSchema: valid definitions", () => {
       requiresApproval: false,
       credentials: [],
       access: { observe: [], approve: [] },
+      notify: [],
     });
   });
 

@@ -8,6 +8,7 @@ import { useJobLines } from "@/components/hooks/use-job-lines";
 import { ApprovalPanel } from "@/components/jobs/approval-panel";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
+import { JobNotifications } from "@/components/jobs/job-notifications";
 import { JobRecap } from "@/components/jobs/job-recap";
 import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobValues } from "@/components/jobs/job-values";
@@ -55,6 +56,7 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
       {final && <JobRecap jobId={jobId} />}
       {final && <JobTimeline jobId={jobId} />}
       {final && <JobComparisonPanel jobId={jobId} />}
+      <JobNotifications jobId={jobId} status={job.data.status} />
     </div>
   );
 }

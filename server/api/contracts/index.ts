@@ -7,6 +7,7 @@ import * as forms from "./forms";
 import * as groups from "./groups";
 import * as health from "./health";
 import * as jobs from "./jobs";
+import * as notifications from "./notifications";
 import * as oidc from "./oidc";
 import * as preview from "./preview";
 import * as recap from "./recap";
@@ -35,4 +36,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   tokens,
   groups,
   uploads,
+  notifications,
 ].flatMap(endpointsOf);

@@ -1,0 +1,137 @@
+/**
+ * What a notification says (docs/forms.md, "Notifications"): the webhook's JSON body and its
+ * signature, the email's subject and text, and when a failed delivery is tried again. Pure
+ * functions of their inputs; sending is server/jobs/notify-delivery.ts.
+ */
+import { createHmac } from "node:crypto";
+import type { JobView } from "../data/jobs";
+import type { NotifyEvent } from "../forms/notify";
+import type { Recap } from "../recap/types";
+
+export interface RecapCounts {
+  hosts: number;
+  ok: number;
+  changed: number;
+  failed: number;
+  unreachable: number;
+  skipped: number;
+  rescued: number;
+  ignored: number;
+}
+
+export interface NotificationBody {
+  event: NotifyEvent;
+  job: {
+    id: number;
+    form: string;
+    status: string;
+    statusReason: string | null;
+    user: string;
+    runner: string | null;
+    createdAt: string;
+    startedAt: string | null;
+    finishedAt: string | null;
+    url: string;
+  };
+  recap: RecapCounts | null;
+}
+
+/** PLAY RECAP's counts summed over its hosts; an incomplete run's counts so far when it has no PLAY RECAP. */
+export function recapCounts(recap: Recap): RecapCounts {
+  const rows = recap.hosts.length === 0 && recap.partial_hosts ? recap.partial_hosts : recap.hosts;
+  const counts: RecapCounts = { hosts: rows.length, ok: 0, changed: 0, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 };
+  for (const row of rows) {
+    counts.ok += row.ok;
+    counts.changed += row.changed;
+    counts.failed += row.failed;
+    counts.unreachable += row.unreachable;
+    counts.skipped += row.skipped;
+    counts.rescued += row.rescued;
+    counts.ignored += row.ignored;
+  }
+  return counts;
+}
+
+/** The job's page: `<public URL>/jobs/<id>`. */
+export function jobUrl(publicUrl: string, jobId: number): string {
+  return `${publicUrl.replace(/\/+$/, "")}/jobs/${jobId}`;
+}
+
+export function notificationBody(event: NotifyEvent, job: JobView, recap: Recap | null, publicUrl: string): NotificationBody {
+  return {
+    event,
+    job: {
+      id: job.id,
+      form: job.form,
+      status: job.status,
+      statusReason: job.statusReason,
+      user: job.user,
+      runner: job.runner,
+      createdAt: job.createdAt,
+      startedAt: job.startedAt,
+      finishedAt: job.finishedAt,
+      url: jobUrl(publicUrl, job.id),
+    },
+    recap: recap ? recapCounts(recap) : null,
+  };
+}
+
+/** `X-Playform-Signature`: `sha256=` and the hex HMAC-SHA256 of the raw body with the secret. */
+export function signature(rawBody: string, secret: string): string {
+  return `sha256=${createHmac("sha256", secret).update(rawBody, "utf8").digest("hex")}`;
+}
+
+const EVENT_WORDS: Record<NotifyEvent, string> = {
+  success: "succeeded",
+  failed: "failed",
+  abandoned: "was abandoned",
+  approval: "needs approval",
+};
+
+export function emailSubject(body: NotificationBody): string {
+  return `[Playform] job #${body.job.id} ${body.job.form} ${EVENT_WORDS[body.event]}`;
+}
+
+export function emailText(body: NotificationBody): string {
+  const { job, recap } = body;
+  const lines = [
+    `Job #${job.id} of the form ${job.form} ${EVENT_WORDS[body.event]}.`,
+    "",
+    `Status:   ${job.status}${job.statusReason ? ` (${job.statusReason})` : ""}`,
+    `Launched: by ${job.user} at ${job.createdAt}`,
+  ];
+  if (job.runner) lines.push(`Runner:   ${job.runner}`);
+  if (job.startedAt) lines.push(`Started:  ${job.startedAt}`);
+  if (job.finishedAt) lines.push(`Finished: ${job.finishedAt}`);
+  if (recap) {
+    lines.push(
+      "",
+      `Recap: ${recap.hosts} host(s): ok=${recap.ok} changed=${recap.changed} failed=${recap.failed} unreachable=${recap.unreachable} ` +
+        `skipped=${recap.skipped} rescued=${recap.rescued} ignored=${recap.ignored}`,
+    );
+  }
+  lines.push("", `Open the job: ${job.url}`, "");
+  return lines.join("\n");
+}
+
+/** Delays before the 2nd, 3rd, … attempt of a delivery: 10 s, 30 s, 2 min, 10 min, 30 min; then it has failed. */
+export const DEFAULT_BACKOFF_SECONDS: readonly number[] = [10, 30, 120, 600, 1800];
+
+/** PLAYFORM_NOTIFY_BACKOFF_SECONDS: delays in seconds separated by commas ("10,30,120"); throws naming what is wrong. */
+export function parseBackoff(text: string | undefined): number[] {
+  if (text === undefined || text.trim() === "") return [...DEFAULT_BACKOFF_SECONDS];
+  const delays = text.split(",").map((part) => Number(part.trim()));
+  if (delays.some((delay) => !Number.isFinite(delay) || delay < 0 || delay > 86_400) || delays.length > 20) {
+    throw new Error("must be at most 20 delays in seconds (0 to 86400) separated by commas, e.g. 10,30,120,600,1800");
+  }
+  return delays;
+}
+
+/**
+ * When to try again after the attempt number `attempts` (1 for the first) failed, or null when
+ * that was the last one: there are as many retries as delays.
+ */
+export function nextAttemptAt(attempts: number, backoffSeconds: readonly number[], now: Date): Date | null {
+  const delay = backoffSeconds[attempts - 1];
+  return delay === undefined ? null : new Date(now.getTime() + delay * 1000);
+}
