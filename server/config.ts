@@ -10,6 +10,7 @@ import { MIN_HEARTBEAT_TIMEOUT_SECONDS } from "./jobs/heartbeat";
 import type { EncryptionSecretSource } from "./security/encryption-secret";
 import { LOG_FORMATS, LOG_LEVELS } from "./logging/logger";
 import { checkOidcEnv, oidcEnvShape } from "./auth/oidc-settings";
+import { retentionEnvShape } from "./retention/settings";
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
 
@@ -86,6 +87,8 @@ const appEnvSchema = z
       .optional(),
     /** Single sign-on (OpenID Connect) and PLAYFORM_LOCAL_LOGIN: server/auth/oidc-settings.ts. */
     ...oidcEnvShape,
+    /** Retention of job output and of the audit trail: server/retention/settings.ts. */
+    ...retentionEnvShape,
   })
   .superRefine(checkOidcEnv);
 

@@ -10,6 +10,7 @@ import * as jobs from "./jobs";
 import * as oidc from "./oidc";
 import * as preview from "./preview";
 import * as recap from "./recap";
+import * as retention from "./retention";
 import * as runners from "./runners";
 import * as tokens from "./tokens";
 import * as uploads from "./uploads";
@@ -35,4 +36,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   tokens,
   groups,
   uploads,
+  retention,
 ].flatMap(endpointsOf);
