@@ -4,7 +4,9 @@
  * time. Every delete here is bounded by a batch size the caller passes: on SQLite a write
  * blocks every other writer, so no statement holds the database for long.
  */
+import Database from "better-sqlite3";
 import pg from "pg";
+import { sqliteFilePath } from "./database-url";
 import { databaseProvider, databaseUrl, getDb } from "./db";
 import type { Prisma } from "./generated/sqlite/client";
 import type { JobStatus } from "./jobs";
@@ -133,11 +135,18 @@ export async function latestAuditEventOf(action: string): Promise<{ at: Date; ac
  */
 export async function sqliteReleaseFreePages(): Promise<number | null> {
   if (databaseProvider() !== "sqlite") return null;
-  const db = getDb();
-  const [row] = await db.$queryRawUnsafe<{ auto_vacuum: number | bigint }[]>("PRAGMA auto_vacuum");
-  const mode = Number(row?.auto_vacuum ?? 0);
-  if (mode === 2) await db.$queryRawUnsafe("PRAGMA incremental_vacuum");
-  return mode;
+  const file = sqliteFilePath(databaseUrl());
+  if (file === ":memory:") return null;
+  // A connection of its own: the pragma frees one page per step, and only exec() steps it to
+  // the end (the adapter's raw queries step once).
+  const db = new Database(file, { timeout: 15_000 });
+  try {
+    const mode = Number(db.pragma("auto_vacuum", { simple: true }));
+    if (mode === 2) db.exec("PRAGMA incremental_vacuum");
+    return mode;
+  } finally {
+    db.close();
+  }
 }
 
 /** PostgreSQL advisory lock key of retention (Prisma Migrate's is 72707369). */

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_JOBS } from "../../server/data/job-scope";
-import { getDb } from "../../server/data/db";
+import Database from "better-sqlite3";
+import { closeDb, getDb } from "../../server/data/db";
 import { DomainError } from "../../server/errors";
 import { recapOfJob, timelineOfJob } from "../../server/jobs/analysis";
 import { formTrend } from "../../server/jobs/compare";
@@ -213,6 +214,20 @@ describe("retention of the audit trail", () => {
     expect(status.lastRun).toMatchObject({ auditEvents: 699, actor: "alice" });
     expect(status.settings.enabled).toBe(false); // this process's environment sets nothing
     expect(status.pending).toEqual({ jobs: 0, auditEvents: 0 });
+  });
+
+  it("gives the free pages back on a database converted to auto_vacuum = INCREMENTAL (README, Retention)", async () => {
+    await closeDb();
+    const sqlite = new Database(file);
+    sqlite.pragma("auto_vacuum = INCREMENTAL");
+    sqlite.exec("VACUUM");
+    sqlite.close();
+    const before = databaseFigures(file);
+    const report = (await runRetention({ settings: { ...off, days: 3 }, limits: SMALL, now: NOW }))!;
+    expect(report.jobs).toBeGreaterThan(0);
+    const after = databaseFigures(file);
+    expect(after.freePages).toBe(0);
+    expect(after.bytes).toBeLessThan(before.bytes);
   });
 
   it("runs one at a time on a node", async () => {
