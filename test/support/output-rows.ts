@@ -80,9 +80,10 @@ export function seedOwners(file: string, forms: readonly string[]): void {
   try {
     db.prepare(`INSERT INTO "User" ("id", "username", "passwordHash", "role") VALUES ('u1', 'alice', 'x', 'admin')`).run();
     const form = db.prepare(
-      `INSERT INTO "Form" ("id", "name", "title", "definition", "sourceDir", "updatedAt") VALUES (?, ?, ?, '{"playbook":"site.yml","fields":[]}', '/nowhere', ?)`,
+      `INSERT INTO "Form" ("id", "name", "title", "definition", "sourceDir", "updatedAt") VALUES (?, ?, ?, ?, '/nowhere', ?)`,
     );
-    for (const name of forms) form.run(`form-${name}`, name, name, iso(new Date()));
+    for (const name of forms)
+      form.run(`form-${name}`, name, name, JSON.stringify({ name, title: name, playbook: "site.yml", fields: [] }), iso(new Date()));
   } finally {
     db.close();
   }
