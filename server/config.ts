@@ -11,6 +11,7 @@ import type { EncryptionSecretSource } from "./security/encryption-secret";
 import { LOG_FORMATS, LOG_LEVELS } from "./logging/logger";
 import { checkOidcEnv, oidcEnvShape } from "./auth/oidc-settings";
 import { notifyEnvShape } from "./jobs/notify-settings";
+import { retentionEnvShape } from "./retention/settings";
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
 
@@ -89,6 +90,8 @@ const appEnvSchema = z
     ...oidcEnvShape,
     /** Notifications' SMTP server and retries: server/jobs/notify-settings.ts. */
     ...notifyEnvShape,
+    /** Retention of job output and of the audit trail: server/retention/settings.ts. */
+    ...retentionEnvShape,
   })
   .superRefine(checkOidcEnv);
 

@@ -10,6 +10,8 @@ export const DOMAIN_ERROR_CODES = [
   "forbidden",
   "not_found",
   "conflict",
+  /** What was asked for existed but was removed for good (a job's output, by retention). */
+  "gone",
   "payload_too_large",
   "unsupported_media_type",
   "validation_failed",

@@ -25,6 +25,8 @@ import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs"
 import { Dispatcher } from "./jobs/dispatcher";
 import { sweepUploads } from "./forms/uploads";
 import { NotificationSender } from "./jobs/notify-delivery";
+import { startRetentionSchedule } from "./retention/schedule";
+import { retentionSettings } from "./retention/settings";
 import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
 import { appMetrics } from "./metrics/app-metrics";
 import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
@@ -170,6 +172,8 @@ async function main(): Promise<void> {
       .catch((error: unknown) => logger({ component: "uploads" }).error({ err: error }, "upload sweep failed"));
   }, UPLOAD_SWEEP_MS);
   uploadSweeps.unref();
+  // Retention (README, "Retention"): daily, only when a setting is on; one node at a time.
+  const stopRetention = startRetentionSchedule(retentionSettings());
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -225,6 +229,7 @@ async function main(): Promise<void> {
       dispatcher.stop();
       clearInterval(uploadSweeps);
       notifications.stop();
+      stopRetention();
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();

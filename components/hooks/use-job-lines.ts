@@ -69,8 +69,8 @@ export function useJobLines(jobId: number, job: { lines: number; final: boolean 
       try {
         await lines.readTail();
       } catch (cause) {
-        // No such job (or not ours): there is nothing to follow either.
-        if (cause instanceof ApiError && (cause.status === 404 || cause.status === 403)) return;
+        // No such job (or not ours), or its output removed by retention (410): nothing to follow either.
+        if (cause instanceof ApiError && (cause.status === 404 || cause.status === 403 || cause.status === 410)) return;
         // Otherwise the socket and the polls retry.
       }
       // A finished job gets no more output: the tail read was the last word.

@@ -71,6 +71,7 @@ const ERROR_TEXT: Record<number, string> = {
   403: "needs the admin role",
   404: "not found",
   409: "the action does not fit the current state",
+  410: "gone for good (a job's output removed by retention)",
   413: "the body is over the endpoint's limit",
   415: "a JSON body without Content-Type: application/json",
   422: "values rejected; `fields` names each one",

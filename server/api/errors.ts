@@ -13,6 +13,7 @@ export const ERROR_STATUS: Record<DomainErrorCode | "internal", number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   validation_failed: 422,

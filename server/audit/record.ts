@@ -57,6 +57,8 @@ export const AUDIT_ACTIONS = [
   "group.members",
   "token.create",
   "token.revoke",
+  // Retention (issue 13): a cleanup run, with its counts.
+  "retention.run",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

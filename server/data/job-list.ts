@@ -162,6 +162,7 @@ const jobViewSelect = {
   lastSeq: true,
   lines: true,
   relaunchOfId: true,
+  outputPurgedAt: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

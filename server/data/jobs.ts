@@ -27,6 +27,8 @@ export interface JobView {
   lines: number;
   /** The job this one repeats (Run again), if any. */
   relaunchOf: number | null;
+  /** When retention removed the job's output (ISO 8601); null while it is kept. */
+  outputPurgedAt: string | null;
 }
 
 /** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
@@ -48,6 +50,7 @@ type JobRow = {
   lastSeq: number;
   lines: number;
   relaunchOfId: number | null;
+  outputPurgedAt: Date | null;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -71,6 +74,7 @@ export function toView(row: JobRow): JobView {
     lastSeq: row.lastSeq,
     lines: row.lines,
     relaunchOf: row.relaunchOfId,
+    outputPurgedAt: row.outputPurgedAt?.toISOString() ?? null,
   };
 }
 
@@ -379,8 +383,8 @@ export async function listJobProgressStates(
 /** A job's status and cached recap (see jobs/recap-cache.ts), or null when there is no such job. */
 export async function findCachedRecap(
   jobId: number,
-): Promise<{ status: JobStatus; recap: unknown; recapSource: string | null } | null> {
-  return getDb().job.findUnique({ where: { id: jobId }, select: { status: true, recap: true, recapSource: true } });
+): Promise<{ status: JobStatus; recap: unknown; recapSource: string | null; outputPurgedAt: Date | null } | null> {
+  return getDb().job.findUnique({ where: { id: jobId }, select: { status: true, recap: true, recapSource: true, outputPurgedAt: true } });
 }
 
 /** Caches a job's recap, unless its status changed since it was read as `whileStatus`. */

@@ -9,6 +9,7 @@ import type { Recap } from "../recap/types";
 import { timelineFromEvents, type Timeline } from "../recap/timeline";
 import { idempotenceCsv } from "../recap/idempotence";
 import { requireForm } from "../forms/catalog";
+import { outputGone } from "../retention/settings";
 import { requireJob } from "./access";
 import { compareJobs, formTrend, previousRunOf, type JobComparison } from "./compare";
 import { formIdempotence } from "./idempotence";
@@ -19,6 +20,8 @@ import { cachedJobRecap } from "./recap-cache";
 /** The job's recap: from `source` when given, else from its events if it has them, else from its text. */
 export async function recapOfJob(jobId: number, source?: RecapSource): Promise<{ recap: Recap; source: RecapSource }> {
   const job = await requireJob(jobId);
+  // The output a source would be read from is gone: only the cached recap is left.
+  if (source && job.outputPurgedAt) throw outputGone(job.id, job.outputPurgedAt);
   const result = source ? await jobRecapFrom(job.id, source) : await cachedJobRecap(job.id);
   if (!result) throw new DomainError("not_found", `job ${job.id} has no structured events (run by an RTE without the callback plugin?)`);
   return result;
@@ -27,6 +30,7 @@ export async function recapOfJob(jobId: number, source?: RecapSource): Promise<{
 /** Where the time of a run went, from the job's structured events. */
 export async function timelineOfJob(jobId: number): Promise<Timeline> {
   const job = await requireJob(jobId);
+  if (job.outputPurgedAt) throw outputGone(job.id, job.outputPurgedAt);
   const events = await loadJobEvents(job.id);
   if (events.length === 0) {
     throw new DomainError(

@@ -19,6 +19,8 @@ import { DomainError } from "../errors";
 import { advanceStyle, sgrToStyle, stripAnsi, styleToSgr } from "../protocol/ansi";
 import { chunkLines } from "../protocol/output-lines";
 import type { JobItem } from "../protocol/rte-messages";
+import { outputGone } from "../retention/settings";
+import type { JobView } from "../data/jobs";
 import { requireJob } from "./access";
 import { isFinalStatus } from "./lifecycle";
 import { indexOutput } from "./output-index";
@@ -58,11 +60,21 @@ export function storedOutput(stored: readonly StoredItem[]): StoredOutput | null
 }
 
 /**
+ * The job, when its output is still there: a job whose output retention removed is a `gone`
+ * DomainError (410) saying when (docs/api.md, "Retention").
+ */
+export async function requireJobOutput(jobId: number): Promise<JobView> {
+  const job = await requireJob(jobId);
+  if (job.outputPurgedAt) throw outputGone(job.id, job.outputPurgedAt);
+  return job;
+}
+
+/**
  * Up to `limit` output chunks of a job after sequence number `after`; `done` once the job has
  * ended and this page reached the end of its output.
  */
 export async function jobOutputPage(jobId: number, after: number, limit: number) {
-  const job = await requireJob(jobId);
+  const job = await requireJobOutput(jobId);
   await ensureIndexed(jobId);
   const chunks = await listOutput(job.id, after, limit);
   const done = isFinalStatus(job.status) && chunks.length < limit;
@@ -85,7 +97,7 @@ export type WindowRequest = { from: number; count: number } | { tail: number };
 
 /** Lines of a job's output: `count` from line `from`, or the last `tail` lines. */
 export async function outputWindow(jobId: number, request: WindowRequest): Promise<OutputWindow> {
-  const job = await requireJob(jobId);
+  const job = await requireJobOutput(jobId);
   const total = await ensureIndexed(jobId);
   const count = "tail" in request ? request.tail : request.count;
   const from = "tail" in request ? Math.max(1, total - request.tail + 1) : request.from;
@@ -119,7 +131,7 @@ export async function outputWindow(jobId: number, request: WindowRequest): Promi
  * colour and other terminal codes.
  */
 export async function outputLog(jobId: number, options: { ansi: boolean }): Promise<ReadableStream<Uint8Array>> {
-  await requireJob(jobId);
+  await requireJobOutput(jobId);
   await ensureIndexed(jobId);
   const pages = iterateOutput(jobId);
   const encoder = new TextEncoder();
@@ -154,7 +166,7 @@ function stripChunk(text: string): string {
  * own output never is split that way.
  */
 export async function searchOutput(jobId: number, q: string, options: { limit: number; caseSensitive: boolean }): Promise<OutputSearch> {
-  await requireJob(jobId);
+  await requireJobOutput(jobId);
   await ensureIndexed(jobId);
   const needle = options.caseSensitive ? q : q.toLowerCase();
   const matches: number[] = [];
@@ -187,7 +199,7 @@ export async function searchOutput(jobId: number, q: string, options: { limit: n
 
 /** Where each play, task, handler and the recap start, with the play each belongs to. */
 export async function taskIndex(jobId: number): Promise<OutputTaskIndex> {
-  await requireJob(jobId);
+  await requireJobOutput(jobId);
   await ensureIndexed(jobId);
   let play = "";
   const tasks: OutputMarker[] = (await listMarkers(jobId)).map((marker) => {

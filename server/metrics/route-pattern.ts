@@ -71,6 +71,8 @@ export const APP_ROUTES: readonly string[] = [
   "/api/openapi.json",
   "/api/ready",
   "/api/recap",
+  "/api/retention",
+  "/api/retention/run",
   "/api/runners",
   "/api/runners/[id]/[action]",
   "/api/runners/join",

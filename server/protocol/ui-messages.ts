@@ -74,6 +74,11 @@ export const jobViewSchema = z.object({
   lines: z.number().int().nonnegative(),
   /** The job this one repeats (Run again: POST /api/jobs/ID/relaunch), or null. */
   relaunchOf: z.number().int().positive().nullable(),
+  /**
+   * When retention removed the job's output (its recap stays): ISO 8601, or null while it is
+   * kept.
+   */
+  outputPurgedAt: z.string().nullable(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 

@@ -159,6 +159,8 @@ const rows: Row[] = [
   { route: "/api/credentials/[name]", method: "PUT", url: () => "/api/credentials/no-such", body: {}, expect: ADMIN_ONLY },
   { route: "/api/credentials/[name]", method: "DELETE", url: () => "/api/credentials/no-such", expect: ADMIN_ONLY_MISSING },
   { route: "/api/groups", method: "POST", url: () => "/api/groups", body: {}, expect: ADMIN_ONLY },
+  { route: "/api/retention", method: "GET", url: () => "/api/retention", expect: ADMIN_ONLY_READ },
+  { route: "/api/retention/run", method: "POST", url: () => "/api/retention/run", expect: ADMIN_ONLY },
   { route: "/api/groups/[name]", method: "DELETE", url: () => "/api/groups/no-such", expect: ADMIN_ONLY_MISSING },
   {
     route: "/api/groups/[name]/members",

@@ -23,6 +23,7 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
   const final = job.data ? isFinalStatus(job.data.status) : false;
   // Started beside the job query, not after it: output shows as soon as it is there.
   const output = useJobLines(jobId, job.data ? { lines: job.data.lines, final } : undefined);
+  const purgedAt = job.data?.outputPurgedAt ?? null;
 
   if (job.isPending) return <LoadingState label="Loading job…" />;
   // A failed refresh (the app restarting, the network gone for a moment) keeps the page as it
@@ -47,14 +48,20 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
       <div className="grid grid-cols-1 items-start gap-6 lg:grid-cols-4">
         <div className="min-w-0 lg:col-span-3">
           {/* Keyed by job: another job starts with its own scroll position, search and follow mode. */}
-          <OutputPane key={jobId} jobId={jobId} output={output} status={job.data.status} final={final} />
+          {purgedAt ? (
+            <EmptyState title={`Output removed by retention on ${new Date(purgedAt).toLocaleString()}`}>
+              The recap below was kept; the output lines and the timeline are gone.
+            </EmptyState>
+          ) : (
+            <OutputPane key={jobId} jobId={jobId} output={output} status={job.data.status} final={final} />
+          )}
         </div>
         <div className="min-w-0">
           <JobValues values={job.data.values} runOptions={job.data.runOptions} />
         </div>
       </div>
       {final && <JobRecap jobId={jobId} />}
-      {final && <JobTimeline jobId={jobId} />}
+      {final && !purgedAt && <JobTimeline jobId={jobId} />}
       {final && <JobComparisonPanel jobId={jobId} />}
       <JobNotifications jobId={jobId} status={job.data.status} />
     </div>

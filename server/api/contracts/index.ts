@@ -11,6 +11,7 @@ import * as notifications from "./notifications";
 import * as oidc from "./oidc";
 import * as preview from "./preview";
 import * as recap from "./recap";
+import * as retention from "./retention";
 import * as runners from "./runners";
 import * as tokens from "./tokens";
 import * as uploads from "./uploads";
@@ -37,4 +38,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   groups,
   uploads,
   notifications,
+  retention,
 ].flatMap(endpointsOf);

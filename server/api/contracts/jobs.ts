@@ -17,6 +17,9 @@ import { queryInt } from "../route";
  */
 export { jobListQuerySchema };
 
+/** The output endpoints of a job whose output retention removed (docs/api.md, "Retention"). */
+const OUTPUT_GONE = "the job's output was removed by retention (its recap stays): the message says when";
+
 export const jobSchema = jobViewSchema.meta({ id: "Job" });
 const jobAnswer = z.object({ job: jobSchema });
 
@@ -164,6 +167,7 @@ export const jobOutput = endpoint({
       schema: z.object({ chunks: z.array(outputChunkSchema), lastSeq: z.number().int().nonnegative(), done: z.boolean() }),
     },
   },
+  errors: { 410: OUTPUT_GONE },
 });
 
 export const linesQuerySchema = z.object({
@@ -193,6 +197,7 @@ export const jobLines = endpoint({
       }),
     },
   },
+  errors: { 410: OUTPUT_GONE },
 });
 
 export const logQuerySchema = z.object({
@@ -208,6 +213,7 @@ export const jobLog = endpoint({
   params: idParams,
   query: logQuerySchema,
   responses: { 200: { description: "the stored text in order", mediaType: "text/plain" } },
+  errors: { 410: OUTPUT_GONE },
 });
 
 export const searchQuerySchema = z.object({
@@ -227,6 +233,7 @@ export const searchJob = endpoint({
   responses: {
     200: { description: "line numbers", schema: z.object({ q: z.string(), matches: z.array(z.number().int()), truncated: z.boolean() }) },
   },
+  errors: { 410: OUTPUT_GONE },
 });
 
 export const jobTasks = endpoint({
@@ -246,6 +253,7 @@ export const jobTasks = endpoint({
       }),
     },
   },
+  errors: { 410: OUTPUT_GONE },
 });
 
 const hostRowSchema = z.object({
@@ -364,6 +372,7 @@ export const jobTimeline = endpoint({
       }),
     },
   },
+  errors: { 410: OUTPUT_GONE },
 });
 
 export const jobProgressSchema = z
