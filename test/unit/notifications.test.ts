@@ -68,6 +68,7 @@ const job: JobView = {
   lastSeq: 10,
   lines: 40,
   relaunchOf: null,
+  outputPurgedAt: null,
 };
 
 describe("form.yaml notify", () => {
