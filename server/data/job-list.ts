@@ -162,6 +162,8 @@ const jobViewSelect = {
   lastSeq: true,
   lines: true,
   relaunchOfId: true,
+  sourceName: true,
+  sourceCommit: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

@@ -74,6 +74,8 @@ export const jobViewSchema = z.object({
   lines: z.number().int().nonnegative(),
   /** The job this one repeats (Run again: POST /api/jobs/ID/relaunch), or null. */
   relaunchOf: z.number().int().positive().nullable(),
+  /** The Git source and commit the job's files came from (Sources), or null (the forms folder). */
+  source: z.object({ name: z.string(), commit: z.string() }).nullable(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 

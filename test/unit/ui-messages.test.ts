@@ -26,6 +26,7 @@ const job: JobView = {
   lastSeq: 12,
   lines: 40,
   relaunchOf: null,
+  source: null,
 };
 
 describe("the /ui contract", () => {
