@@ -24,6 +24,7 @@ import { openJobUpdateBus } from "./data/job-update-bus";
 import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs";
 import { Dispatcher } from "./jobs/dispatcher";
 import { sweepUploads } from "./forms/uploads";
+import { syncDueSources } from "./sources/sync";
 import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
 import { appMetrics } from "./metrics/app-metrics";
 import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
@@ -35,6 +36,8 @@ import { initLogging, logger, logSettings, logSettingsOrDefaults, maskInLogs } f
 
 /** How often a node sweeps the uploads no job took (they go after a day). */
 const UPLOAD_SWEEP_MS = 15 * 60 * 1000;
+/** How often a node looks for Git sources due for their periodic sync. */
+const SOURCE_SYNC_CHECK_MS = 60 * 1000;
 
 function log(line: string): void {
   logger().info(line);
@@ -169,6 +172,12 @@ async function main(): Promise<void> {
       .catch((error: unknown) => logger({ component: "uploads" }).error({ err: error }, "upload sweep failed"));
   }, UPLOAD_SWEEP_MS);
   uploadSweeps.unref();
+  // Git sources synced every N minutes (server/sources/sync.ts): every node checks, the sync
+  // lease lets one of them sync a given source.
+  const sourceSyncs = setInterval(() => {
+    syncDueSources().catch((error: unknown) => logger({ component: "sources" }).error({ err: error }, "periodic source sync failed"));
+  }, SOURCE_SYNC_CHECK_MS);
+  sourceSyncs.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -214,6 +223,7 @@ async function main(): Promise<void> {
     void (async () => {
       dispatcher.stop();
       clearInterval(uploadSweeps);
+      clearInterval(sourceSyncs);
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();

@@ -57,6 +57,11 @@ export const AUDIT_ACTIONS = [
   "group.members",
   "token.create",
   "token.revoke",
+  // Git sources of forms (server/sources).
+  "source.create",
+  "source.update",
+  "source.delete",
+  "source.sync",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -126,7 +126,8 @@ export async function runGit(
       reject: false,
       stripFinalNewline: true,
     });
-    if (result.timedOut) throw new GitError(`git ${args[0]} took longer than ${Math.round((options.timeoutMs ?? GIT_TIMEOUT_MS) / 1000)} s`);
+    if (result.timedOut)
+      throw new GitError(`git ${args[0]} took longer than ${Math.round((options.timeoutMs ?? GIT_TIMEOUT_MS) / 1000)} s`);
     if (result.exitCode !== 0) {
       const said = maskSecrets(String(result.stderr || result.stdout || "").trim(), command.secrets);
       throw new GitError(`git ${args[0]} failed: ${said.split("\n").slice(-5).join(" ") || `exit code ${result.exitCode}`}`);
