@@ -98,6 +98,15 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
 
 export class GitError extends Error {}
 
+/** The git command's name for messages: the first argument that is neither an option nor an option's value. */
+function commandName(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--git-dir" || args[i] === "--work-tree") i++;
+    else if (!args[i]!.startsWith("-")) return args[i]!;
+  }
+  return "git";
+}
+
 /**
  * Runs git with `args` (after the safe settings), in `cwd`. The ssh key, if any, lives in a
  * 0600 file of a private temporary folder for the command's duration. Returns stdout; a
@@ -127,10 +136,10 @@ export async function runGit(
       stripFinalNewline: true,
     });
     if (result.timedOut)
-      throw new GitError(`git ${args[0]} took longer than ${Math.round((options.timeoutMs ?? GIT_TIMEOUT_MS) / 1000)} s`);
+      throw new GitError(`git ${commandName(args)} took longer than ${Math.round((options.timeoutMs ?? GIT_TIMEOUT_MS) / 1000)} s`);
     if (result.exitCode !== 0) {
       const said = maskSecrets(String(result.stderr || result.stdout || "").trim(), command.secrets);
-      throw new GitError(`git ${args[0]} failed: ${said.split("\n").slice(-5).join(" ") || `exit code ${result.exitCode}`}`);
+      throw new GitError(`git ${commandName(args)} failed: ${said.split("\n").slice(-5).join(" ") || `exit code ${result.exitCode}`}`);
     }
     return String(result.stdout);
   } finally {
