@@ -24,12 +24,12 @@ let work: string;
 const git = async (cwd: string, ...args: string[]) =>
   (await execa("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], { cwd })).stdout.trim();
 
-function writeForm(message: string, formYaml?: string): void {
-  const dir = path.join(work, "forms", "from-git");
+function writeForm(message: string, formYaml?: string, name = "from-git"): void {
+  const dir = path.join(work, "forms", name);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, "form.yaml"),
-    formYaml ?? "name: from-git\ntitle: From Git\nplaybook: playbook.yml\ninventories: [inventory.ini]\nfields: []\n",
+    formYaml ?? `name: ${name}\ntitle: ${name}\nplaybook: playbook.yml\ninventories: [inventory.ini]\nfields: []\n`,
   );
   fs.writeFileSync(
     path.join(dir, "inventory.ini"),
@@ -66,6 +66,9 @@ afterAll(async () => {
 
 it("imports a repository's forms, runs the committed playbook, follows pushes by webhook and keeps the last good commit", async () => {
   writeForm("first version from git");
+  // A form whose jobs wait for approval: one launched before a sync runs the commit it was launched at.
+  const gatedYaml = "name: gated\ntitle: Gated\nplaybook: playbook.yml\ninventories: [inventory.ini]\nrequiresApproval: true\nfields: []\n";
+  writeForm("gated first version", gatedYaml, "gated");
   const first = await commitAndPush("first");
 
   const created = await api.call("POST", "/api/sources", {
@@ -81,15 +84,18 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
 
   const sync = await api.call("POST", "/api/sources/ops/sync");
   expect(sync.status).toBe(200);
-  expect(sync.json).toEqual({ status: "ok", commit: first, imported: ["from-git"], errors: [], error: null });
+  expect(sync.json).toEqual({ status: "ok", commit: first, imported: ["from-git", "gated"], errors: [], error: null });
 
   const job1 = await api.waitForEnd(await api.launch("from-git", {}));
   expect(job1.status).toBe("success");
   expect(job1.source).toEqual({ name: "ops", commit: first });
   expect(await api.output(job1.id)).toContain("first version from git");
+  const waiting = await api.launch("gated", {});
+  await api.waitForStatus(waiting, "approval");
 
   // A push, then the forge's webhook: a bad signature is refused, a good one accepted.
   writeForm("second version from git");
+  writeForm("gated second version", gatedYaml, "gated");
   const second = await commitAndPush("second");
   const body = JSON.stringify({ ref: "refs/heads/main", after: second });
   const bad = await api.call("POST", "/api/sources/ops/webhook", {
@@ -112,6 +118,12 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
   expect(job2.status).toBe("success");
   expect(job2.source).toEqual({ name: "ops", commit: second });
   expect(await api.output(job2.id)).toContain("second version from git");
+  // Approved after the sync, the waiting job runs the commit it was launched at.
+  expect((await api.call("POST", `/api/jobs/${waiting}/approve`, { json: {} })).status).toBe(200);
+  const gated = await api.waitForEnd(waiting);
+  expect(gated).toMatchObject({ status: "success", source: { name: "ops", commit: first } });
+  expect(await api.output(waiting)).toContain("gated first version");
+  expect(await api.output(waiting)).not.toContain("gated second version");
   // The first job still says what it ran.
   expect((await api.get(`/api/jobs/${job1.id}`)).job.source).toEqual({ name: "ops", commit: first });
 
@@ -121,11 +133,14 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
   const brokenSync = await api.call("POST", "/api/sources/ops/sync");
   expect(brokenSync.json.status).toBe("ok");
   expect(brokenSync.json.commit).toBe(broken);
-  expect(brokenSync.json.imported).toEqual([]);
+  expect(brokenSync.json.imported).toEqual(["gated"]);
   expect(brokenSync.json.errors).toHaveLength(1);
   expect(brokenSync.json.errors[0]).toContain("forms/from-git/form.yaml");
   const source = (await api.get("/api/sources/ops")).source;
-  expect(source.forms).toEqual([{ name: "from-git", commit: second }]);
+  expect(source.forms).toEqual([
+    { name: "from-git", commit: second },
+    { name: "gated", commit: broken },
+  ]);
   expect(source.syncErrors).toEqual(brokenSync.json.errors);
   const job3 = await api.waitForEnd(await api.launch("from-git", {}));
   expect(job3.source).toEqual({ name: "ops", commit: second });
