@@ -69,6 +69,8 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
   // A form whose jobs wait for approval: one launched before a sync runs the commit it was launched at.
   const gatedYaml = "name: gated\ntitle: Gated\nplaybook: playbook.yml\ninventories: [inventory.ini]\nrequiresApproval: true\nfields: []\n";
   writeForm("gated first version", gatedYaml, "gated");
+  // A form named like one of the forms folder (the examples): refused, the folder's one stays.
+  writeForm("clash", undefined, "hello-world");
   const first = await commitAndPush("first");
 
   const created = await api.call("POST", "/api/sources", {
@@ -84,7 +86,9 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
 
   const sync = await api.call("POST", "/api/sources/ops/sync");
   expect(sync.status).toBe(200);
-  expect(sync.json).toEqual({ status: "ok", commit: first, imported: ["from-git", "gated"], errors: [], error: null });
+  expect(sync.json).toMatchObject({ status: "ok", commit: first, imported: ["from-git", "gated"], error: null });
+  expect(sync.json.errors).toEqual(['form "hello-world" not imported: a form of that name exists already, from the forms folder']);
+  expect((await api.get("/api/forms/hello-world")).form.title).toBe("Hello world");
 
   const job1 = await api.waitForEnd(await api.launch("from-git", {}));
   expect(job1.status).toBe("success");
@@ -134,7 +138,7 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
   expect(brokenSync.json.status).toBe("ok");
   expect(brokenSync.json.commit).toBe(broken);
   expect(brokenSync.json.imported).toEqual(["gated"]);
-  expect(brokenSync.json.errors).toHaveLength(1);
+  expect(brokenSync.json.errors).toHaveLength(2);
   expect(brokenSync.json.errors[0]).toContain("forms/from-git/form.yaml");
   const source = (await api.get("/api/sources/ops")).source;
   expect(source.forms).toEqual([
@@ -161,4 +165,16 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
   const events = (await api.get("/api/audit?action=source.")).events as { action: string; actor: string | null }[];
   expect(events.filter((e) => e.action === "source.sync" && e.actor === null)).toHaveLength(1);
   expect(events.some((e) => e.action === "source.create")).toBe(true);
+
+  // The webhook turned off: its old secret no longer works.
+  const patched = await api.call("PATCH", "/api/sources/ops", { json: { webhook: false, syncIntervalMinutes: 30 } });
+  expect(patched.status).toBe(200);
+  expect(patched.json.source).toMatchObject({ webhook: false, syncIntervalMinutes: 30 });
+  const late = await api.call("POST", "/api/sources/ops/webhook", {
+    body,
+    type: "application/json",
+    auth: false,
+    headers: { "x-hub-signature-256": sign(secret, body) },
+  });
+  expect(late.status).toBe(401);
 });
