@@ -95,6 +95,9 @@ export async function choiceSourceToken(name: string): Promise<{ ok: true; token
 export async function gitSourceSecret(
   name: string,
 ): Promise<{ ok: true; kind: "ssh"; privateKey: string } | { ok: true; kind: "token"; token: string } | { ok: false; message: string }> {
+  if ((await findCredentialRows([name])).length === 0) {
+    return { ok: false, message: `credential "${name}" does not exist: an admin creates credentials on the Credentials page` };
+  }
   const loaded = await loadFormCredentials([name]);
   if (!loaded.ok) return loaded;
   const credential = loaded.credentials[0]!;

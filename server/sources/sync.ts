@@ -52,9 +52,12 @@ export interface SyncResult {
 /** Why a sync could not import anything: said as is on the Sources page. */
 class SyncError extends Error {}
 
-/** The known_hosts file ssh checks a source's host key against: PLAYFORM_SSH_KNOWN_HOSTS, else `known_hosts` in the cache. */
+/**
+ * The known_hosts file ssh checks a source's host key against: PLAYFORM_SSH_KNOWN_HOSTS, else
+ * `known_hosts` in the app's data folder (beside `sources/`, whose entries are sources' names).
+ */
 export function knownHostsFile(): string {
-  return process.env.PLAYFORM_SSH_KNOWN_HOSTS || path.join(sourceCacheDir(), "known_hosts");
+  return process.env.PLAYFORM_SSH_KNOWN_HOSTS || path.join(path.dirname(sourceCacheDir()), "known_hosts");
 }
 
 async function authOf(source: SourceRow): Promise<GitAuth> {
