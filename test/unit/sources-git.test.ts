@@ -6,6 +6,7 @@ import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { buildGitCommand, maskSecrets, tokenHeader } from "../../server/sources/git";
 import { webhookSignatureValid } from "../../server/security/webhook-signature";
+import { createSourceSchema } from "../../server/sources/sources";
 
 const body = Buffer.from('{"ref":"refs/heads/main"}');
 const secret = "s3cret-webhook";
@@ -71,5 +72,39 @@ describe("git command line", () => {
     expect(command.env.GIT_SSH_COMMAND).toContain("IdentitiesOnly=yes");
     expect(JSON.stringify(command)).not.toContain('KEY"');
     expect(() => buildGitCommand(["fetch"], { kind: "ssh", privateKey: "KEY" }, { knownHostsFile })).toThrow();
+  });
+});
+
+describe("a source's settings", () => {
+  const base = { name: "ops", url: "https://git.example/ops.git" };
+
+  it("takes https, ssh, scp-like, file URLs and absolute paths, branch or tag names and a folder inside the repository", () => {
+    for (const url of [
+      "https://git.example/ops.git",
+      "ssh://git@git.example/ops.git",
+      "git@git.example:ops/playbooks.git",
+      "file:///srv/ops.git",
+      "/srv/ops.git",
+    ]) {
+      expect(createSourceSchema.safeParse({ ...base, url }).success, url).toBe(true);
+    }
+    expect(createSourceSchema.parse({ ...base, ref: "release/1.2", formsPath: "./forms/" })).toMatchObject({
+      ref: "release/1.2",
+      formsPath: "forms",
+    });
+  });
+
+  it("refuses a token in the URL, an option for a URL or ref, another transport, and a folder outside the repository", () => {
+    const refused = (input: object) => !createSourceSchema.safeParse({ ...base, ...input }).success;
+    expect(refused({ url: "https://me:ghp_token@git.example/ops.git" })).toBe(true);
+    expect(refused({ url: "--upload-pack=touch /tmp/x" })).toBe(true);
+    expect(refused({ url: "ext::sh -c touch% /tmp/x" })).toBe(true);
+    expect(refused({ url: "relative/path" })).toBe(true);
+    expect(refused({ ref: "--upload-pack=x" })).toBe(true);
+    expect(refused({ ref: "main..other" })).toBe(true);
+    expect(refused({ formsPath: "../elsewhere" })).toBe(true);
+    expect(refused({ formsPath: "/etc" })).toBe(true);
+    expect(refused({ name: "Bad Name" })).toBe(true);
+    expect(refused({ extra: true })).toBe(true);
   });
 });
