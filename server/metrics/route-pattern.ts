@@ -20,6 +20,7 @@ export const APP_ROUTES: readonly string[] = [
   "/login",
   "/recap",
   "/runners",
+  "/sources",
   "/users",
   "/groups",
   "/api/[[...rest]]",
