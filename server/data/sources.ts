@@ -80,17 +80,18 @@ export async function takeSyncLease(name: string, staleMs: number): Promise<bool
   return result.count > 0;
 }
 
-/** The end of a sync: the lease is released with its outcome. A failed sync leaves `commit` as it was. */
+/** The end of a sync: the lease is released with its outcome. A failed sync leaves `commit` and the refused forms as they were. */
 export async function finishSync(
   name: string,
-  outcome: { status: "ok"; commit: string; errors: string[] } | { status: "failed"; error: string; errors: string[] },
+  outcome: { status: "ok"; commit: string; errors: string[] } | { status: "failed"; error: string },
 ): Promise<void> {
   await getDb().source.updateMany({
     where: { name },
     data:
       outcome.status === "ok"
         ? { syncStatus: "ok", commit: outcome.commit, syncError: null, syncErrors: outcome.errors, syncedAt: new Date() }
-        : { syncStatus: "failed", syncError: outcome.error, syncErrors: outcome.errors, syncedAt: new Date() },
+        : // The refused forms of the last good sync stay listed: they still are at their previous version.
+          { syncStatus: "failed", syncError: outcome.error, syncedAt: new Date() },
   });
 }
 

@@ -175,7 +175,7 @@ export async function trySync(name: string): Promise<SyncResult | null> {
     const message = expected ? (error as Error).message : "internal error; see the server log";
     if (expected) log().warn(`source ${name}: sync failed: ${message}`);
     else log().error({ err: error }, `source ${name}: sync failed`);
-    await finishSync(name, { status: "failed", error: message, errors: [] });
+    await finishSync(name, { status: "failed", error: message });
     return { status: "failed", commit: source.commit, imported: [], errors: [], error: message };
   }
 }

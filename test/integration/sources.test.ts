@@ -159,6 +159,8 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
   const failed = (await api.get("/api/sources/ops")).source;
   expect(failed).toMatchObject({ syncStatus: "failed", commit: broken });
   expect(failed.syncError).toMatch(/remote ref main/);
+  // The forms refused at the last good sync stay listed (they are still at their previous version).
+  expect(failed.syncErrors).toEqual(brokenSync.json.errors);
   expect((await api.waitForEnd(await api.launch("from-git", {}))).status).toBe("success");
 
   // The audit trail has the syncs, the webhook's with no actor.
