@@ -7,6 +7,7 @@
 import { hkdfSync, randomBytes } from "node:crypto";
 import { countUsers, createUserUnlessTaken, findUserByUsername, setPassword, type PublicUser } from "./data/users";
 import { upsertForm } from "./data/forms";
+import { findFormOrigins } from "./data/sources";
 import { providerFromUrl } from "./data/database-url";
 import { countLiveInstances, findLocalRunner, provisionLocalRunner, reserveLocalInstance } from "./data/runners";
 import { withStartupLock } from "./data/startup-lock";
@@ -58,7 +59,15 @@ export async function ensureAdmin(config: AppConfig, log: (line: string) => void
  * editing the folder. A bad form is reported and skipped; the good ones are imported.
  */
 export async function importForms(config: AppConfig, log: (line: string) => void): Promise<{ imported: string[]; errors: string[] }> {
-  const { forms, errors } = await loadFormsWithHostChoices(config.PLAYFORM_FORMS_DIR);
+  const loaded = await loadFormsWithHostChoices(config.PLAYFORM_FORMS_DIR);
+  const { errors } = loaded;
+  // A form of a Git source (server/sources) is not replaced by a folder's form of the same name.
+  const origins = await findFormOrigins(loaded.forms.map((f) => f.definition.name));
+  const forms = loaded.forms.filter((form) => {
+    const source = origins.get(form.definition.name);
+    if (source) errors.push(`form "${form.definition.name}" not imported: a form of that name exists already, from source "${source}"`);
+    return !source;
+  });
   for (const error of errors) log(`form not imported: ${error}`);
   for (const form of forms) await upsertForm(form.definition, form.sourceDir, form.hostChoices);
   log(`imported ${forms.length} form(s) from ${config.PLAYFORM_FORMS_DIR}`);

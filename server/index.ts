@@ -27,6 +27,7 @@ import { sweepUploads } from "./forms/uploads";
 import { NotificationSender } from "./jobs/notify-delivery";
 import { startRetentionSchedule } from "./retention/schedule";
 import { retentionSettings } from "./retention/settings";
+import { syncDueSources } from "./sources/sync";
 import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
 import { appMetrics } from "./metrics/app-metrics";
 import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
@@ -38,6 +39,8 @@ import { initLogging, logger, logSettings, logSettingsOrDefaults, maskInLogs } f
 
 /** How often a node sweeps the uploads no job took (they go after a day). */
 const UPLOAD_SWEEP_MS = 15 * 60 * 1000;
+/** How often a node looks for Git sources due for their periodic sync. */
+const SOURCE_SYNC_CHECK_MS = 60 * 1000;
 
 function log(line: string): void {
   logger().info(line);
@@ -174,6 +177,12 @@ async function main(): Promise<void> {
   uploadSweeps.unref();
   // Retention (README, "Retention"): daily, only when a setting is on; one node at a time.
   const stopRetention = startRetentionSchedule(retentionSettings());
+  // Git sources synced every N minutes (server/sources/sync.ts): every node checks, the sync
+  // lease lets one of them sync a given source.
+  const sourceSyncs = setInterval(() => {
+    syncDueSources().catch((error: unknown) => logger({ component: "sources" }).error({ err: error }, "periodic source sync failed"));
+  }, SOURCE_SYNC_CHECK_MS);
+  sourceSyncs.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -230,6 +239,7 @@ async function main(): Promise<void> {
       clearInterval(uploadSweeps);
       notifications.stop();
       stopRetention();
+      clearInterval(sourceSyncs);
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();

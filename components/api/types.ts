@@ -8,6 +8,8 @@
 import type { JobStatus, JobView, OutputChunk } from "@/server/protocol/ui-messages";
 import type { RunnerView } from "@/server/data/runners";
 import type { CredentialView } from "@/server/credentials/store";
+import type { SourceView } from "@/server/sources/sources";
+import type { SyncResult } from "@/server/sources/sync";
 import type { UserView } from "@/server/data/users";
 import type { AuditEventView } from "@/server/data/audit";
 import type { RecapComparison, RunTrend } from "@/server/recap/compare";
@@ -171,6 +173,9 @@ export interface RunnerActionResult {
 /** A stored credential as GET /api/credentials lists it: never its secret (the server's view type). */
 export type Credential = CredentialView;
 export type CredentialKind = CredentialView["kind"];
+/** A Git source of forms (/api/sources) and the outcome of its Sync. */
+export type Source = SourceView;
+export type SourceSyncResult = SyncResult;
 
 export type AuditEvent = AuditEventView;
 export type AuditOutcome = AuditEventView["outcome"];

@@ -24,6 +24,7 @@ export const queryKeys = {
   jobComparedWithPrevious: (id: number) => ["jobs", "detail", id, "compare", "previous"] as const,
   runners: () => ["runners"] as const,
   credentials: () => ["credentials"] as const,
+  sources: () => ["sources"] as const,
   users: () => ["users"] as const,
   groups: () => ["groups"] as const,
   audit: (search: string) => ["audit", search] as const,

@@ -90,6 +90,13 @@ export function JobHeader({ job }: { job: Job }) {
           {job.runner ?? muted}
         </Meta>
         <Meta label="Launched by">{job.user}</Meta>
+        {job.source && (
+          <Meta label="Source" mono title={`Git source ${job.source.name}, commit ${job.source.commit}`}>
+            <span data-testid="job-source">
+              {job.source.name}@{job.source.commit.slice(0, 7)}
+            </span>
+          </Meta>
+        )}
         <Meta label="Created" title={formatDateTime(job.createdAt)}>
           {formatWhen(job.createdAt)}
         </Meta>

@@ -22,6 +22,7 @@ const ITEMS: NavItem[] = [
 const ADMIN_ITEMS: NavItem[] = [
   { href: "/runners", label: "Runners", matches: (p) => p.startsWith("/runners") },
   { href: "/credentials", label: "Credentials", matches: (p) => p.startsWith("/credentials") },
+  { href: "/sources", label: "Sources", matches: (p) => p.startsWith("/sources") },
   { href: "/users", label: "Users", matches: (p) => p.startsWith("/users") },
   { href: "/groups", label: "Groups", matches: (p) => p.startsWith("/groups") },
   { href: "/audit", label: "Audit", matches: (p) => p.startsWith("/audit") },

@@ -59,6 +59,11 @@ export const AUDIT_ACTIONS = [
   "token.revoke",
   // Retention (issue 13): a cleanup run, with its counts.
   "retention.run",
+  // Git sources of forms (server/sources).
+  "source.create",
+  "source.update",
+  "source.delete",
+  "source.sync",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -108,3 +108,30 @@ export async function webhookSecret(name: string): Promise<{ ok: true; secret: s
   }
   return { ok: true, secret };
 }
+
+/**
+ * What a Git source (server/sources) authenticates with: a stored credential of kind ssh (its
+ * private key: a deploy key) or secret (an https token: its one variable, or the one named
+ * `token`); else why not, naming the credential, never its value.
+ */
+export async function gitSourceSecret(
+  name: string,
+): Promise<{ ok: true; kind: "ssh"; privateKey: string } | { ok: true; kind: "token"; token: string } | { ok: false; message: string }> {
+  if ((await findCredentialRows([name])).length === 0) {
+    return { ok: false, message: `credential "${name}" does not exist: an admin creates credentials on the Credentials page` };
+  }
+  const loaded = await loadFormCredentials([name]);
+  if (!loaded.ok) return loaded;
+  const credential = loaded.credentials[0]!;
+  if (credential.kind === "ssh") return { ok: true, kind: "ssh", privateKey: credential.payload.privateKey };
+  if (credential.kind !== "secret") {
+    return {
+      ok: false,
+      message: `credential "${name}" is of kind ${credential.kind}: a source needs an ssh key or a secret (https token)`,
+    };
+  }
+  const variables = Object.entries(credential.payload.variables);
+  const token = variables.length === 1 ? variables[0]![1] : credential.payload.variables.token;
+  if (token === undefined) return { ok: false, message: `credential "${name}" holds several variables and none named "token"` };
+  return { ok: true, kind: "token", token };
+}

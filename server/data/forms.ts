@@ -13,6 +13,9 @@ export interface FormRecord {
   /** Choices of its hosts fields, read from its inventory at import (server/forms/host-choices.ts). */
   hostChoices: unknown;
   sourceDir: string;
+  /** The Git source it was imported from and its commit (server/sources); null for the forms folder. */
+  sourceName: string | null;
+  sourceCommit: string | null;
 }
 
 /**
@@ -23,9 +26,9 @@ export interface FormRecord {
  */
 const HOST_CHOICES_KEY = "_hostChoices";
 
-const recordSelect = { id: true, name: true, definition: true, sourceDir: true } as const;
+const recordSelect = { id: true, name: true, definition: true, sourceDir: true, sourceName: true, sourceCommit: true } as const;
 
-function toRecord(row: { id: string; name: string; definition: unknown; sourceDir: string }): FormRecord {
+function toRecord(row: Omit<FormRecord, "hostChoices">): FormRecord {
   if (typeof row.definition !== "object" || row.definition === null || !(HOST_CHOICES_KEY in row.definition)) {
     return { ...row, hostChoices: {} };
   }
@@ -42,12 +45,19 @@ export async function findFormRecord(name: string): Promise<FormRecord | null> {
   return row ? toRecord(row) : null;
 }
 
-export async function upsertForm(definition: FormDefinition, sourceDir: string, hostChoices: object = {}): Promise<void> {
+export async function upsertForm(
+  definition: FormDefinition,
+  sourceDir: string,
+  hostChoices: object = {},
+  origin: { sourceName: string; sourceCommit: string } | null = null,
+): Promise<void> {
   const data = {
     title: definition.title,
     description: definition.description,
     definition: { ...definition, [HOST_CHOICES_KEY]: hostChoices } as object,
     sourceDir,
+    sourceName: origin?.sourceName ?? null,
+    sourceCommit: origin?.sourceCommit ?? null,
   };
   await getDb().form.upsert({
     where: { name: definition.name },

@@ -163,6 +163,8 @@ const jobViewSelect = {
   lines: true,
   relaunchOfId: true,
   outputPurgedAt: true,
+  sourceName: true,
+  sourceCommit: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { scopeWhere, type JobScope } from "./job-scope";
 import { getDb } from "./db";
 import type { RunOptions } from "../forms/run-options";
@@ -29,6 +30,8 @@ export interface JobView {
   relaunchOf: number | null;
   /** When retention removed the job's output (ISO 8601); null while it is kept. */
   outputPurgedAt: string | null;
+  /** The Git source and commit the job's files came from (server/sources); null for the forms folder. */
+  source: { name: string; commit: string } | null;
 }
 
 /** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
@@ -51,6 +54,8 @@ type JobRow = {
   lines: number;
   relaunchOfId: number | null;
   outputPurgedAt: Date | null;
+  sourceName: string | null;
+  sourceCommit: string | null;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -75,6 +80,7 @@ export function toView(row: JobRow): JobView {
     lines: row.lines,
     relaunchOf: row.relaunchOfId,
     outputPurgedAt: row.outputPurgedAt?.toISOString() ?? null,
+    source: row.sourceName && row.sourceCommit ? { name: row.sourceName, commit: row.sourceCommit } : null,
   };
 }
 
@@ -94,6 +100,9 @@ export interface NewJob {
   kind?: JobKind;
   /** The job this one repeats (Run again). */
   relaunchOfId?: number | null;
+  /** The Git source and commit of the form's files at launch. */
+  sourceName?: string | null;
+  sourceCommit?: string | null;
 }
 
 /**
@@ -127,6 +136,8 @@ export async function createJob(
     runOptions: input.runOptions as object,
     kind: input.kind ?? RUN_KIND,
     relaunchOfId: input.relaunchOfId ?? null,
+    sourceName: input.sourceName ?? null,
+    sourceCommit: input.sourceCommit ?? null,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };
@@ -189,7 +200,24 @@ export async function getJobKind(id: number): Promise<JobKind | null> {
 }
 
 export async function getJobForDispatch(id: number) {
-  return getDb().job.findUnique({ where: { id }, include: { form: true } });
+  const row = await getDb().job.findUnique({ where: { id }, include: { form: true } });
+  return row ? atItsCommit(row) : null;
+}
+
+/**
+ * A job of a Git source reads its files from the checkout of the commit it was launched at
+ * (`<cache>/<source>/<commit>/…`, immutable), not the form's current one: a sync between launch
+ * and dispatch must not change what it runs (server/sources/sync.ts keeps those checkouts).
+ */
+function atItsCommit<T extends { sourceCommit: string | null; form: { sourceDir: string; sourceCommit: string | null } }>(row: T): T {
+  const { sourceCommit } = row;
+  const formCommit = row.form.sourceCommit;
+  if (!sourceCommit || !formCommit || sourceCommit === formCommit) return row;
+  const marker = `${path.sep}${formCommit}${path.sep}`;
+  const at = row.form.sourceDir.lastIndexOf(marker);
+  if (at < 0) return row;
+  const sourceDir = `${row.form.sourceDir.slice(0, at)}${path.sep}${sourceCommit}${path.sep}${row.form.sourceDir.slice(at + marker.length)}`;
+  return { ...row, form: { ...row.form, sourceDir } };
 }
 
 /** A job row with its form: what the dispatcher needs to build a dispatch message. */
@@ -216,12 +244,13 @@ export async function findJobPlacements(ids: readonly number[]): Promise<JobPlac
 
 /** Queued jobs no node has taken yet and nobody asked to abort, oldest first. */
 export async function listJobsToDispatch(limit: number): Promise<JobWithForm[]> {
-  return getDb().job.findMany({
+  const rows = await getDb().job.findMany({
     where: { status: "queued", dispatchedAt: null, abortRequested: false, runnerId: { not: null } },
     orderBy: { id: "asc" },
     take: limit,
     include: { form: true },
   });
+  return rows.map(atItsCommit);
 }
 
 /** Ids of queued jobs someone asked to abort, whether a dispatch of theirs is unanswered or not. */

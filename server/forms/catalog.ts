@@ -15,6 +15,9 @@ export interface StoredForm {
   /** Its hosts fields' choices, read from its inventory at import (server/forms/host-choices.ts). */
   hostChoices: HostChoices;
   sourceDir: string;
+  /** The Git source and commit it was imported from (server/sources); null for the forms folder. */
+  sourceName?: string | null;
+  sourceCommit?: string | null;
 }
 
 const hostChoicesSchema = z.record(z.string(), z.array(z.object({ value: z.string(), label: z.string() })));

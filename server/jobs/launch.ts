@@ -128,6 +128,9 @@ async function createJob(
       runOptions: options.options,
       kind,
       relaunchOfId: origin.relaunchOf ?? null,
+      // A form of a Git source: the job runs, and records, the commit the form is at now.
+      sourceName: form.sourceName ?? null,
+      sourceCommit: form.sourceCommit ?? null,
     },
     kind === "run" && form.definition.requiresApproval,
   );

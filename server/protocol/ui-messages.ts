@@ -79,6 +79,8 @@ export const jobViewSchema = z.object({
    * kept.
    */
   outputPurgedAt: z.string().nullable(),
+  /** The Git source and commit the job's files came from (Sources), or null (the forms folder). */
+  source: z.object({ name: z.string(), commit: z.string() }).nullable(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 

@@ -143,14 +143,21 @@ const rows: Row[] = [
     expect: by(401, 404, 422, 404, 404, 422),
   },
   // Admin pages' APIs.
-  ...["/api/users", "/api/runners", "/api/credentials", "/api/audit", "/api/audit/export", "/api/groups", "/api/notifications"].map(
-    (url): Row => ({
-      route: url,
-      method: "GET",
-      url: () => url,
-      expect: ADMIN_ONLY_READ,
-    }),
-  ),
+  ...[
+    "/api/users",
+    "/api/runners",
+    "/api/credentials",
+    "/api/audit",
+    "/api/audit/export",
+    "/api/groups",
+    "/api/notifications",
+    "/api/sources",
+  ].map((url): Row => ({
+    route: url,
+    method: "GET",
+    url: () => url,
+    expect: ADMIN_ONLY_READ,
+  })),
   { route: "/api/users", method: "POST", url: () => "/api/users", body: {}, expect: ADMIN_ONLY },
   { route: "/api/users/[username]", method: "PATCH", url: () => "/api/users/nobody-here", body: {}, expect: ADMIN_ONLY },
   { route: "/api/users/[username]", method: "DELETE", url: () => "/api/users/nobody-here", expect: ADMIN_ONLY_MISSING },
@@ -161,6 +168,13 @@ const rows: Row[] = [
   { route: "/api/groups", method: "POST", url: () => "/api/groups", body: {}, expect: ADMIN_ONLY },
   { route: "/api/retention", method: "GET", url: () => "/api/retention", expect: ADMIN_ONLY_READ },
   { route: "/api/retention/run", method: "POST", url: () => "/api/retention/run", expect: ADMIN_ONLY },
+  { route: "/api/sources", method: "POST", url: () => "/api/sources", body: {}, expect: ADMIN_ONLY },
+  { route: "/api/sources/[name]", method: "GET", url: () => "/api/sources/no-such", expect: ADMIN_ONLY_MISSING },
+  { route: "/api/sources/[name]", method: "PATCH", url: () => "/api/sources/no-such", body: {}, expect: ADMIN_ONLY_MISSING },
+  { route: "/api/sources/[name]", method: "DELETE", url: () => "/api/sources/no-such", expect: ADMIN_ONLY_MISSING },
+  { route: "/api/sources/[name]/sync", method: "POST", url: () => "/api/sources/no-such/sync", expect: ADMIN_ONLY_MISSING },
+  // A forge's push webhook: no session, its signature decides (none here: 401 for everyone).
+  { route: "/api/sources/[name]/webhook", method: "POST", url: () => "/api/sources/no-such/webhook", body: {}, expect: { public: 401 } },
   { route: "/api/groups/[name]", method: "DELETE", url: () => "/api/groups/no-such", expect: ADMIN_ONLY_MISSING },
   {
     route: "/api/groups/[name]/members",

@@ -69,6 +69,7 @@ const job: JobView = {
   lines: 40,
   relaunchOf: null,
   outputPurgedAt: null,
+  source: null,
 };
 
 describe("form.yaml notify", () => {

@@ -27,6 +27,7 @@ const job: JobView = {
   lines: 40,
   relaunchOf: null,
   outputPurgedAt: null,
+  source: null,
 };
 
 describe("the /ui contract", () => {

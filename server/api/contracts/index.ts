@@ -13,6 +13,7 @@ import * as preview from "./preview";
 import * as recap from "./recap";
 import * as retention from "./retention";
 import * as runners from "./runners";
+import * as sources from "./sources";
 import * as tokens from "./tokens";
 import * as uploads from "./uploads";
 
@@ -39,4 +40,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   uploads,
   notifications,
   retention,
+  sources,
 ].flatMap(endpointsOf);

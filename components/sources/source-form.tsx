@@ -1,0 +1,94 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { errorMessage, fieldErrors } from "@/components/api/client";
+import { useCreateSource } from "@/components/hooks/use-sources";
+import { Button } from "@/components/ui/button";
+import { TextField } from "@/components/ui/field";
+
+const EMPTY = { name: "", url: "", ref: "", credential: "", formsPath: "", interval: "" };
+
+/** Registers a Git source; the webhook's secret, when asked for, is shown once below the form. */
+export function SourceForm() {
+  const create = useCreateSource();
+  const [values, setValues] = useState(EMPTY);
+  const [webhook, setWebhook] = useState(false);
+  const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
+  const errors = create.isError ? fieldErrors(create.error) : {};
+  const bind = (key: keyof typeof EMPTY) => ({
+    value: values[key],
+    error: errors[key === "interval" ? "syncIntervalMinutes" : key],
+    onChange: (event: { target: { value: string } }) => setValues({ ...values, [key]: event.target.value }),
+  });
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    setSecret(null);
+    create.mutate(
+      {
+        name: values.name.trim(),
+        url: values.url.trim(),
+        ...(values.ref.trim() ? { ref: values.ref.trim() } : {}),
+        ...(values.credential.trim() ? { credential: values.credential.trim() } : {}),
+        ...(values.formsPath.trim() ? { formsPath: values.formsPath.trim() } : {}),
+        ...(values.interval.trim() ? { syncIntervalMinutes: Number(values.interval) } : {}),
+        webhook,
+      },
+      {
+        onSuccess: (answer) => {
+          if (answer.webhookSecret) setSecret({ name: answer.source.name, secret: answer.webhookSecret });
+          setValues(EMPTY);
+          setWebhook(false);
+        },
+      },
+    );
+  };
+
+  return (
+    <form onSubmit={onSubmit} className="space-y-3" data-testid="source-form">
+      <div className="grid gap-3 sm:grid-cols-2">
+        <TextField label="Name" requiredMark placeholder="ops-playbooks" {...bind("name")} />
+        <TextField
+          label="Repository URL"
+          requiredMark
+          placeholder="https://git.example.com/ops/playbooks.git"
+          help="https://, ssh://, user@host:path or a local path. Never a token in the URL: store it as a credential."
+          {...bind("url")}
+        />
+        <TextField label="Branch or tag" placeholder="the default branch" {...bind("ref")} />
+        <TextField
+          label="Credential"
+          placeholder="none (public repository)"
+          help="A stored ssh key (deploy key) or a secret credential holding an https token."
+          {...bind("credential")}
+        />
+        <TextField
+          label="Forms folder"
+          placeholder="the repository's root"
+          help="One folder per form, each with its form.yaml."
+          {...bind("formsPath")}
+        />
+        <TextField label="Sync every (minutes)" inputMode="numeric" placeholder="on demand and by webhook only" {...bind("interval")} />
+      </div>
+      <label className="flex items-center gap-2 text-sm text-zinc-700">
+        <input type="checkbox" checked={webhook} onChange={(event) => setWebhook(event.target.checked)} />
+        Generate a webhook secret (shown once) for push webhooks
+      </label>
+      {create.isError && Object.keys(errors).length === 0 && (
+        <p className="text-sm text-red-700" role="alert">
+          {errorMessage(create.error)}
+        </p>
+      )}
+      <Button type="submit" variant="primary" disabled={create.isPending}>
+        {create.isPending ? "Adding…" : "Add source"}
+      </Button>
+      {secret && (
+        <div className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" data-testid="webhook-secret">
+          Webhook of <strong>{secret.name}</strong>: POST to <code className="font-mono">/api/sources/{secret.name}/webhook</code> with this
+          secret (GitHub, Gitea: HMAC signature; GitLab: token). It is shown only now:
+          <code className="mt-1 block font-mono break-all select-all">{secret.secret}</code>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * Git sources: the webhook signature checks of the three forges, and the git command line
+ * (safe settings, no prompts, strict host keys, the token never in an argument).
+ */
+import { createHmac } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { buildGitCommand, maskSecrets, tokenHeader } from "../../server/sources/git";
+import { webhookSignatureValid } from "../../server/security/webhook-signature";
+import { createSourceSchema } from "../../server/sources/sources";
+
+const body = Buffer.from('{"ref":"refs/heads/main"}');
+const secret = "s3cret-webhook";
+const hmac = (key: string) => createHmac("sha256", key).update(body).digest("hex");
+const headers = (values: Record<string, string>) => (name: string) => values[name.toLowerCase()] ?? null;
+
+describe("webhook signatures", () => {
+  it("accepts GitHub's X-Hub-Signature-256, Gitea's X-Gitea-Signature and GitLab's X-Gitlab-Token", () => {
+    expect(webhookSignatureValid(headers({ "x-hub-signature-256": `sha256=${hmac(secret)}` }), body, secret)).toBe(true);
+    expect(webhookSignatureValid(headers({ "x-hub-signature-256": `sha256=${hmac(secret).toUpperCase()}` }), body, secret)).toBe(true);
+    expect(webhookSignatureValid(headers({ "x-gitea-signature": hmac(secret) }), body, secret)).toBe(true);
+    expect(webhookSignatureValid(headers({ "x-gitlab-token": secret }), body, secret)).toBe(true);
+  });
+
+  it("refuses a wrong key, another body, a missing prefix, a wrong token, no header and an empty secret", () => {
+    expect(webhookSignatureValid(headers({ "x-hub-signature-256": `sha256=${hmac("other")}` }), body, secret)).toBe(false);
+    expect(webhookSignatureValid(headers({ "x-hub-signature-256": `sha256=${hmac(secret)}` }), Buffer.from("{}"), secret)).toBe(false);
+    expect(webhookSignatureValid(headers({ "x-hub-signature-256": hmac(secret) }), body, secret)).toBe(false);
+    expect(webhookSignatureValid(headers({ "x-gitea-signature": `sha256=${hmac(secret)}` }), body, secret)).toBe(false);
+    expect(webhookSignatureValid(headers({ "x-gitlab-token": `${secret}x` }), body, secret)).toBe(false);
+    expect(webhookSignatureValid(headers({}), body, secret)).toBe(false);
+    expect(webhookSignatureValid(headers({ "x-gitlab-token": "" }), body, "")).toBe(false);
+  });
+});
+
+describe("git command line", () => {
+  const knownHostsFile = "/var/lib/playform/known hosts";
+
+  it("never prompts, ignores hooks, helpers and submodules, and checks host keys strictly", () => {
+    const command = buildGitCommand(["fetch", "--", "https://git.example/repo.git", "main"], { kind: "none" }, { knownHostsFile });
+    expect(command.args.slice(-4)).toEqual(["fetch", "--", "https://git.example/repo.git", "main"]);
+    const settings = command.args.filter((_, i) => command.args[i - 1] === "-c");
+    expect(settings).toEqual(
+      expect.arrayContaining(["core.hooksPath=/dev/null", "credential.helper=", "protocol.ext.allow=never", "submodule.recurse=false"]),
+    );
+    expect(command.env).toMatchObject({ GIT_TERMINAL_PROMPT: "0", GIT_ASKPASS: "", SSH_ASKPASS: "", GIT_CONFIG_NOSYSTEM: "1" });
+    expect(command.env.GIT_SSH_COMMAND).toContain("-o StrictHostKeyChecking=yes");
+    expect(command.env.GIT_SSH_COMMAND).toContain("-o BatchMode=yes");
+    expect(command.env.GIT_SSH_COMMAND).toContain(`-o UserKnownHostsFile='${knownHostsFile}'`);
+    expect(command.env.GIT_CONFIG_COUNT).toBeUndefined();
+  });
+
+  it("passes an https token as an http.extraHeader in the environment, never in an argument", () => {
+    const token = "ghp_VerySecretToken123";
+    const command = buildGitCommand(["fetch", "--", "https://git.example/repo.git"], { kind: "token", token }, { knownHostsFile });
+    const argv = command.args.join(" ");
+    expect(argv).not.toContain(token);
+    expect(argv).not.toContain(Buffer.from(`x-access-token:${token}`).toString("base64"));
+    expect(argv).not.toContain("extraHeader");
+    expect(command.env).toMatchObject({
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "http.extraHeader",
+      GIT_CONFIG_VALUE_0: tokenHeader(token),
+    });
+    // Whatever git says is masked: the token and the header's value.
+    const said = `fatal: header ${tokenHeader(token)} refused for ${token}`;
+    expect(maskSecrets(said, command.secrets)).toBe("fatal: header Authorization: Basic ******** refused for ********");
+  });
+
+  it("names the ssh key file with IdentitiesOnly, and only for an ssh key", () => {
+    const command = buildGitCommand(["fetch"], { kind: "ssh", privateKey: "KEY" }, { knownHostsFile, sshKeyFile: "/tmp/x/key" });
+    expect(command.env.GIT_SSH_COMMAND).toContain("-i '/tmp/x/key'");
+    expect(command.env.GIT_SSH_COMMAND).toContain("IdentitiesOnly=yes");
+    expect(JSON.stringify(command)).not.toContain('KEY"');
+    expect(() => buildGitCommand(["fetch"], { kind: "ssh", privateKey: "KEY" }, { knownHostsFile })).toThrow();
+  });
+});
+
+describe("a source's settings", () => {
+  const base = { name: "ops", url: "https://git.example/ops.git" };
+
+  it("takes https, ssh, scp-like, file URLs and absolute paths, branch or tag names and a folder inside the repository", () => {
+    for (const url of [
+      "https://git.example/ops.git",
+      "ssh://git@git.example/ops.git",
+      "git@git.example:ops/playbooks.git",
+      "file:///srv/ops.git",
+      "/srv/ops.git",
+    ]) {
+      expect(createSourceSchema.safeParse({ ...base, url }).success, url).toBe(true);
+    }
+    expect(createSourceSchema.parse({ ...base, ref: "release/1.2", formsPath: "./forms/" })).toMatchObject({
+      ref: "release/1.2",
+      formsPath: "forms",
+    });
+  });
+
+  it("refuses a token in the URL, an option for a URL or ref, another transport, and a folder outside the repository", () => {
+    const refused = (input: object) => !createSourceSchema.safeParse({ ...base, ...input }).success;
+    expect(refused({ url: "https://me:ghp_token@git.example/ops.git" })).toBe(true);
+    expect(refused({ url: "--upload-pack=touch /tmp/x" })).toBe(true);
+    expect(refused({ url: "ext::sh -c touch% /tmp/x" })).toBe(true);
+    expect(refused({ url: "relative/path" })).toBe(true);
+    expect(refused({ ref: "--upload-pack=x" })).toBe(true);
+    expect(refused({ ref: "main..other" })).toBe(true);
+    expect(refused({ formsPath: "../elsewhere" })).toBe(true);
+    expect(refused({ formsPath: "/etc" })).toBe(true);
+    expect(refused({ name: "Bad Name" })).toBe(true);
+    expect(refused({ extra: true })).toBe(true);
+  });
+});
