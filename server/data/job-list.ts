@@ -162,6 +162,7 @@ const jobViewSelect = {
   lastSeq: true,
   lines: true,
   relaunchOfId: true,
+  scheduleId: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

@@ -27,6 +27,8 @@ export interface JobView {
   lines: number;
   /** The job this one repeats (Run again), if any. */
   relaunchOf: number | null;
+  /** What launched the job when no person did: a schedule (server/schedules). */
+  launchedBy: { schedule: number } | null;
 }
 
 /** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
@@ -48,6 +50,7 @@ type JobRow = {
   lastSeq: number;
   lines: number;
   relaunchOfId: number | null;
+  scheduleId: number | null;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -71,6 +74,7 @@ export function toView(row: JobRow): JobView {
     lastSeq: row.lastSeq,
     lines: row.lines,
     relaunchOf: row.relaunchOfId,
+    launchedBy: row.scheduleId === null ? null : { schedule: row.scheduleId },
   };
 }
 
@@ -90,6 +94,8 @@ export interface NewJob {
   kind?: JobKind;
   /** The job this one repeats (Run again). */
   relaunchOfId?: number | null;
+  /** The schedule that launched it. */
+  scheduleId?: number | null;
 }
 
 /**
@@ -123,6 +129,7 @@ export async function createJob(
     runOptions: input.runOptions as object,
     kind: input.kind ?? RUN_KIND,
     relaunchOfId: input.relaunchOfId ?? null,
+    scheduleId: input.scheduleId ?? null,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };

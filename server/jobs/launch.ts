@@ -11,15 +11,17 @@ import { resolveRunnerFor } from "../data/runners";
 import { findUserByUsername } from "../data/users";
 import { choicesAtLaunch } from "../forms/choice-source";
 import { buildManifest } from "../forms/manifest";
-import { validateRunOptions } from "../forms/run-options";
+import { validateRunOptions, type RunOptions } from "../forms/run-options";
+import type { StoredForm } from "../forms/catalog";
 import { markUploadsLaunched, resolveUploads } from "../forms/uploads";
-import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
+import { buildExtravars, redactValues, splitSecretExtravars, validateValues, type FormValues } from "../forms/values";
 import type { JobKind } from "../data/jobs";
 import type { JobLifecycle } from "./lifecycle";
 
-/** Where a launch comes from, when not from a blank form: the job it repeats (Run again). */
+/** Where a launch comes from, when not from a blank form: the job it repeats (Run again), or the schedule that launched it. */
 export interface LaunchOrigin {
   relaunchOf?: number;
+  scheduleId?: number;
 }
 
 /**
@@ -76,15 +78,25 @@ async function startJob(
   return launched.id;
 }
 
-async function createJob(
-  kind: JobKind,
-  jobs: JobLifecycle,
+/** What a launch runs once checked: the form, the values as validated (defaults applied) and the run options. */
+export interface CheckedLaunchInput {
+  form: StoredForm;
+  values: FormValues;
+  options: RunOptions;
+}
+
+/**
+ * The checks of a launch's input, for launches and for what is saved to launch later (a
+ * schedule, server/schedules): the form must be one the user may launch (else 404, as for one
+ * that does not exist), its values must pass the form's rules with the current choices, its
+ * run options must be among those the form offers. Every problem at once, as a 422 with `fields`.
+ */
+export async function checkLaunchInput(
   user: Viewer,
   formName: string,
   input: Record<string, unknown>,
   optionsInput: unknown,
-  origin: LaunchOrigin,
-): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
+): Promise<CheckedLaunchInput> {
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
   const profile = await findUserByUsername(user.username);
@@ -100,6 +112,20 @@ async function createJob(
       .join("; ");
     throw new DomainError("validation_failed", summary, errors);
   }
+  return { form, values: checked.values, options: options.options };
+}
+
+async function createJob(
+  kind: JobKind,
+  jobs: JobLifecycle,
+  user: Viewer,
+  formName: string,
+  input: Record<string, unknown>,
+  optionsInput: unknown,
+  origin: LaunchOrigin,
+): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
+  const { form, values, options } = await checkLaunchInput(user, formName, input, optionsInput);
+  const checked = { values };
   // File fields: uploads of this user for this form and field (used before or not: a relaunch
   // runs the same file again), sent with the form's files (server/forms/uploads.ts).
   const uploads = await resolveUploads(user, form, checked.values);
@@ -125,9 +151,10 @@ async function createJob(
       extravars: visible,
       secretExtravars: hidden,
       manifest: [...buildManifest(form.sourceDir), ...uploads.manifest],
-      runOptions: options.options,
+      runOptions: options,
       kind,
       relaunchOfId: origin.relaunchOf ?? null,
+      scheduleId: origin.scheduleId ?? null,
     },
     kind === "run" && form.definition.requiresApproval,
   );

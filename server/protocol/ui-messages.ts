@@ -74,6 +74,8 @@ export const jobViewSchema = z.object({
   lines: z.number().int().nonnegative(),
   /** The job this one repeats (Run again: POST /api/jobs/ID/relaunch), or null. */
   relaunchOf: z.number().int().positive().nullable(),
+  /** What launched the job when no person did: `{"schedule": ID}` (a schedule), else null. */
+  launchedBy: z.object({ schedule: z.number().int().positive() }).nullable(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 

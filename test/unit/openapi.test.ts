@@ -160,6 +160,7 @@ describe("the integration client's check against the document", () => {
     lastSeq: 0,
     lines: 0,
     relaunchOf: null,
+    launchedBy: null,
   };
   const json = "application/json";
   const permissions = { approve: false, abort: true, relaunch: true };

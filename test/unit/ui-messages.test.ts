@@ -26,6 +26,7 @@ const job: JobView = {
   lastSeq: 12,
   lines: 40,
   relaunchOf: null,
+  launchedBy: null,
 };
 
 describe("the /ui contract", () => {
