@@ -24,6 +24,7 @@ import { openJobUpdateBus } from "./data/job-update-bus";
 import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs";
 import { Dispatcher } from "./jobs/dispatcher";
 import { sweepUploads } from "./forms/uploads";
+import { Scheduler } from "./schedules/scheduler";
 import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
 import { appMetrics } from "./metrics/app-metrics";
 import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
@@ -169,6 +170,9 @@ async function main(): Promise<void> {
       .catch((error: unknown) => logger({ component: "uploads" }).error({ err: error }, "upload sweep failed"));
   }, UPLOAD_SWEEP_MS);
   uploadSweeps.unref();
+  // Schedules: every node looks every second; one claims each tick (server/schedules/scheduler.ts).
+  const scheduler = new Scheduler(jobs);
+  scheduler.start();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -214,6 +218,7 @@ async function main(): Promise<void> {
     void (async () => {
       dispatcher.stop();
       clearInterval(uploadSweeps);
+      scheduler.stop();
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();

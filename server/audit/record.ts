@@ -57,6 +57,11 @@ export const AUDIT_ACTIONS = [
   "group.members",
   "token.create",
   "token.revoke",
+  "schedule.create",
+  "schedule.update",
+  "schedule.delete",
+  "schedule.pause",
+  "schedule.skip",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

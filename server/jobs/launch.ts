@@ -26,7 +26,7 @@ export interface LaunchOrigin {
 
 /**
  * Recorded in the audit trail: `job.launch` (target job:ID, or form:NAME when refused; with
- * `relaunchOf` for a Run again) and one `credential.use` per credential the form names (never a value).
+ * `relaunchOf` for a Run again, `schedule` for a schedule's tick) and one `credential.use` per credential the form names (never a value).
  */
 export async function launchJob(
   jobs: JobLifecycle,
@@ -66,7 +66,11 @@ async function startJob(
   origin: LaunchOrigin,
 ): Promise<number> {
   const action = kind === "preview" ? "job.preview" : "job.launch";
-  const details = origin.relaunchOf === undefined ? { form: formName } : { form: formName, relaunchOf: origin.relaunchOf };
+  const details = {
+    form: formName,
+    ...(origin.relaunchOf === undefined ? {} : { relaunchOf: origin.relaunchOf }),
+    ...(origin.scheduleId === undefined ? {} : { schedule: origin.scheduleId }),
+  };
   const audit = { actor: user.username, action, target: `form:${formName}`, details } as const;
   const launched = await audited({ ...audit, targetOf: (r) => `job:${r.id}`, detailsOf: (r) => ({ runner: r.runner }) }, () =>
     createJob(kind, jobs, user, formName, input, optionsInput, origin),

@@ -11,6 +11,7 @@ import * as oidc from "./oidc";
 import * as preview from "./preview";
 import * as recap from "./recap";
 import * as runners from "./runners";
+import * as schedules from "./schedules";
 import * as tokens from "./tokens";
 import * as uploads from "./uploads";
 
@@ -35,4 +36,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   tokens,
   groups,
   uploads,
+  schedules,
 ].flatMap(endpointsOf);
