@@ -36,7 +36,8 @@ export interface ScheduleData {
   overlap: string;
   enabled: boolean;
   pausedReason: string | null;
-  nextRunAt: Date | null;
+  /** Undefined in a change: left as it is (a tick the scheduler just claimed must not come back). */
+  nextRunAt: Date | null | undefined;
 }
 
 type Seal = (scheduleId: number, secrets: Record<string, unknown>) => string;

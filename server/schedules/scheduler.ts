@@ -82,7 +82,10 @@ export class Scheduler {
       }
       const owner = await ownerViewer(schedule);
       if (!owner) return await this.pause(schedule, "its owner's account no longer exists");
-      const id = await launchJob(this.jobs, owner, schedule.formName, launchValuesOf(schedule), schedule.runOptions ?? undefined, {
+      const values = openValues(schedule);
+      if (!values)
+        return await this.pause(schedule, "its password values cannot be opened (was ENCRYPTION_SECRET changed?): save them again");
+      const id = await launchJob(this.jobs, owner, schedule.formName, values, schedule.runOptions ?? undefined, {
         scheduleId: schedule.id,
       });
       await recordScheduleRun(schedule.id, id, now);
@@ -109,5 +112,13 @@ export class Scheduler {
       outcome: "success",
       details: { form: schedule.formName, reason },
     });
+  }
+}
+
+function openValues(schedule: ScheduleRow): Record<string, unknown> | null {
+  try {
+    return launchValuesOf(schedule);
+  } catch {
+    return null;
   }
 }

@@ -193,7 +193,7 @@ export async function updateSchedule(actor: PublicUser, id: number, change: Sche
   if (change.values !== undefined || change.options !== undefined || (enabled && !row.enabled)) {
     const owner = await ownerViewer(row);
     if (!owner) throw new DomainError("conflict", `schedule ${id}'s owner no longer exists: delete it and save a new one`);
-    const stored = launchValuesOf(row);
+    const stored = storedValues(row);
     // A password value left out, or sent back masked, keeps the stored one.
     const given = change.values === undefined ? stored : keepStoredPasswords(change.values, stored);
     const checked = await checkedValues(owner, row.formName, given, change.options ?? row.runOptions ?? undefined);
@@ -209,10 +209,11 @@ export async function updateSchedule(actor: PublicUser, id: number, change: Sche
     overlap: change.overlap ?? row.overlap,
     enabled,
     pausedReason: enabled ? null : row.pausedReason,
-    // Unchanged timing keeps the tick already due, so an edit never moves it (nor claims it).
+    // Unchanged timing leaves the next run alone: writing back the value read could reopen a
+    // tick a scheduler claimed meanwhile, and launch it twice.
     nextRunAt:
       enabled && row.enabled && cron === row.cron && timezone === row.timezone
-        ? row.nextRunAt
+        ? undefined
         : nextRunAfter({ enabled, cron, timezone }, new Date()),
   };
   await writeSchedule(id, data, secrets, sealScheduleSecrets);
@@ -226,6 +227,15 @@ export async function updateSchedule(actor: PublicUser, id: number, change: Sche
     details: { form: row.formName, changed: change.values ? [...changed, "values"] : changed },
   });
   return getSchedule(actor, id);
+}
+
+/** The stored values with the password values when they still open (a changed ENCRYPTION_SECRET: without them, to be given again). */
+function storedValues(row: ScheduleRow): Record<string, unknown> {
+  try {
+    return launchValuesOf(row);
+  } catch {
+    return row.values;
+  }
 }
 
 function keepStoredPasswords(given: Record<string, unknown>, stored: Record<string, unknown>): Record<string, unknown> {
