@@ -72,3 +72,22 @@ describe("cron and time zone problems", () => {
     expect(Object.keys(cronProblems("nope", "Nowhere/City") ?? {}).sort()).toEqual(["cron", "timezone"]);
   });
 });
+
+describe("a schedule's body", () => {
+  it("defaults the time zone, overlap and enabled, and names bad keys", async () => {
+    const { newScheduleSchema, scheduleChangeSchema } = await import("../../server/schedules/schedules");
+    expect(newScheduleSchema.parse({ form: "f", cron: "0 6 * * *" })).toEqual({
+      form: "f",
+      values: {},
+      cron: "0 6 * * *",
+      timezone: "UTC",
+      overlap: "skip",
+      enabled: true,
+    });
+    const bad = newScheduleSchema.safeParse({ form: "f", cron: "", overlap: "later", enabled: "yes" });
+    expect(bad.success).toBe(false);
+    const messages = Object.fromEntries(bad.error!.issues.map((issue) => [issue.path.join("."), issue.message]));
+    expect(messages).toEqual({ cron: "is required", overlap: 'must be "skip" or "queue"', enabled: "must be true or false" });
+    expect(scheduleChangeSchema.safeParse({ owner: "someone" }).success).toBe(false);
+  });
+});
