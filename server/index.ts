@@ -28,6 +28,7 @@ import { NotificationSender } from "./jobs/notify-delivery";
 import { startRetentionSchedule } from "./retention/schedule";
 import { retentionSettings } from "./retention/settings";
 import { syncDueSources } from "./sources/sync";
+import { Scheduler } from "./schedules/scheduler";
 import { JOB_STATUSES, JobLifecycle } from "./jobs/lifecycle";
 import { appMetrics } from "./metrics/app-metrics";
 import { METRICS_PATH, metricsEndpoint } from "./metrics/endpoint";
@@ -183,6 +184,9 @@ async function main(): Promise<void> {
     syncDueSources().catch((error: unknown) => logger({ component: "sources" }).error({ err: error }, "periodic source sync failed"));
   }, SOURCE_SYNC_CHECK_MS);
   sourceSyncs.unref();
+  // Schedules: every node looks every second; one claims each tick (server/schedules/scheduler.ts).
+  const scheduler = new Scheduler(jobs);
+  scheduler.start();
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -240,6 +244,7 @@ async function main(): Promise<void> {
       notifications.stop();
       stopRetention();
       clearInterval(sourceSyncs);
+      scheduler.stop();
       // First the local RTE, which drains through this app: its link, and so the HTTP and
       // socket servers, must stay open until it has delivered everything and exited.
       await localRte?.stop();

@@ -185,3 +185,4 @@ export type { PersonalTokenView as PersonalToken } from "@/server/data/auth-toke
 
 /** A group and its members (GET /api/groups). */
 export type { GroupView as Group } from "@/server/data/groups";
+export type { ScheduleView as Schedule } from "@/server/schedules/schedules";

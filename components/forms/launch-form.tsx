@@ -6,6 +6,7 @@ import { ApiError, errorMessage } from "@/components/api/client";
 import type { FormDetail } from "@/components/api/types";
 import { useStartPreview } from "@/components/hooks/use-form-preview";
 import { useLaunchJob } from "@/components/hooks/use-launch-job";
+import { ScheduleButton } from "@/components/schedules/schedule-dialog";
 import { Button } from "@/components/ui/button";
 import { relaunchValues } from "./draft-from-job";
 import { FormField } from "./form-field";
@@ -169,6 +170,7 @@ export function LaunchForm({
         <Button disabled={submitting || startPreview.isPending} onClick={onPreview} data-testid="preview-button">
           {startPreview.isPending ? "Starting preview…" : "Preview"}
         </Button>
+        <ScheduleButton form={form.name} values={values} options={draftToRunOptions(form.launchOptions, runDraft)} />
         {/* Nothing to reset or mark on a form without fields or run options. */}
         {(form.fields.length > 0 || form.launchOptions.length > 0) && (
           <Button

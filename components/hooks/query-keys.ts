@@ -30,4 +30,5 @@ export const queryKeys = {
   audit: (search: string) => ["audit", search] as const,
   /** Personal API tokens: your own ("mine") or, for admins, everyone's ("all"). */
   tokens: (whose: "mine" | "all") => ["tokens", whose] as const,
+  schedules: () => ["schedules"] as const,
 };

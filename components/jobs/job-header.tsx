@@ -57,6 +57,14 @@ export function JobHeader({ job }: { job: Job }) {
               </Link>
             </p>
           )}
+          {job.launchedBy !== null && (
+            <p className="mt-1 text-sm text-zinc-600" data-testid="job-launched-by">
+              Launched by{" "}
+              <Link href="/schedules" className="text-indigo-600 hover:underline">
+                schedule #{job.launchedBy.schedule}
+              </Link>
+            </p>
+          )}
           {job.statusReason && (
             <p
               className={cx("mt-1.5 text-sm", job.status === "failed" || job.status === "abandoned" ? "text-red-700" : "text-zinc-600")}

@@ -16,6 +16,7 @@ interface NavItem {
 const ITEMS: NavItem[] = [
   { href: "/", label: "Forms", matches: (p) => p === "/" || p.startsWith("/forms") },
   { href: "/jobs", label: "Jobs", matches: (p) => p.startsWith("/jobs") },
+  { href: "/schedules", label: "Schedules", matches: (p) => p.startsWith("/schedules") },
   { href: "/recap", label: "Analyse log", matches: (p) => p.startsWith("/recap") },
 ];
 

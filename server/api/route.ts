@@ -138,6 +138,13 @@ export function parseJobId(raw: string): number {
   return id;
 }
 
+/** A schedule's `[id]`, read as a job's is (parseJobId). */
+export function parseScheduleId(raw: string): number {
+  const id = decimalInt(raw);
+  if (id === null || id === 0) throw new DomainError("not_found", `no schedule ${raw}`);
+  return id;
+}
+
 /** A query parameter holding a whole number in decimal digits, from min to max (at most MAX_DB_INT). */
 export function queryInt(min: number, max: number = MAX_DB_INT) {
   return z

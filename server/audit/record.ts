@@ -64,6 +64,11 @@ export const AUDIT_ACTIONS = [
   "source.update",
   "source.delete",
   "source.sync",
+  "schedule.create",
+  "schedule.update",
+  "schedule.delete",
+  "schedule.pause",
+  "schedule.skip",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

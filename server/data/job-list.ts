@@ -165,6 +165,7 @@ const jobViewSelect = {
   outputPurgedAt: true,
   sourceName: true,
   sourceCommit: true,
+  scheduleId: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

@@ -32,6 +32,8 @@ export interface JobView {
   outputPurgedAt: string | null;
   /** The Git source and commit the job's files came from (server/sources); null for the forms folder. */
   source: { name: string; commit: string } | null;
+  /** What launched the job when no person did: a schedule (server/schedules). */
+  launchedBy: { schedule: number } | null;
 }
 
 /** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
@@ -56,6 +58,7 @@ type JobRow = {
   outputPurgedAt: Date | null;
   sourceName: string | null;
   sourceCommit: string | null;
+  scheduleId: number | null;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -81,6 +84,7 @@ export function toView(row: JobRow): JobView {
     relaunchOf: row.relaunchOfId,
     outputPurgedAt: row.outputPurgedAt?.toISOString() ?? null,
     source: row.sourceName && row.sourceCommit ? { name: row.sourceName, commit: row.sourceCommit } : null,
+    launchedBy: row.scheduleId === null ? null : { schedule: row.scheduleId },
   };
 }
 
@@ -103,6 +107,8 @@ export interface NewJob {
   /** The Git source and commit of the form's files at launch. */
   sourceName?: string | null;
   sourceCommit?: string | null;
+  /** The schedule that launched it. */
+  scheduleId?: number | null;
 }
 
 /**
@@ -138,6 +144,7 @@ export async function createJob(
     relaunchOfId: input.relaunchOfId ?? null,
     sourceName: input.sourceName ?? null,
     sourceCommit: input.sourceCommit ?? null,
+    scheduleId: input.scheduleId ?? null,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };

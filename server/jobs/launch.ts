@@ -11,20 +11,22 @@ import { resolveRunnerFor } from "../data/runners";
 import { findUserByUsername } from "../data/users";
 import { choicesAtLaunch } from "../forms/choice-source";
 import { buildManifest } from "../forms/manifest";
-import { validateRunOptions } from "../forms/run-options";
+import { validateRunOptions, type RunOptions } from "../forms/run-options";
+import type { StoredForm } from "../forms/catalog";
 import { markUploadsLaunched, resolveUploads } from "../forms/uploads";
-import { buildExtravars, redactValues, splitSecretExtravars, validateValues } from "../forms/values";
+import { buildExtravars, redactValues, splitSecretExtravars, validateValues, type FormValues } from "../forms/values";
 import type { JobKind } from "../data/jobs";
 import type { JobLifecycle } from "./lifecycle";
 
-/** Where a launch comes from, when not from a blank form: the job it repeats (Run again). */
+/** Where a launch comes from, when not from a blank form: the job it repeats (Run again), or the schedule that launched it. */
 export interface LaunchOrigin {
   relaunchOf?: number;
+  scheduleId?: number;
 }
 
 /**
  * Recorded in the audit trail: `job.launch` (target job:ID, or form:NAME when refused; with
- * `relaunchOf` for a Run again) and one `credential.use` per credential the form names (never a value).
+ * `relaunchOf` for a Run again, `schedule` for a schedule's tick) and one `credential.use` per credential the form names (never a value).
  */
 export async function launchJob(
   jobs: JobLifecycle,
@@ -64,7 +66,11 @@ async function startJob(
   origin: LaunchOrigin,
 ): Promise<number> {
   const action = kind === "preview" ? "job.preview" : "job.launch";
-  const details = origin.relaunchOf === undefined ? { form: formName } : { form: formName, relaunchOf: origin.relaunchOf };
+  const details = {
+    form: formName,
+    ...(origin.relaunchOf === undefined ? {} : { relaunchOf: origin.relaunchOf }),
+    ...(origin.scheduleId === undefined ? {} : { schedule: origin.scheduleId }),
+  };
   const audit = { actor: user.username, action, target: `form:${formName}`, details } as const;
   const launched = await audited({ ...audit, targetOf: (r) => `job:${r.id}`, detailsOf: (r) => ({ runner: r.runner }) }, () =>
     createJob(kind, jobs, user, formName, input, optionsInput, origin),
@@ -76,15 +82,25 @@ async function startJob(
   return launched.id;
 }
 
-async function createJob(
-  kind: JobKind,
-  jobs: JobLifecycle,
+/** What a launch runs once checked: the form, the values as validated (defaults applied) and the run options. */
+export interface CheckedLaunchInput {
+  form: StoredForm;
+  values: FormValues;
+  options: RunOptions;
+}
+
+/**
+ * The checks of a launch's input, for launches and for what is saved to launch later (a
+ * schedule, server/schedules): the form must be one the user may launch (else 404, as for one
+ * that does not exist), its values must pass the form's rules with the current choices, its
+ * run options must be among those the form offers. Every problem at once, as a 422 with `fields`.
+ */
+export async function checkLaunchInput(
   user: Viewer,
   formName: string,
   input: Record<string, unknown>,
   optionsInput: unknown,
-  origin: LaunchOrigin,
-): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
+): Promise<CheckedLaunchInput> {
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
   const profile = await findUserByUsername(user.username);
@@ -100,6 +116,20 @@ async function createJob(
       .join("; ");
     throw new DomainError("validation_failed", summary, errors);
   }
+  return { form, values: checked.values, options: options.options };
+}
+
+async function createJob(
+  kind: JobKind,
+  jobs: JobLifecycle,
+  user: Viewer,
+  formName: string,
+  input: Record<string, unknown>,
+  optionsInput: unknown,
+  origin: LaunchOrigin,
+): Promise<{ id: number; runner: string; credentials: readonly string[] }> {
+  const { form, values, options } = await checkLaunchInput(user, formName, input, optionsInput);
+  const checked = { values };
   // File fields: uploads of this user for this form and field (used before or not: a relaunch
   // runs the same file again), sent with the form's files (server/forms/uploads.ts).
   const uploads = await resolveUploads(user, form, checked.values);
@@ -125,12 +155,13 @@ async function createJob(
       extravars: visible,
       secretExtravars: hidden,
       manifest: [...buildManifest(form.sourceDir), ...uploads.manifest],
-      runOptions: options.options,
+      runOptions: options,
       kind,
       relaunchOfId: origin.relaunchOf ?? null,
       // A form of a Git source: the job runs, and records, the commit the form is at now.
       sourceName: form.sourceName ?? null,
       sourceCommit: form.sourceCommit ?? null,
+      scheduleId: origin.scheduleId ?? null,
     },
     kind === "run" && form.definition.requiresApproval,
   );

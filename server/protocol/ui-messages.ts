@@ -81,6 +81,8 @@ export const jobViewSchema = z.object({
   outputPurgedAt: z.string().nullable(),
   /** The Git source and commit the job's files came from (Sources), or null (the forms folder). */
   source: z.object({ name: z.string(), commit: z.string() }).nullable(),
+  /** What launched the job when no person did: `{"schedule": ID}` (a schedule), else null. */
+  launchedBy: z.object({ schedule: z.number().int().positive() }).nullable(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 

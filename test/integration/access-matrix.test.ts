@@ -50,6 +50,8 @@ const passwords: Record<string, string> = {};
 let admin: ApiClient;
 /** Finished jobs of `secured` launched by the launcher; jobs of `secured-approval` waiting; a job of `open`. */
 const jobs = { finished: 0, finished2: 0, waiting: 0, waiting2: 0, open: 0, preview: 0 };
+/** Paused schedules of the open form: the launcher's and the admin's. */
+const schedules = { launchers: 0, admins: 0 };
 
 const rows: Row[] = [
   // The job routes, on a finished job of the secured form.
@@ -190,6 +192,35 @@ const rows: Row[] = [
   { route: "/api/tokens", method: "GET", url: () => "/api/tokens", expect: SIGNED_IN },
   { route: "/api/tokens", method: "POST", url: () => "/api/tokens", body: { name: "matrix" }, expect: by(401, 201, 201, 201, 201, 201) },
   { route: "/api/tokens/[id]", method: "DELETE", url: () => "/api/tokens/no-such-token", expect: by(401, 404, 404, 404, 404, 404) },
+  // Schedules: created by whoever may launch the form; read, changed and deleted by their owner and admins.
+  {
+    route: "/api/schedules",
+    method: "POST",
+    url: () => "/api/schedules",
+    body: { form: "secured", values: {}, cron: "0 6 * * *", enabled: false },
+    expect: by(401, 404, PASS, 404, 404, PASS),
+  },
+  { route: "/api/schedules", method: "GET", url: () => "/api/schedules", expect: SIGNED_IN },
+  {
+    route: "/api/schedules/[id]",
+    method: "GET",
+    url: () => `/api/schedules/${schedules.launchers}`,
+    expect: by(401, 404, 200, 404, 404, 200),
+  },
+  {
+    route: "/api/schedules/[id]",
+    method: "PATCH",
+    url: () => `/api/schedules/${schedules.launchers}`,
+    body: { overlap: "queue" },
+    expect: by(401, 404, 200, 404, 404, 200),
+  },
+  // The admin's own schedule: nobody else may delete it.
+  {
+    route: "/api/schedules/[id]",
+    method: "DELETE",
+    url: () => `/api/schedules/${schedules.admins}`,
+    expect: by(401, 404, 404, 404, 404, 204),
+  },
   { route: "/api/recap", method: "POST", url: () => "/api/recap", body: {}, expect: by(401, PASS, PASS, PASS, PASS, PASS) },
   // Public: health, the document, sign-in, single sign-on (not configured here), the join handshake.
   ...["/api/live", "/api/ready", "/api/openapi.json", "/api/docs", "/api/auth/providers"].map((url): Row => ({
@@ -289,6 +320,14 @@ beforeAll(async () => {
   const preview = await launcher.call("POST", "/api/forms/secured/preview", { json: { values: {} } });
   expect(preview.status).toBe(201);
   jobs.preview = preview.json.id;
+  for (const [owner, client] of [
+    ["launchers", launcher],
+    ["admins", admin],
+  ] as const) {
+    const saved = await client.call("POST", "/api/schedules", { json: { form: "open", values: {}, cron: "0 6 * * *", enabled: false } });
+    expect(saved.status).toBe(201);
+    schedules[owner] = saved.json.id;
+  }
   for (const id of [jobs.finished, jobs.finished2, jobs.open]) expect((await launcher.waitForEnd(id)).status).toBe("success");
 }, 240_000);
 

@@ -70,6 +70,7 @@ const job: JobView = {
   relaunchOf: null,
   outputPurgedAt: null,
   source: null,
+  launchedBy: null,
 };
 
 describe("form.yaml notify", () => {

@@ -162,6 +162,7 @@ describe("the integration client's check against the document", () => {
     relaunchOf: null,
     outputPurgedAt: null,
     source: null,
+    launchedBy: null,
   };
   const json = "application/json";
   const permissions = { approve: false, abort: true, relaunch: true };

@@ -28,6 +28,7 @@ const job: JobView = {
   relaunchOf: null,
   outputPurgedAt: null,
   source: null,
+  launchedBy: null,
 };
 
 describe("the /ui contract", () => {

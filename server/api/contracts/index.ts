@@ -14,6 +14,7 @@ import * as recap from "./recap";
 import * as retention from "./retention";
 import * as runners from "./runners";
 import * as sources from "./sources";
+import * as schedules from "./schedules";
 import * as tokens from "./tokens";
 import * as uploads from "./uploads";
 
@@ -41,4 +42,5 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   notifications,
   retention,
   sources,
+  schedules,
 ].flatMap(endpointsOf);
