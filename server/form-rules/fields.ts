@@ -99,6 +99,13 @@ const common = {
   visibleWhen: conditionSchema.optional(),
 };
 
+/** Where a select's or multiselect's choices come from: exactly one of these (checkFieldRules). */
+const choiceKeys = {
+  options: z.array(optionSchema).min(1).optional(),
+  optionsFrom: optionsFromSchema.optional(),
+  source: choiceSourceSchema.optional(),
+};
+
 const textTypes = z.enum(["text", "textarea", "password"]);
 
 /** The field types a table's columns may have: scalars only, no secrets, no uploads. */
@@ -142,18 +149,14 @@ export const fieldSchema = z.discriminatedUnion("type", [
   z.object({ ...common, type: z.literal("checkbox"), default: z.boolean().optional() }),
   z.object({
     ...common,
+    ...choiceKeys,
     type: z.literal("select"),
-    options: z.array(optionSchema).min(1).optional(),
-    optionsFrom: optionsFromSchema.optional(),
-    source: choiceSourceSchema.optional(),
     default: z.union([z.string(), z.number()]).transform(String).optional(),
   }),
   z.object({
     ...common,
+    ...choiceKeys,
     type: z.literal("multiselect"),
-    options: z.array(optionSchema).min(1).optional(),
-    optionsFrom: optionsFromSchema.optional(),
-    source: choiceSourceSchema.optional(),
     default: z.array(z.union([z.string(), z.number()]).transform(String)).optional(),
     minItems: z.number().int().min(0).optional(),
     maxItems: z.number().int().positive().optional(),

@@ -39,3 +39,33 @@ export async function logIn(page: Page, username: string, password: string): Pro
 export function screenshot(page: Page, name: string): Promise<Buffer> {
   return page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
+
+/**
+ * A page of a new context signed in (as the admin unless told), on the catalog. Close the
+ * context after the test.
+ */
+export async function signedInPage(
+  browser: Browser,
+  app: { url: string; adminPassword: string },
+  user: { username: string; password: string } = { username: "admin", password: app.adminPassword },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const opened = await newPage(browser, app.url);
+  await logIn(opened.page, user.username, user.password);
+  await opened.page.waitForURL((url) => url.pathname === "/");
+  return opened;
+}
+
+const ENDED = ["success", "failed", "aborted", "abandoned"];
+
+/** Waits until the job shown on the page has ended; answers its status. */
+export async function jobEnded(page: Page, timeoutMs = 90_000): Promise<string> {
+  const status = await page.waitForFunction(
+    (ended) => {
+      const value = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
+      return value && ended.includes(value) ? value : false;
+    },
+    ENDED,
+    { timeout: timeoutMs },
+  );
+  return (await status.jsonValue()) as string;
+}

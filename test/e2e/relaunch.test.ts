@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startPlayform, type RunningPlayform } from "../support/playform";
-import { launchChromium, logIn, newPage, screenshot } from "./browser";
+import { jobEnded, launchChromium, screenshot, signedInPage } from "./browser";
 
 let app: RunningPlayform;
 let browser: Browser;
@@ -30,23 +30,9 @@ afterAll(async () => {
 });
 
 async function signedIn(): Promise<Page> {
-  const opened = await newPage(browser, app.url);
+  const opened = await signedInPage(browser, app);
   context = opened.context;
-  await logIn(opened.page, "admin", app.adminPassword);
-  await opened.page.waitForURL((url) => url.pathname === "/");
   return opened.page;
-}
-
-async function waitForEnd(page: Page): Promise<string> {
-  const status = await page.waitForFunction(
-    () => {
-      const value = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
-      return value && ["success", "failed", "aborted", "abandoned"].includes(value) ? value : false;
-    },
-    undefined,
-    { timeout: 90_000 },
-  );
-  return (await status.jsonValue()) as string;
 }
 
 const jobIdOf = (page: Page) => Number(new URL(page.url()).pathname.split("/").pop());
@@ -61,7 +47,7 @@ describe("Run again", () => {
     await page.getByRole("button", { name: "Launch" }).click();
     await page.waitForURL((url) => /^\/jobs\/\d+$/.test(url.pathname));
     const firstId = jobIdOf(page);
-    expect(await waitForEnd(page)).toBe("success");
+    expect(await jobEnded(page)).toBe("success");
     // A job launched from a blank form repeats nothing.
     expect(await page.getByTestId("job-relaunch-of").count()).toBe(0);
 
@@ -82,7 +68,7 @@ describe("Run again", () => {
     await repeats.waitFor();
     expect(await repeats.textContent()).toBe(`Repeats job #${firstId}`);
     expect(await repeats.getByRole("link").getAttribute("href")).toBe(`/jobs/${firstId}`);
-    expect(await waitForEnd(page)).toBe("success");
+    expect(await jobEnded(page)).toBe("success");
     await screenshot(page, "run-again-job");
   });
 });

@@ -8,7 +8,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { startPlayform, type RunningPlayform } from "../support/playform";
-import { launchChromium, logIn, newPage, screenshot } from "./browser";
+import { jobEnded, launchChromium, screenshot, signedInPage } from "./browser";
 
 let app: RunningPlayform;
 let browser: Browser;
@@ -30,23 +30,14 @@ afterAll(async () => {
 });
 
 async function signedIn(): Promise<Page> {
-  const opened = await newPage(browser, app.url);
+  const opened = await signedInPage(browser, app);
   context = opened.context;
-  await logIn(opened.page, "admin", app.adminPassword);
-  await opened.page.waitForURL((url) => url.pathname === "/");
   return opened.page;
 }
 
 /** Waits for the job shown to end; answers its status and its output's text. */
 async function finished(page: Page): Promise<{ status: string; output: string }> {
-  const status = await page.waitForFunction(
-    () => {
-      const value = document.querySelector<HTMLElement>('[data-testid="job-status"]')?.dataset.status;
-      return value && ["success", "failed", "aborted", "abandoned"].includes(value) ? value : false;
-    },
-    undefined,
-    { timeout: 90_000 },
-  );
+  const status = await jobEnded(page);
   // The last lines (the PLAY RECAP) are on screen once the job has ended.
   await page.waitForFunction(
     () => (document.querySelector('[data-testid="job-output"]')?.textContent ?? "").includes("PLAY RECAP"),
@@ -55,7 +46,7 @@ async function finished(page: Page): Promise<{ status: string; output: string }>
       timeout: 30_000,
     },
   );
-  return { status: (await status.jsonValue()) as string, output: (await page.getByTestId("job-output").textContent()) ?? "" };
+  return { status, output: (await page.getByTestId("job-output").textContent()) ?? "" };
 }
 
 const jobIdOf = (page: Page) => Number(new URL(page.url()).pathname.split("/").pop());
