@@ -80,6 +80,14 @@ export const choiceSourceSchema = z
   .strict();
 export type ChoiceSource = z.output<typeof choiceSourceSchema>;
 
+/** A `{field}` placeholder of a choice source's URL (global: for matchAll and replace). */
+export const SOURCE_PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** The fields a choice source's URL names, each once, in order. */
+export function sourcePlaceholders(url: string): string[] {
+  return [...new Set([...url.matchAll(SOURCE_PLACEHOLDER)].map((m) => m[1]!))];
+}
+
 /** Options looked up in a map by another field's value (`optionsFrom`). */
 export const optionsFromSchema = z
   .object({
@@ -106,47 +114,35 @@ const choiceKeys = {
   source: choiceSourceSchema.optional(),
 };
 
-const textTypes = z.enum(["text", "textarea", "password"]);
+/** The keys of each scalar type, the same for a field and a table column of that type. */
+const textKeys = {
+  default: z.string().optional(),
+  pattern: z.string().optional(),
+  maxLength: z.number().int().positive().max(1_000_000).optional(),
+};
+const numberKeys = {
+  type: z.literal("number"),
+  default: z.number().optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  integer: z.boolean().default(false),
+};
+const checkboxKeys = { type: z.literal("checkbox"), default: z.boolean().optional() };
+const dateKeys = { type: z.literal("date"), default: dateText.optional(), min: dateText.optional(), max: dateText.optional() };
 
 /** The field types a table's columns may have: scalars only, no secrets, no uploads. */
 const columnSchema = z.discriminatedUnion("type", [
-  z.object({
-    ...common,
-    type: z.enum(["text", "textarea"]),
-    default: z.string().optional(),
-    pattern: z.string().optional(),
-    maxLength: z.number().int().positive().max(1_000_000).optional(),
-  }),
-  z.object({
-    ...common,
-    type: z.literal("number"),
-    default: z.number().optional(),
-    min: z.number().optional(),
-    max: z.number().optional(),
-    integer: z.boolean().default(false),
-  }),
-  z.object({ ...common, type: z.literal("checkbox"), default: z.boolean().optional() }),
+  z.object({ ...common, ...textKeys, type: z.enum(["text", "textarea"]) }),
+  z.object({ ...common, ...numberKeys }),
+  z.object({ ...common, ...checkboxKeys }),
   z.object({ ...common, type: z.literal("select"), options: z.array(optionSchema).min(1), default: z.string().optional() }),
-  z.object({ ...common, type: z.literal("date"), default: dateText.optional(), min: dateText.optional(), max: dateText.optional() }),
+  z.object({ ...common, ...dateKeys }),
 ]);
 
 export const fieldSchema = z.discriminatedUnion("type", [
-  z.object({
-    ...common,
-    type: textTypes,
-    default: z.string().optional(),
-    pattern: z.string().optional(),
-    maxLength: z.number().int().positive().max(1_000_000).optional(),
-  }),
-  z.object({
-    ...common,
-    type: z.literal("number"),
-    default: z.number().optional(),
-    min: z.number().optional(),
-    max: z.number().optional(),
-    integer: z.boolean().default(false),
-  }),
-  z.object({ ...common, type: z.literal("checkbox"), default: z.boolean().optional() }),
+  z.object({ ...common, ...textKeys, type: z.enum(["text", "textarea", "password"]) }),
+  z.object({ ...common, ...numberKeys }),
+  z.object({ ...common, ...checkboxKeys }),
   z.object({
     ...common,
     ...choiceKeys,
@@ -161,7 +157,7 @@ export const fieldSchema = z.discriminatedUnion("type", [
     minItems: z.number().int().min(0).optional(),
     maxItems: z.number().int().positive().optional(),
   }),
-  z.object({ ...common, type: z.literal("date"), default: dateText.optional(), min: dateText.optional(), max: dateText.optional() }),
+  z.object({ ...common, ...dateKeys }),
   z.object({
     ...common,
     type: z.literal("datetime"),

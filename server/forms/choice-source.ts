@@ -19,7 +19,7 @@
 import { STATUS_CODES } from "node:http";
 import { JSONPath } from "jsonpath-plus";
 import { DomainError } from "../errors";
-import type { ChoiceSource, FieldOption, FieldSpec } from "../form-rules/fields";
+import { SOURCE_PLACEHOLDER, type ChoiceSource, type FieldOption, type FieldSpec } from "../form-rules/fields";
 import { choiceSourceToken } from "../credentials/resolve";
 import { loggerFor } from "../logging/logger";
 import { defaultOf, visibleFieldNames, type UserContext } from "../form-rules/values";
@@ -37,8 +37,6 @@ export type SourceField = Extract<FieldSpec, { type: "select" | "multiselect" }>
 export function isSourceField(field: FieldSpec): field is SourceField {
   return (field.type === "select" || field.type === "multiselect") && field.source !== undefined;
 }
-
-const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** One placeholder's text, encoded; undefined when there is nothing to put there. */
 function encodedValue(value: unknown): string | undefined | null {
@@ -58,7 +56,7 @@ function encodedValue(value: unknown): string | undefined | null {
  * or is not text, a number, a boolean or a list of those (a table).
  */
 export function fillSourceUrl(url: string, fields: readonly FieldSpec[], values: Readonly<Record<string, unknown>>): string {
-  const filled = url.replace(PLACEHOLDER, (_, name: string) => {
+  const filled = url.replace(SOURCE_PLACEHOLDER, (_, name: string) => {
     const field = fields.find((f) => f.name === name);
     const label = field?.label ?? name;
     const encoded = encodedValue(Object.hasOwn(values, name) ? values[name] : undefined);

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { groupNameSchema } from "../access/group-name";
 import { credentialNameSchema } from "../credentials/kinds";
-import { checkFieldRules, fieldSchema, type FieldSpec } from "../form-rules/fields";
+import { checkFieldRules, fieldSchema, SOURCE_PLACEHOLDER, type FieldSpec } from "../form-rules/fields";
 import { notifySchema } from "./notify";
 
 const FORM_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -106,7 +106,7 @@ export const formDefinitionSchema = z
             message: "placeholders may only be in the path or query, not the host",
           });
         }
-        for (const [, name] of url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+        for (const [, name] of url.matchAll(SOURCE_PLACEHOLDER)) {
           const named = form.fields.find((f) => f.name === name);
           const problem =
             !named || named === field

@@ -1,4 +1,4 @@
-import type { FieldOption, FieldSpec } from "../form-rules/fields";
+import { sourcePlaceholders, type FieldOption, type FieldSpec } from "../form-rules/fields";
 import { fillUserPlaceholders, type RuleField, type UserContext } from "../form-rules/values";
 import type { FormDefinition } from "./definition";
 
@@ -13,11 +13,6 @@ export type PublicField = RuleField & {
   /** hosts fields: the hosts or groups of the form's inventory. */
   choices?: FieldOption[];
 };
-
-/** The fields a choice source's URL names (`{field}`). */
-export function sourcePlaceholders(url: string): string[] {
-  return [...new Set([...url.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!))];
-}
 
 function publicField(field: FieldSpec, choices: Readonly<Record<string, FieldOption[]>>, user?: UserContext): PublicField {
   const label = field.label ?? field.name;
