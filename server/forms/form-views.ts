@@ -10,7 +10,8 @@ import type { UserContext } from "../form-rules/values";
 import { isSourceField, sourceChoices } from "./choice-source";
 import { publicForm } from "./public-view";
 
-async function userContext(viewer: Viewer): Promise<UserContext> {
+/** The viewer as form defaults and rules name them (`{user.name}`, `{user.email}`). */
+export async function userContext(viewer: Viewer): Promise<UserContext> {
   const profile = await findUserByUsername(viewer.username);
   return { username: viewer.username, name: profile?.displayName, email: profile?.email };
 }

@@ -8,8 +8,8 @@ import { audited, recordAudit } from "../audit/record";
 import { checkFormCredentials } from "../credentials/resolve";
 import { requireLaunchableForm, type Viewer } from "../access/policy";
 import { resolveRunnerFor } from "../data/runners";
-import { findUserByUsername } from "../data/users";
 import { choicesAtLaunch } from "../forms/choice-source";
+import { userContext as userContextOf } from "../forms/form-views";
 import { buildManifest } from "../forms/manifest";
 import { validateRunOptions, type RunOptions } from "../forms/run-options";
 import type { StoredForm } from "../forms/catalog";
@@ -103,8 +103,7 @@ export async function checkLaunchInput(
 ): Promise<CheckedLaunchInput> {
   // A form the user may not launch answers as one that does not exist (server/access/policy.ts).
   const form = await requireLaunchableForm(user, formName);
-  const profile = await findUserByUsername(user.username);
-  const userContext = { username: user.username, name: profile?.displayName, email: profile?.email };
+  const userContext = await userContextOf(user);
   // The current choices of hosts and source fields (server/forms/choice-source.ts): a value not among them is refused.
   const checked = validateValues(form.definition, input, { user: userContext, choices: await choicesAtLaunch(form, input, userContext) });
   const options = validateRunOptions(form.definition, optionsInput);
