@@ -37,8 +37,8 @@ export function runDraftFromJob(defaults: RunDefaults, options: Job["runOptions"
 }
 
 /**
- * The `values` of POST /api/jobs/ID/relaunch from draftToValues' answer: a field the person
- * cleared (left out by draftToValues) is sent as null, so the old job's value does not come back
+ * The `values` of POST /api/jobs/ID/relaunch from readDraft's values: a field the person
+ * cleared (left out by readDraft) is sent as null, so the old job's value does not come back
  * (the server fills in what the request leaves out from the old job).
  */
 export function relaunchValues(fields: FormField[], values: Record<string, FormValue>): Record<string, FormValue | null> {

@@ -103,18 +103,18 @@ function allValues(fields: readonly FormField[], draft: DraftValues): Record<str
   return values;
 }
 
-/** The fields shown for this draft (server/form-rules: the rule the API applies). */
-export function visibleFields(fields: readonly FormField[], draft: DraftValues, user?: UserContext): Set<string> {
-  return visibleFieldNames(fields, allValues(fields, draft), { user });
-}
-
 /**
- * The `values` object of POST /api/jobs. Hidden fields are left out; empty inputs are left out
- * rather than sent as "" so that the server's rules decide: a required field reports "is
+ * The draft as the API reads it: the fields shown (server/form-rules: the rule the API applies)
+ * and the `values` object of POST /api/jobs. Hidden fields are left out; empty inputs are left
+ * out rather than sent as "" so that the server's rules decide: a required field reports "is
  * required", an optional one takes its default.
  */
-export function draftToValues(fields: readonly FormField[], draft: DraftValues, user?: UserContext): Record<string, FormValue> {
-  const values = allValues(fields, draft);
-  const shown = visibleFieldNames(fields, values, { user });
-  return Object.fromEntries(Object.entries(values).filter(([name]) => shown.has(name)));
+export function readDraft(
+  fields: readonly FormField[],
+  draft: DraftValues,
+  user?: UserContext,
+): { visible: Set<string>; values: Record<string, FormValue> } {
+  const all = allValues(fields, draft);
+  const visible = visibleFieldNames(fields, all, { user });
+  return { visible, values: Object.fromEntries(Object.entries(all).filter(([name]) => visible.has(name))) };
 }

@@ -12,7 +12,7 @@ import { relaunchValues } from "./draft-from-job";
 import { FormField } from "./form-field";
 import { PreviewPanel, toggleTag } from "./preview-panel";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
-import { draftToValues, initialDraft, visibleFields, type DraftValue, type DraftValues } from "./form-values";
+import { initialDraft, readDraft, type DraftValue, type DraftValues } from "./form-values";
 import { checkValues } from "@/server/form-rules/values";
 
 /** The field a message is about: `accounts` for `accounts.0.user`. */
@@ -46,8 +46,7 @@ export function LaunchForm({
   const startPreview = useStartPreview(form.name);
   const [previewId, setPreviewId] = useState<number | null>(null);
 
-  const visible = visibleFields(form.fields, draft);
-  const values = draftToValues(form.fields, draft);
+  const { visible, values } = readDraft(form.fields, draft);
 
   const setValue = (name: string, value: DraftValue) => {
     setDraft((current) => ({ ...current, [name]: value }));

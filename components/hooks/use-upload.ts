@@ -1,13 +1,6 @@
 import { useMutation } from "@tanstack/react-query";
 import { apiFetch } from "@/components/api/client";
-
-export interface UploadAnswer {
-  id: string;
-  name: string;
-  size: number;
-  sha256: string;
-  contentType: string | null;
-}
+import type { UploadAnswer } from "@/server/forms/uploads";
 
 /** Uploads one file for a form's file field (POST /api/uploads); the field then holds its id. */
 export function useUpload(form: string, field: string) {
