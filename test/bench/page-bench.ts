@@ -348,7 +348,7 @@ async function measurePage(browser: Browser, label: string, root: string, lines:
   // The default PROCESS_MAX_BUFFER (50 MB per stream) would cut a million coloured lines short.
   const app = await startApp(root, { PROCESS_MAX_BUFFER: String(256 * 2 ** 20) });
   try {
-    const api = apiClient(app, await adminToken(app));
+    const api = apiClient(app, await adminToken(app), { checkDocument: root === ROOT });
     console.log(`${label}: running a job printing ${lines.toLocaleString("en")} lines…`);
     const started = performance.now();
     const { id, job } = await runJob(api, "page-output", { lines }, Math.max(300_000, lines * 2));
@@ -504,6 +504,10 @@ interface LiveResult {
   app?: { cpu: number; peakMb: number };
   rte?: { cpu: number; peakMb: number };
   readsPerBatch?: string;
+  /** Output SELECTs the app ran during the run, counted at the SQLite driver (sql-reads.mjs). */
+  sqlReads?: { reads: number; storeChecks: number };
+  /** job:chunks messages the first watcher of each job received, summed over the jobs. */
+  batchesDelivered?: number;
 }
 
 function summary(r: LiveResult) {
@@ -598,15 +602,22 @@ function connectWatcher(url: string, token: string): Promise<Socket> {
 
 async function livePlayform(label: string, root: string): Promise<LiveResult> {
   const expected = ticks();
-  const app = await startApp(root, { PLAYFORM_LOCAL_RTE_CAPACITY: String(Math.max(4, opts.jobs)) });
+  const sqlReadsFile = path.join(os.tmpdir(), `page-bench-sql-reads-${process.pid}-${label.replace(/\W+/g, "-")}.json`);
+  fs.rmSync(sqlReadsFile, { force: true });
+  const app = await startApp(root, {
+    PLAYFORM_LOCAL_RTE_CAPACITY: String(Math.max(4, opts.jobs)),
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${path.join(import.meta.dirname, "sql-reads.mjs")}`.trim(),
+    PLAYFORM_BENCH_SQL_READS: sqlReadsFile,
+  });
   const watchers: Watcher[] = [];
   const latencies: number[] = [];
   const stamps = new Map<number, Map<number, number>>();
   let duplicates = 0;
+  let batchesDelivered = 0;
   const result: LiveResult = { latenciesMs: latencies, deliveredToAll: 0, duplicates: 0 };
   try {
     const token = await adminToken(app);
-    const api = apiClient(app, token);
+    const api = apiClient(app, token, { checkDocument: root === ROOT });
     const rte = await rtePid(app.pid);
     if (!rte) fail(`${label}: the app's local RTE process was not found`);
 
@@ -639,6 +650,7 @@ async function livePlayform(label: string, root: string): Promise<LiveResult> {
       });
       watcher.socket.on("job:chunks", (message: { jobId?: number; chunks?: { text: string }[] }) => {
         if (message?.jobId !== jobId) return;
+        if (i % opts.watchers === 0) batchesDelivered++;
         const at = nowMs();
         for (const chunk of message.chunks ?? []) {
           for (const m of chunk.text.matchAll(TICK)) {
@@ -684,6 +696,7 @@ async function livePlayform(label: string, root: string): Promise<LiveResult> {
     result.deliveredToAll = toAll / (ids.length * expected);
     result.intervalMs = medianInterval(stamps);
     result.duplicates = duplicates;
+    result.batchesDelivered = batchesDelivered;
   } finally {
     for (const watcher of watchers) watcher.socket.disconnect();
     await app.stop();
@@ -695,6 +708,12 @@ async function livePlayform(label: string, root: string): Promise<LiveResult> {
     const [batches, shared, catchUp] = [Number(stats[1]), Number(stats[2]), Number(stats[3])];
     result.readsPerBatch = `${fmt((shared + catchUp) / Math.max(1, batches))} (${shared}+${catchUp}/${batches})`;
   }
+  try {
+    result.sqlReads = JSON.parse(fs.readFileSync(sqlReadsFile, "utf8"));
+  } catch {
+    console.log(`${label}: no SQL read counts (the app did not write ${sqlReadsFile} at exit)`);
+  }
+  fs.rmSync(sqlReadsFile, { force: true });
   return result;
 }
 
@@ -724,7 +743,18 @@ async function livePart(baselineRoot: string | null): Promise<void> {
     ["RTE CPU (s)", (r) => fmt(r.rte?.cpu, 1), true],
     ["app peak RSS (MB)", (r) => fmt(r.app?.peakMb, 0), true],
     ["RTE peak RSS (MB)", (r) => fmt(r.rte?.peakMb, 0), true],
-    ["output reads per stored batch", (r) => r.readsPerBatch ?? "≈ watchers (by design)", true],
+    [
+      "output SELECTs at the driver (store checks apart)",
+      (r) => (r.sqlReads ? `${int(r.sqlReads.reads)} (+${int(r.sqlReads.storeChecks)})` : "n/a"),
+      true,
+    ],
+    ["batches delivered (job:chunks to one watcher per job)", (r) => int(r.batchesDelivered ?? 0), true],
+    [
+      "output SELECTs per delivered batch",
+      (r) => (r.sqlReads ? fmt(r.sqlReads.reads / Math.max(1, r.batchesDelivered ?? 0), 2) : "n/a"),
+      true,
+    ],
+    ["output reads per stored batch (the app's own count)", (r) => r.readsPerBatch ?? "not counted by this version", true],
   ];
   table(
     `LIVE: ${opts.jobs} jobs at once, ${opts.watchers} socket.io watchers each, latency = received − printed`,
@@ -732,7 +762,8 @@ async function livePart(baselineRoot: string | null): Promise<void> {
     rows.map(([name, f, playformOnly]) => [name, ...cols.map(([, r, isPlayform]) => (playformOnly && !isPlayform ? "—" : cell(r, f)))]),
   );
   console.log(
-    "(CPU from the first launch until every line was delivered; reads = (shared + catch-up) / batches, from the app's shutdown line)",
+    "(CPU from the first launch until every line was delivered; output SELECTs counted at the SQLite driver for the whole run, pages and\n" +
+      "catch-up included, per job:chunks message one watcher of each job received; the app's own count = (shared + catch-up) / batches stored)",
   );
 }
 

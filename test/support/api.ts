@@ -31,7 +31,12 @@ export interface ApiClient {
   output(id: number): Promise<string>;
 }
 
-export function apiClient(app: RunningPlayform, token: string): ApiClient {
+/**
+ * `checkDocument: false` is for the page benchmark's baseline only: an older build answers in
+ * the shapes of its own day, which this checkout's document does not describe.
+ */
+export function apiClient(app: RunningPlayform, token: string, options: { checkDocument?: boolean } = {}): ApiClient {
+  const checkDocument = options.checkDocument ?? true;
   const call: ApiClient["call"] = async (method, url, init = {}) => {
     const headers: Record<string, string> = {};
     if (init.auth !== false) headers.authorization = `Bearer ${token}`;
@@ -44,7 +49,7 @@ export function apiClient(app: RunningPlayform, token: string): ApiClient {
     const response = await fetch(`${app.url}${url}`, { method, headers, body });
     const text = await response.text();
     // Every answer is checked against the OpenAPI document (test/support/openapi-check.ts).
-    const mismatch = openApiMismatch(
+    const mismatch = checkDocument && openApiMismatch(
       method,
       response.url || `${app.url}${url}`,
       response.status,

@@ -85,8 +85,10 @@ export async function startPlayform(opts: StartOptions = {}): Promise<RunningPla
     });
     await waitForOutput(RUNNING_AT, 60_000, from);
     const url = RUNNING_AT.exec(output.slice(from))![1]!.replace(/\(.*$/, "").trim();
-    // The local RTE is a separate process: wait until it has connected.
-    if (opts.env?.PLAYFORM_LOCAL_RTE !== "false") await waitForOutput(/"source":"rte".*connected to /, 60_000, from);
+    // The local RTE is a separate process: wait until it has connected (a JSON log line; the
+    // page benchmark's older build writes "[rte] … connected to" instead).
+    if (opts.env?.PLAYFORM_LOCAL_RTE !== "false")
+      await waitForOutput(/"source":"rte".*connected to |\[rte\] .*connected to /, 60_000, from);
     return url;
   };
 
