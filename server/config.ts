@@ -39,6 +39,16 @@ const appEnvSchema = z
       .min(3, "must be at least 3 seconds")
       .max(600, "must be at most 600 seconds")
       .default(15),
+    /**
+     * Live followers: how often each socket's session and each follower's right to its job are
+     * decided again, so a revoked session or a user taken out of a form's groups stops
+     * receiving output within this time.
+     */
+    PLAYFORM_ACCESS_RECHECK_SECONDS: z.coerce
+      .number()
+      .min(1, "must be at least 1 second")
+      .max(3600, "must be at most 3600 seconds")
+      .default(15),
     RTE_QUEUE_MINUTES: z.coerce.number().positive().default(30),
     /**
      * Runners are asked for a heartbeat every timeout/4 seconds (at most every 15 s): below 4 s

@@ -123,7 +123,7 @@ async function main(): Promise<void> {
   const io = new SocketServer(server, { maxHttpBufferSize: 16 * 1024 * 1024, serveClient: false });
   // With PostgreSQL several app nodes may serve one job's followers: news goes through NOTIFY.
   const bus = await openJobUpdateBus(config.DATABASE_URL);
-  const uiHub = new UiHub(bus, { trustedProxies, allowedOrigins });
+  const uiHub = new UiHub(bus, { trustedProxies, allowedOrigins }, config.PLAYFORM_ACCESS_RECHECK_SECONDS * 1000);
   uiHub.attach(io);
   const publish: JobUpdatePublisher = (update) => uiHub.publish(update);
   // The dispatcher needs the lifecycle and the lifecycle wakes the dispatcher; nothing changes
@@ -250,6 +250,7 @@ async function main(): Promise<void> {
       await localRte?.stop();
       await inbound.stop();
       hub.close();
+      uiHub.close();
       await io.close();
       await bus.close();
       await closeDatabase();

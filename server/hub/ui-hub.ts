@@ -12,6 +12,11 @@
  *
  * One read at a time per feed (and per catching-up follower): a trigger during a read causes
  * one more read, so nothing stored is missed.
+ *
+ * Access is decided at follow time and decided again every `recheckMs` (`recheckAccess`): a
+ * socket whose session or token has ended is disconnected, and a follower who may no longer see
+ * the job (removed from the form's groups, the form's access narrowed, demoted) stops receiving
+ * it, as if the job did not exist. One check per user and job per sweep, whatever the sockets.
  */
 import type { Namespace, Server, Socket } from "socket.io";
 import { userForToken } from "../data/auth-tokens";
@@ -50,7 +55,14 @@ true satisfies Same<JobView, WireJobView>;
 /** What the namespace's middleware leaves on a socket it admits. */
 interface SocketData {
   user: PublicUser;
+  /** The session or API token it was admitted with, checked again by `recheckAccess`. */
+  token: string;
+  /** The jobs it follows (set on connection). */
+  following: Map<number, Follower>;
 }
+
+/** How often followers' access is decided again by default. */
+export const UI_ACCESS_RECHECK_MS = 15_000;
 
 interface Follower {
   socket: Socket;
@@ -87,10 +99,14 @@ export class UiHub {
   private namespace: Namespace | null = null;
   readonly stats: UiHubStats = { directBroadcasts: 0, feedReads: 0, catchUpReads: 0, broadcasts: 0 };
 
+  private recheckTimer: NodeJS.Timeout | null = null;
+  private rechecking = false;
+
   constructor(
     private readonly bus: JobUpdateBus,
     /** Who the app is, for refusing a cross-site page's socket that rides on the session cookie. */
     private readonly sameOrigin: SameOriginOptions = { trustedProxies: 0 },
+    private readonly recheckMs = UI_ACCESS_RECHECK_MS,
   ) {
     bus.subscribe((update) => this.onUpdate(update));
   }
@@ -109,14 +125,16 @@ export class UiHub {
       void userForToken(token).then(
         (user) => {
           if (!user) return next(new Error("session expired: log in again"));
-          (socket.data as SocketData).user = user;
+          Object.assign(socket.data as SocketData, { user, token, following: new Map() } satisfies SocketData);
           next();
         },
         () => next(new Error("internal error")),
       );
     });
+    this.recheckTimer = setInterval(() => void this.recheckAccess(), this.recheckMs);
+    this.recheckTimer.unref();
     namespace.on("connection", (socket) => {
-      const mine = new Map<number, Follower>();
+      const mine = (socket.data as SocketData).following;
       // The latest follow request per job while its access check runs: an unfollow or a newer
       // follow in the meantime wins.
       const asked = new Map<number, object>();
@@ -187,6 +205,59 @@ export class UiHub {
       this.stats.broadcasts++;
     }
     for (const follower of feed.followers) if (!follower.inRoom) this.catchUp(follower);
+  }
+
+  /**
+   * Decides again whether each socket's session still holds and each follower may still see
+   * its job: an ended session is disconnected (the browser's reconnect then asks for a new
+   * log-in), a job no longer visible is unfollowed without a word, as at follow time.
+   */
+  async recheckAccess(): Promise<{ disconnected: number; unfollowed: number }> {
+    const done = { disconnected: 0, unfollowed: 0 };
+    if (!this.namespace || this.rechecking) return done;
+    this.rechecking = true;
+    try {
+      const users = new Map<string, Promise<PublicUser | null>>();
+      const viewers = new Map<PublicUser["id"], ReturnType<typeof viewerOf>>();
+      const visible = new Map<string, Promise<boolean>>();
+      for (const socket of [...this.namespace.sockets.values()]) {
+        const data = socket.data as Partial<SocketData>;
+        if (!data.token || !data.following) continue;
+        const token = data.token;
+        if (!users.has(token)) users.set(token, userForToken(token));
+        const user = await users.get(token)!;
+        if (!user) {
+          socket.disconnect(true);
+          done.disconnected++;
+          continue;
+        }
+        if (!viewers.has(user.id)) viewers.set(user.id, viewerOf(user));
+        const viewer = await viewers.get(user.id)!;
+        for (const [jobId, follower] of [...data.following]) {
+          const key = `${user.id}:${jobId}`;
+          if (!visible.has(key))
+            visible.set(
+              key,
+              findVisibleJob(viewer, jobId).then((job) => job !== null),
+            );
+          if (await visible.get(key)!) continue;
+          this.remove(follower);
+          data.following.delete(jobId);
+          done.unfollowed++;
+        }
+      }
+      if (done.disconnected + done.unfollowed > 0) log().info(done, "followers' access checked again: some ended");
+    } catch (error) {
+      log().error({ err: error }, "checking followers' access again failed");
+    } finally {
+      this.rechecking = false;
+    }
+    return done;
+  }
+
+  close(): void {
+    if (this.recheckTimer) clearInterval(this.recheckTimer);
+    this.recheckTimer = null;
   }
 
   /** Browser sockets on this node's /ui namespace, and the jobs they follow (one per socket and job). */

@@ -294,7 +294,10 @@ async function tokenFor(role: Role): Promise<string> {
 }
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-access") } });
+  // Followers' access is decided again every second here (15 s by default), for the last test.
+  app = await startPlayform({
+    env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-access"), PLAYFORM_ACCESS_RECHECK_SECONDS: "1" },
+  });
   tokens.admin = await adminToken(app);
   tokens.anonymous = null;
   admin = apiClient(app, tokens.admin);
@@ -423,5 +426,61 @@ it("sends a job's live status on the /ui socket only to those who may see it", a
     expect(heard).toEqual({ outsider: false, launcher: true, observer: true, approver: true, admin: true });
   } finally {
     for (const socket of sockets) socket.close();
+  }
+});
+
+// Last: it changes the observers group and launches a job of its own.
+it("stops a follower's live output once they may no longer see the job, and drops a socket whose token was revoked", async () => {
+  const password = "pw-late-observer-0123456789";
+  expect((await admin.call("POST", "/api/users", { json: { username: "late", password } })).status).toBe(201);
+  expect((await admin.call("PUT", "/api/groups/observers/members", { json: { users: ["observer", "late"] } })).status).toBe(204);
+  const login = await fetch(`${app.url}/api/auth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(`late:${password}`).toString("base64")}` },
+  });
+  expect(login.status).toBe(201);
+  const lateToken = ((await login.json()) as { token: string }).token;
+  const late = apiClient(app, lateToken);
+  const personal = await late.call("POST", "/api/tokens", { json: { name: "watch script", expiresInDays: 1 } });
+  expect(personal.status).toBe(201);
+  const jobId = await apiClient(app, tokens.launcher!).launch("secured-approval");
+
+  const statuses: Record<"late" | "revoked" | "admin", string[]> = { late: [], revoked: [], admin: [] };
+  const open = (who: keyof typeof statuses, token: string) => {
+    const socket = io(`${app.url}${UI_NAMESPACE}`, { auth: { token }, transports: ["websocket"], reconnection: false });
+    socket.on(UiEvents.status, (message: { jobId: number; job: { status: string } }) => {
+      if (message.jobId === jobId) statuses[who].push(message.job.status);
+    });
+    socket.on("connect", () => socket.emit(UiEvents.follow, { v: UI_CONTRACT_VERSION, jobId, after: 0 }));
+    return socket;
+  };
+  const sockets = {
+    late: open("late", lateToken),
+    revoked: open("revoked", personal.json.token),
+    admin: open("admin", tokens.admin!),
+  };
+  try {
+    await waitFor(
+      "every follower to hear the job waiting for approval",
+      () => Object.values(statuses).every((heard) => heard.includes("approval")),
+      {
+        timeoutMs: 15_000,
+        details: () => JSON.stringify(statuses),
+      },
+    );
+    // A revoked token: the socket it opened is dropped at the next check.
+    expect((await late.call("DELETE", `/api/tokens/${personal.json.id}`)).status).toBe(204);
+    await waitFor("the revoked token's socket to be dropped", () => sockets.revoked.disconnected, { timeoutMs: 10_000 });
+    expect(sockets.late.connected).toBe(true);
+    // Out of the observers group: still connected, but the job is no longer sent.
+    expect((await admin.call("PUT", "/api/groups/observers/members", { json: { users: ["observer"] } })).status).toBe(204);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect((await admin.call("POST", `/api/jobs/${jobId}/reject`, { json: { comment: "not today" } })).status).toBe(200);
+    await waitFor("the admin to hear the rejection", () => statuses.admin.includes("rejected"), { timeoutMs: 15_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(statuses.late).not.toContain("rejected");
+    expect(sockets.late.connected).toBe(true);
+  } finally {
+    for (const socket of Object.values(sockets)) socket.close();
   }
 });
