@@ -34,7 +34,7 @@ const newJob: NewJob = {
 
 /**
  * Lines as stored (seq: lines):
- *   1 (runner): 1 "[runner] job files ready"
+ *   1 (runner): 1 "job files ready: …"
  *   2 (stdout): 2 "PLAY [p]", 3 green "ok: [a]", 4 green "still green"   (colour left on)
  *   3 (events): no lines
  *   4 (runner): 5 "[runner] a warning"                                    (takes no colour, changes none)
@@ -42,7 +42,7 @@ const newJob: NewJob = {
  *   6 (stdout): 9 bold red "r1", 10 bold red "r2"                          (colour left on)
  */
 const ITEMS: JobItem[] = [
-  { seq: 1, ts: 1, kind: "log", text: "[runner] job files ready\n" },
+  { seq: 1, ts: 1, kind: "log", text: "job files ready: 1 fetched from the app, 0 from the cache\n" },
   { seq: 2, ts: 1, kind: "output", stream: "stdout", text: `PLAY [p]\n${GREEN}ok: [a]\nstill green\n` },
   { seq: 3, ts: 1, kind: "events", events: [] },
   { seq: 4, ts: 1, kind: "log", text: "[runner] a warning\n" },
@@ -87,7 +87,7 @@ describe("outputWindow: lines by number", () => {
     const all = await outputWindow(jobId, { from: 1, count: 5000 });
     expect(all.total).toBe(TOTAL);
     expect(all.lines.map((l) => l.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(all.lines[0]).toEqual({ n: 1, stream: "rte", text: "[runner] job files ready" });
+    expect(all.lines[0]).toEqual({ n: 1, stream: "rte", text: "job files ready: 1 fetched from the app, 0 from the cache" });
     expect(all.lines[1]).toEqual({ n: 2, stream: "stdout", text: "PLAY [p]" });
     expect(all.ansi).toBeNull();
   });
