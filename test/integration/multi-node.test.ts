@@ -14,6 +14,7 @@ import {
   type JobFollow,
 } from "../../server/protocol/ui-messages";
 import { apiClient } from "../support/api";
+import { liveOutputStats } from "../support/live-output-stats";
 import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
 import { waitFor } from "../support/wait";
@@ -91,4 +92,19 @@ it("runs a job launched on node B through the runner held by node A, streaming t
   expect(job.job.runner).toBe("local");
   expect(nodeA.output()).toMatch(/runner local instance local-0 connected/);
   expect(nodeB.output()).not.toMatch(/runner local instance/);
+
+  // Node B stored nothing: its follower's output came from reading what node A stored, about
+  // once per batch (the NOTIFY carries the batch's last seq, so no read is wasted), as the
+  // nodes print when they stop (server/index.ts, "live output since start").
+  socket.close();
+  await nodeB.stop();
+  await nodeA.stop();
+  const [a, b] = [liveOutputStats(nodeA.output()), liveOutputStats(nodeB.output())];
+  const context = JSON.stringify({ a, b });
+  expect(a.batchesStored, context).toBeGreaterThan(0);
+  expect(b.batchesStored, context).toBe(0);
+  expect(b.directBroadcasts, context).toBe(0);
+  expect(b.feedReads + b.catchUpReads, context).toBeGreaterThan(0);
+  expect(b.feedReads, context).toBeLessThanOrEqual(a.batchesStored + 1);
+  expect(b.catchUpReads, context).toBeLessThanOrEqual(2);
 });

@@ -59,6 +59,30 @@ describe("a 200,000-line job", () => {
     expect(numbered).toHaveLength(LINES);
   });
 
+  it("numbers the runner's line about the job's files line 1, before the playbook's first line", async () => {
+    // By line number as stored (firstLine), not only by seq: the line API and the task index go by line.
+    const ready = await dbQuery<{ seq: number; firstLine: number; lineCount: number }>(
+      app,
+      `SELECT seq, "firstLine", "lineCount" FROM "JobChunk" WHERE "jobId" = $1 AND kind = 'log' AND text LIKE 'job files ready%'`,
+      [jobId],
+    );
+    expect(ready).toHaveLength(1);
+    expect(ready[0]!.firstLine).toBe(1);
+    expect(ready[0]!.lineCount).toBe(1);
+    const [firstOfPlaybook] = await dbQuery<{ seq: number; firstLine: number }>(
+      app,
+      `SELECT seq, "firstLine" FROM "JobChunk" WHERE "jobId" = $1 AND kind = 'output' AND "lineCount" > 0 ORDER BY "firstLine" LIMIT 1`,
+      [jobId],
+    );
+    expect(firstOfPlaybook!.firstLine).toBeGreaterThan(ready[0]!.firstLine);
+    expect(firstOfPlaybook!.seq).toBeGreaterThan(ready[0]!.seq);
+    const window = (await api.get(`/api/jobs/${jobId}/lines?from=1&count=5`)) as { lines: { n: number; stream: string; text: string }[] };
+    expect(window.lines[0]).toMatchObject({ n: 1, stream: "rte" });
+    expect(window.lines[0]!.text).toMatch(/^job files ready: /);
+    expect(window.lines.find((l) => l.stream !== "rte")!.n).toBe(firstOfPlaybook!.firstLine);
+    expect(window.lines.find((l) => l.text.includes("PLAY [Setup play]"))!.n).toBeGreaterThan(1);
+  });
+
   it("answers any window with exactly the lines of the whole output, and the colour state at its first line", async () => {
     // The colour state at each line, computed from line 1 (runner lines neither take nor change it).
     const states: (string | null)[] = [];
