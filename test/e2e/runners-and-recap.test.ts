@@ -267,8 +267,10 @@ describe("job page compared with the previous run", () => {
     const onConsole = (message: ConsoleMessage) => {
       if (message.type() === "error" && onJobPage()) problems.push(`console: ${message.text()}`);
     };
+    let askedPrevious = 0;
     const onResponse = (response: Response) => {
       if (response.status() >= 400 && onJobPage()) problems.push(`${response.status()} ${response.url()}`);
+      if (new URL(response.url()).pathname.endsWith("/compare/previous") && response.status() === 200) askedPrevious++;
     };
     page.on("console", onConsole);
     page.on("response", onResponse);
@@ -282,6 +284,7 @@ describe("job page compared with the previous run", () => {
     page.off("console", onConsole);
     page.off("response", onResponse);
     expect(problems).toEqual([]);
+    expect(askedPrevious).toBeGreaterThan(0); // the listeners did see the page's question
 
     const secondId = await launchHelloWorld(page, "second run");
     const again = page.getByTestId("changed-again");
