@@ -224,7 +224,7 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
   }
   if (compared.isError) {
     return (
-      <p className="text-xs text-zinc-500" data-testid="comparison-none">
+      <p className="text-xs text-zinc-500" data-testid="comparison-error">
         Could not compare with the previous run.
       </p>
     );

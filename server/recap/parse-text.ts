@@ -159,6 +159,15 @@ interface Timing {
   ms: number;
 }
 
+/** Timings as profile_tasks would print them: slowest first, at most its 20, seconds to 2 decimals. */
+function slowestTimings(timings: Timing[]): RecapTaskTiming[] {
+  // Descending; Array.prototype.sort is stable, so ties keep the order the tasks started in.
+  return [...timings]
+    .sort((x, y) => y.ms - x.ms)
+    .slice(0, SLOWEST_LIMIT)
+    .map((t) => ({ task: t.task, seconds: Math.round(t.ms / 10) / 100 }));
+}
+
 /**
  * The structure of one ansible-playbook run, read line by line. `line()` gets lines that start
  * a message (every line of a terminal's text; in a log file, the prefixed lines without their
@@ -226,6 +235,8 @@ class RunReader {
   private readonly timings: Timing[] = [];
   private openTiming: Timing | null = null;
   private openedAt = 0;
+  /** When the last TASK / RUNNING HANDLER banner started (-1: none): an incomplete run's elapsed so far. */
+  private lastStartMs = -1;
   /** What the timestamps say at the last PLAY RECAP, as profile_tasks would print it there. */
   private stampElapsed: number | null = null;
   private stampSlowest: RecapTaskTiming[] = [];
@@ -403,6 +414,7 @@ class RunReader {
   /** A TASK / RUNNING HANDLER banner at ms: the open task ends, this one starts (CLEANUP TASK does neither, like profile_tasks). */
   private startTiming(isTask: boolean, name: string, ms: number): void {
     this.stopTiming(ms);
+    this.lastStartMs = ms;
     let timing = isTask ? this.batchTask(name) : this.handlers.get(name);
     if (!timing) {
       timing = { task: name, ms: 0 };
@@ -446,11 +458,19 @@ class RunReader {
     this.stopTiming(ms);
     if (this.firstPlayMs < 0) return;
     this.stampElapsed = Math.floor(Math.max(0, ms - this.firstPlayMs) / 1000);
-    // Descending; Array.prototype.sort is stable, so ties keep the order the tasks started in.
-    this.stampSlowest = [...this.timings]
-      .sort((x, y) => y.ms - x.ms)
-      .slice(0, SLOWEST_LIMIT)
-      .map((t) => ({ task: t.task, seconds: Math.round(t.ms / 10) / 100 }));
+    this.stampSlowest = slowestTimings(this.timings);
+  }
+
+  /**
+   * An incomplete run's elapsed time and timings so far: profile_tasks' figures when it printed
+   * any, else a log file's timestamps (the last task's start after the first play's, and the
+   * tasks that ended, the one still running left out unless an earlier batch gave it time).
+   */
+  private partialTimings(): { elapsed: number | null; slowest: RecapTaskTiming[] } {
+    if (this.lastStampTotal !== null) return { elapsed: this.lastStampTotal, slowest: slowestOf(this.stampDurations) };
+    if (this.firstPlayMs < 0 || this.lastStartMs < 0) return { elapsed: null, slowest: [] };
+    const ended = this.timings.filter((t) => t !== this.openTiming || t.ms > 0);
+    return { elapsed: Math.floor(Math.max(0, this.lastStartMs - this.firstPlayMs) / 1000), slowest: slowestTimings(ended) };
   }
 
   private setTask(task: string | null): void {
@@ -612,8 +632,9 @@ class RunReader {
     if (plan) recap.tasks_per_play = [...this.planTasks];
     if (options.partial && status === "incomplete") {
       recap.partial_hosts = this.partial.rows();
-      recap.partial_elapsed_sec = this.lastStampTotal;
-      recap.partial_slowest_tasks = this.lastStampTotal === null ? [] : slowestOf(this.stampDurations);
+      const soFar = this.partialTimings();
+      recap.partial_elapsed_sec = soFar.elapsed;
+      recap.partial_slowest_tasks = soFar.slowest;
     }
     return recap;
   }
@@ -840,8 +861,8 @@ export function parseRecapText(text: string): Recap {
 }
 
 /** The recap of a log that arrives in chunks (an upload, stored output): parsed as they come, never joined. */
-export async function parseRecapChunks(chunks: Iterable<string> | AsyncIterable<string>): Promise<Recap> {
-  const parser = new RecapTextParser();
+export async function parseRecapChunks(chunks: Iterable<string> | AsyncIterable<string>, options: RecapOptions = {}): Promise<Recap> {
+  const parser = new RecapTextParser(options);
   for await (const chunk of chunks) parser.push(chunk);
   return parser.finish();
 }

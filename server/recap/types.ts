@@ -85,8 +85,9 @@ export interface RecapChangedResults {
 
 export interface RecapOptions {
   /**
-   * A job's recap: add the job-only fields, partial_hosts / partial_elapsed_sec /
-   * partial_slowest_tasks to an incomplete recap, and (from events) changed_results.
+   * A job's recap or an uploaded log's (POST /api/recap): add partial_hosts /
+   * partial_elapsed_sec / partial_slowest_tasks to an incomplete recap, and (from events)
+   * changed_results. The CLI and the fixtures leave it off.
    */
   partial?: boolean;
 }

@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, ConsoleMessage, Page, Response } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hashPassword } from "../../server/security/password";
 import { startPlayform, type RunningPlayform } from "../support/playform";
@@ -19,6 +19,8 @@ import { launchChromium, logIn, newPage, screenshot } from "./browser";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FAILED_HOST_LOG = fs.readFileSync(path.join(ROOT, "test/fixtures/recap/failed_host/log.txt"), "utf8");
+const LOG_PATH_LOG = path.join(ROOT, "test/fixtures/recap/log_path_basic/log.txt");
+const KILLED_LOG = path.join(ROOT, "test/fixtures/recap/killed_sigint/log.txt");
 const MARKER_TASK = "Write the message to a marker file";
 
 let app: RunningPlayform;
@@ -258,10 +260,31 @@ describe("job page compared with the previous run", () => {
   it("lists the task that changed in both runs of hello-world as changed again", async () => {
     const page = await openAsAdmin();
 
+    // Finding 5 (issue 9): the first run's page asks for a previous run that does not exist;
+    // that is an answer, not an error: no console error, no response >= 400 on the job page.
+    const onJobPage = () => /^\/jobs\/\d+$/.test(new URL(page.url()).pathname);
+    const problems: string[] = [];
+    const onConsole = (message: ConsoleMessage) => {
+      if (message.type() === "error" && onJobPage()) problems.push(`console: ${message.text()}`);
+    };
+    let askedPrevious = 0;
+    const onResponse = (response: Response) => {
+      if (response.status() >= 400 && onJobPage()) problems.push(`${response.status()} ${response.url()}`);
+      if (new URL(response.url()).pathname.endsWith("/compare/previous") && response.status() === 200) askedPrevious++;
+    };
+    page.on("console", onConsole);
+    page.on("response", onResponse);
     const firstId = await launchHelloWorld(page, "first run");
-    // Nothing to compare the first run with: a quiet note, no panel.
-    await page.getByTestId("comparison-none").waitFor({ timeout: 30_000 });
+    // Nothing to compare the first run with: a quiet note, no panel (and not the error state).
+    const none = page.getByTestId("comparison-none");
+    await none.waitFor({ timeout: 30_000 });
+    expect(await none.textContent()).toContain("No earlier complete run");
+    expect(await page.getByTestId("comparison-error").count()).toBe(0);
     expect(await page.getByTestId("job-comparison").count()).toBe(0);
+    page.off("console", onConsole);
+    page.off("response", onResponse);
+    expect(problems).toEqual([]);
+    expect(askedPrevious).toBeGreaterThan(0); // the listeners did see the page's question
 
     const secondId = await launchHelloWorld(page, "second run");
     const again = page.getByTestId("changed-again");
@@ -316,6 +339,45 @@ describe("analyse a log", () => {
     expect(await error.textContent()).toContain("the log is empty");
     expect(await page.getByTestId("analyse-result").count()).toBe(0);
     await screenshot(page, "analyse-log-error");
+  });
+});
+
+describe("analyse a log file", () => {
+  it("reads Ansible's log file (log_path), and says what a killed run did before it stopped (issue 9)", async () => {
+    const page = await openAsAdmin();
+    await page.goto("/recap");
+    const table = page.locator('[data-testid="recap-table"] tr[data-host]');
+
+    await page.getByTestId("log-file").setInputFiles(LOG_PATH_LOG);
+    await page.getByTestId("chosen-file").waitFor();
+    await page.getByRole("button", { name: "Analyse" }).click();
+    await page.getByTestId("analyse-result").waitFor();
+    await table.first().waitFor();
+    expect(await table.count()).toBe(2);
+    expect(await page.locator('[data-testid="recap-table"] tr[data-host="node1"] td[data-counter="changed"]').textContent()).toBe("4");
+    const changed = await page.getByTestId("recap-changed-tasks").textContent();
+    for (const task of ["Write the release marker", "Install packages", "Reload the service"]) expect(changed).toContain(task);
+    expect(await page.getByTestId("recap-slowest-tasks").textContent()).toContain("1.67 s");
+    expect(await page.getByTestId("recap-incomplete").count()).toBe(0);
+    await screenshot(page, "analyse-log-file");
+
+    await page.getByRole("button", { name: "Remove the chosen file" }).click();
+    await page.getByTestId("log-file").setInputFiles(KILLED_LOG);
+    await page.getByTestId("chosen-file").waitFor();
+    await page.getByRole("button", { name: "Analyse" }).click();
+    const incomplete = page.getByTestId("recap-incomplete");
+    await incomplete.waitFor();
+    expect(await incomplete.textContent()).toContain("printed so far");
+    const partial = page.locator('[data-testid="recap-partial-hosts"] tr[data-host]');
+    expect(await partial.count()).toBe(2);
+    expect(await page.locator('[data-testid="recap-partial-hosts"] tr[data-host="node1"] td[data-counter="changed"]').textContent()).toBe(
+      "2",
+    );
+    expect(await page.getByText("Play recap (partial)").count()).toBe(1);
+    expect(await page.getByText("No task result before it stopped.").count()).toBe(0);
+    expect(await page.getByTestId("recap-elapsed").textContent()).not.toBe("—");
+    expect(await page.getByTestId("recap-slowest-tasks").textContent()).toContain("2.87 s");
+    await screenshot(page, "analyse-log-killed");
   });
 });
 

@@ -114,7 +114,28 @@ describe("POST /api/recap analyses an uploaded log", () => {
     const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, name, "expected.json"), "utf8"));
     const { status, json } = await api.call("POST", "/api/recap", { body: log, type: "text/plain" });
     expect(status).toBe(200);
-    expect(json).toEqual(expected);
+    // The fixture's contract, plus the partial_* fields when the log is incomplete (issue 9).
+    const { partial_hosts, partial_elapsed_sec, partial_slowest_tasks, ...contract } = json;
+    expect(contract).toEqual(expected);
+    for (const field of [partial_hosts, partial_elapsed_sec, partial_slowest_tasks]) {
+      expect(field !== undefined, name).toBe(expected.status === "incomplete");
+    }
+  });
+
+  it("says what a killed run did before it stopped (partial_*, as on the job page)", async () => {
+    const log = fs.readFileSync(path.join(FIXTURES, "killed_sigint/log.txt"));
+    const { status, json } = await api.call("POST", "/api/recap", { body: log, type: "text/plain" });
+    expect(status).toBe(200);
+    expect(json.status).toBe("incomplete");
+    expect(json.hosts).toEqual([]);
+    expect(json.partial_hosts).toEqual(
+      ["node1", "node2"].map((host) => ({ host, ok: 2, changed: 2, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 })),
+    );
+    expect(json.partial_elapsed_sec).toBe(4);
+    expect(json.partial_slowest_tasks).toEqual([
+      { task: "Write maintenance flag", seconds: 2.87 },
+      { task: "Quick check", seconds: 1.46 },
+    ]);
   });
 
   it("takes a multipart upload", async () => {

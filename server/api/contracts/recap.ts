@@ -14,5 +14,10 @@ export const recapOfLog = endpoint({
     mediaType: "text/plain",
     description: "The log as text (any text/* or application/octet-stream), or multipart/form-data with the log in the file field `log`.",
   },
-  responses: { 200: { description: "the recap", schema: recapSchema } },
+  responses: {
+    200: {
+      description: "the recap; an incomplete log (killed, aborted) adds partial_hosts, partial_elapsed_sec, partial_slowest_tasks",
+      schema: recapSchema,
+    },
+  },
 });

@@ -75,6 +75,23 @@ describe("partial figures of an incomplete run (text)", () => {
     expect(recap.partial_slowest_tasks).toEqual([]);
   });
 
+  it("a log file (log_path) cut short: timings so far from its line timestamps (issue 9)", () => {
+    // log_path_basic up to the 4th task's first result: killed while "Wait for the service" ran.
+    const lines = readFileSync(join(ROOT, "log_path_basic", "log.txt"), "utf8").split("\n");
+    const recap = partial(lines.slice(0, lines.findIndex((l) => l.includes("ok: [node2]") && l.includes(",410 ")) + 1).join("\n"));
+    expect(recap.status).toBe("incomplete");
+    expect(recap.elapsed_sec).toBeNull();
+    expect(recap.partial_hosts).toEqual([row("node1", { ok: 3, changed: 3 }), row("node2", { ok: 3, changed: 2, skipped: 1 })]);
+    // First PLAY banner 21:33:37,827 to the last task's start 21:33:40,160.
+    expect(recap.partial_elapsed_sec).toBe(2);
+    // Banner to banner; the task still running has none.
+    expect(recap.partial_slowest_tasks).toEqual([
+      { task: "Install packages", seconds: 1.67 },
+      { task: "Write the release marker", seconds: 0.4 },
+      { task: "Only on node1", seconds: 0.25 },
+    ]);
+  });
+
   it("adds nothing to a complete run", () => {
     const text = readFileSync(join(ROOT, "killed_sigint", "log.txt"), "utf8");
     const done = partial(
