@@ -49,13 +49,9 @@ export function apiClient(app: RunningPlayform, token: string, options: { checkD
     const response = await fetch(`${app.url}${url}`, { method, headers, body });
     const text = await response.text();
     // Every answer is checked against the OpenAPI document (test/support/openapi-check.ts).
-    const mismatch = checkDocument && openApiMismatch(
-      method,
-      response.url || `${app.url}${url}`,
-      response.status,
-      response.headers.get("content-type"),
-      text,
-    );
+    const mismatch =
+      checkDocument &&
+      openApiMismatch(method, response.url || `${app.url}${url}`, response.status, response.headers.get("content-type"), text);
     if (mismatch) throw new Error(`OpenAPI: ${mismatch}`);
     return { status: response.status, headers: response.headers, json: text ? JSON.parse(text) : null };
   };
