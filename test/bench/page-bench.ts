@@ -43,7 +43,7 @@ import { parseArgs } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { io, type Socket } from "socket.io-client";
 import { launchChromium, logIn, newPage } from "../e2e/browser";
-import { apiClient, type ApiClient } from "../support/api";
+import { FINAL_STATUSES, apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 import { stripAnsi } from "../../server/protocol/ansi";
 
@@ -600,6 +600,38 @@ function connectWatcher(url: string, token: string): Promise<Socket> {
   });
 }
 
+/**
+ * The job's end, polled as a watcher's browser would: a request the overloaded app drops (a
+ * refused or reset connection) is asked again; only the app's death ends the wait early.
+ */
+async function waitForEndUnderLoad(label: string, app: RunningPlayform, api: ApiClient, id: number, timeoutMs: number): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  let dropped = 0;
+  for (;;) {
+    try {
+      const answer = await api.call("GET", `/api/jobs/${id}`);
+      if (answer.status === 200 && FINAL_STATUSES.includes(answer.json.job.status)) {
+        if (dropped > 0) console.log(`${label}: ${dropped} polls of job ${id} were dropped by the app and asked again`);
+        return answer.json.job;
+      }
+    } catch (error) {
+      if (!alive(app.pid)) fail(`${label}: the app died while job ${id} ran: ${String(error)}\n${app.output().slice(-3000)}`);
+      dropped++;
+    }
+    if (Date.now() > deadline) fail(`${label}: job ${id} did not end within ${Math.round(timeoutMs / 1000)} s`);
+    await sleep(1000);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function livePlayform(label: string, root: string): Promise<LiveResult> {
   const expected = ticks();
   const sqlReadsFile = path.join(os.tmpdir(), `page-bench-sql-reads-${process.pid}-${label.replace(/\W+/g, "-")}.json`);
@@ -677,7 +709,7 @@ async function livePlayform(label: string, root: string): Promise<LiveResult> {
     readyAt = nowMs();
 
     for (const id of ids) {
-      const job = await api.waitForEnd(id, opts.seconds * 10_000 + 300_000);
+      const job = await waitForEndUnderLoad(label, app, api, id, opts.seconds * 10_000 + 300_000);
       if (job.status !== "success") {
         fail(`${label}: job ${id} (live-ticks) ended ${job.status} (exit code ${job.exitCode}): ${job.statusReason ?? "no reason given"}`);
       }
