@@ -59,17 +59,17 @@ export async function createToken(
   actor: PublicUser,
   input: z.infer<typeof newTokenSchema>,
 ): Promise<{ token: string; view: PersonalTokenView }> {
+  const nameTaken = () =>
+    new DomainError("conflict", `you already have a token named "${input.name}"`, { name: "is already used by another of your tokens" });
   await deleteExpiredPersonalTokens(actor.id);
-  const { active, nameTaken } = await personalTokenStats(actor.id, input.name);
-  if (nameTaken) {
-    throw new DomainError("conflict", `you already have a token named "${input.name}"`, {
-      name: "is already used by another of your tokens",
-    });
-  }
+  const { active, nameTaken: taken } = await personalTokenStats(actor.id, input.name);
+  if (taken) throw nameTaken();
   if (active >= MAX_ACTIVE_TOKENS) {
     throw new DomainError("conflict", `you have ${active} tokens, the most one may hold (${MAX_ACTIVE_TOKENS}); revoke one first`);
   }
+  // The check above gives the message; the unique index settles two requests at once.
   const created = await createPersonalToken(actor.id, input.name, input.expiresInDays * DAY_MS);
+  if (!created) throw nameTaken();
   await recordAudit({
     actor: actor.username,
     action: "token.create",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { getDb } from "./db";
+import { isUniqueViolation } from "./unique";
 import { newSecret, sha256Hex } from "../security/tokens";
 import type { PublicUser } from "./users";
 
@@ -79,18 +80,27 @@ function personalView(row: {
   };
 }
 
-/** A new personal token of the user: the secret (shown once) and the stored row's view. */
+/**
+ * A new personal token of the user: the secret (shown once) and the stored row's view; null
+ * when the user already has a token of that name (the unique index decides, so two requests
+ * at once cannot both make one).
+ */
 export async function createPersonalToken(
   userId: string,
   name: string,
   ttlMs: number,
-): Promise<{ token: string; view: PersonalTokenView }> {
+): Promise<{ token: string; view: PersonalTokenView } | null> {
   const token = newSecret(PREFIX.personal);
-  const row = await getDb().authToken.create({
-    data: { id: randomUUID(), tokenHash: sha256Hex(token), kind: "personal", name, userId, expiresAt: new Date(Date.now() + ttlMs) },
-    select: personalSelect,
-  });
-  return { token, view: personalView(row) };
+  try {
+    const row = await getDb().authToken.create({
+      data: { id: randomUUID(), tokenHash: sha256Hex(token), kind: "personal", name, userId, expiresAt: new Date(Date.now() + ttlMs) },
+      select: personalSelect,
+    });
+    return { token, view: personalView(row) };
+  } catch (error) {
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
 }
 
 /** Personal tokens not yet expired, of one user or (userId null) of everyone, newest first. */
