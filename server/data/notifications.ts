@@ -95,6 +95,43 @@ export async function enqueueDeliveries(
   return stored;
 }
 
+/**
+ * Runs of a form that moved to a notified status in [since, until] (a final status by its
+ * finishedAt, approval by its createdAt) and have fewer deliveries of that event stored than
+ * the form has targets for it (`targets`: event -> count): what a node that died between a
+ * job's move and its enqueue left out.
+ */
+export async function listJobsMissingDeliveries(
+  formName: string,
+  targets: ReadonlyMap<NotifyEvent, number>,
+  since: Date,
+  until: Date,
+  limit: number,
+): Promise<{ jobId: number; event: NotifyEvent }[]> {
+  const finals = [...targets.keys()].filter((event) => event !== "approval");
+  const moved = [
+    ...(finals.length > 0 ? [{ status: { in: finals }, finishedAt: { gte: since, lte: until } }] : []),
+    ...(targets.has("approval") ? [{ status: "approval" as const, createdAt: { gte: since, lte: until } }] : []),
+  ];
+  if (moved.length === 0) return [];
+  const jobs = await getDb().job.findMany({
+    where: { kind: "run", formName, OR: moved },
+    orderBy: { id: "asc" },
+    take: limit,
+    select: { id: true, status: true },
+  });
+  if (jobs.length === 0) return [];
+  const stored = await getDb().notificationDelivery.groupBy({
+    by: ["jobId", "event"],
+    where: { jobId: { in: jobs.map((job) => job.id) } },
+    _count: { _all: true },
+  });
+  const count = new Map(stored.map((row) => [`${row.jobId}:${row.event}`, row._count._all]));
+  return jobs
+    .map((job) => ({ jobId: job.id, event: job.status as NotifyEvent }))
+    .filter(({ jobId, event }) => (count.get(`${jobId}:${event}`) ?? 0) < (targets.get(event) ?? 0));
+}
+
 const senderSelect = {
   id: true,
   jobId: true,

@@ -18,6 +18,7 @@ import { webhookSecretName, type NotifyEvent } from "../forms/notify";
 import { loggerFor, maskInLogs } from "../logging/logger";
 import type { Recap } from "../recap/types";
 import { emailSubject, emailText, nextAttemptAt, notificationBody, signature, type NotificationBody } from "./notify-message";
+import { enqueueMissedNotifications } from "./notify";
 import { cachedJobRecap } from "./recap-cache";
 
 const log = loggerFor({ component: "notifications" });
@@ -90,6 +91,7 @@ export async function postWebhook(url: string, body: NotificationBody, deliveryI
 
 export class NotificationSender {
   private timer: NodeJS.Timeout | null = null;
+  private catchUpTimer: NodeJS.Timeout | null = null;
   private running = false;
   private transport: Transporter | null = null;
   private readonly smtpPassword: string | undefined;
@@ -99,14 +101,25 @@ export class NotificationSender {
     maskInLogs([this.smtpPassword]);
   }
 
-  start(intervalMs = 2000): void {
+  start(intervalMs = 2000, catchUpMs = 60_000): void {
     this.timer = setInterval(() => void this.pass(), intervalMs);
     this.timer.unref();
+    // What a node that died between a job's move and its enqueue left out (server/jobs/notify.ts).
+    this.catchUpTimer = setInterval(
+      () =>
+        void enqueueMissedNotifications().catch((error: unknown) =>
+          log().error({ err: error }, "looking for notifications never enqueued failed"),
+        ),
+      catchUpMs,
+    );
+    this.catchUpTimer.unref();
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.catchUpTimer) clearInterval(this.catchUpTimer);
     this.timer = null;
+    this.catchUpTimer = null;
     this.transport?.close();
   }
 

@@ -12,6 +12,7 @@ import { listJobDeliveries } from "../../server/data/notifications";
 import { describeZodError, formDefinitionSchema } from "../../server/forms/definition";
 import { notifyTargets } from "../../server/forms/notify";
 import { JobLifecycle } from "../../server/jobs/lifecycle";
+import { CATCH_UP_GRACE_MS, CATCH_UP_WINDOW_MS, enqueueMissedNotifications } from "../../server/jobs/notify";
 import { NO_SMTP, NotificationSender, postWebhook } from "../../server/jobs/notify-delivery";
 import {
   DEFAULT_BACKOFF_SECONDS,
@@ -276,6 +277,38 @@ describe("enqueued once, sent once", () => {
     expect(failed.headers["x-playform-event"]).toBe("failed");
     expect(failed.headers["x-playform-signature"]).toBeUndefined();
     expect(JSON.parse(failed.body).job.url).toMatch(/^https:\/\/playform\.example\.com\/jobs\/\d+$/);
+  });
+
+  it("enqueues later what a node that died between a job's move and its enqueue left out, and only that", async () => {
+    const now = new Date();
+    const ago = (ms: number) => new Date(now.getTime() - ms);
+    const bare = async (status: "failed" | "success" | "approval", at: Date) => {
+      const id = await lifecycle.create(newJob, status === "approval");
+      // The move as a node that died right after it left it: status and time, no deliveries.
+      await getDb().job.update({ where: { id }, data: { status, finishedAt: status === "approval" ? null : at, createdAt: at } });
+      await getDb().notificationDelivery.deleteMany({ where: { jobId: id } });
+      return id;
+    };
+    const lost = await bare("failed", ago(5 * 60_000));
+    const lostApproval = await bare("approval", ago(2 * 60_000));
+    const tooRecent = await bare("failed", ago(CATCH_UP_GRACE_MS / 2));
+    const tooOld = await bare("failed", ago(CATCH_UP_WINDOW_MS + 60_000));
+    const notNotified = await bare("success", ago(5 * 60_000));
+    // One of its two deliveries made it before the node died: the other is enqueued.
+    const half = await bare("failed", ago(3 * 60_000));
+    await getDb().notificationDelivery.create({
+      data: { jobId: half, formName: "notified", event: "failed", channel: "email", target: "ops@example.com" },
+    });
+
+    expect(await enqueueMissedNotifications(now)).toBe(3);
+    const events = async (id: number) => (await listJobDeliveries(id)).map((d) => `${d.event}:${d.channel}`).sort();
+    expect(await events(lost)).toEqual(["failed:email", "failed:webhook"]);
+    expect(await events(lostApproval)).toEqual(["approval:webhook"]);
+    expect(await events(half)).toEqual(["failed:email", "failed:webhook"]);
+    for (const id of [tooRecent, tooOld, notNotified]) expect(await events(id)).toEqual([]);
+    // Nothing is left to catch up: a second look enqueues nothing.
+    expect(await enqueueMissedNotifications(now)).toBe(0);
+    await getDb().notificationDelivery.deleteMany({ where: { jobId: { in: [lost, lostApproval, half] } } });
   });
 
   it("does not follow a redirect, and keeps the URL's query out of an error", async () => {
