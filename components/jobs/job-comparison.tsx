@@ -98,11 +98,18 @@ function ChangedAgain({ tasks }: { tasks: string[] }) {
   );
 }
 
-function HostDeltas({ hosts }: { hosts: HostComparison[] }) {
+function HostDeltas({ hosts, incomplete }: { hosts: HostComparison[]; incomplete: readonly ("first" | "second")[] }) {
   const moved = hosts.filter((h) => h.a === null || h.b === null || HOST_COUNTERS.some((c) => h.delta[c] !== 0));
+  const soFar =
+    incomplete.length === 2 ? "both runs" : incomplete[0] === "first" ? "the previous run" : incomplete[0] === "second" ? "this run" : null;
   return (
     <div className="min-w-0" data-testid="comparison-hosts">
       <SubHeading>Per-host counts</SubHeading>
+      {soFar && (
+        <p className="mb-1 text-xs text-zinc-500" data-testid="comparison-hosts-partial">
+          For {soFar}: the results printed before it stopped, not a PLAY RECAP.
+        </p>
+      )}
       {moved.length === 0 ? (
         <p className="text-xs text-zinc-400">Same counts on every host.</p>
       ) : (
@@ -112,10 +119,14 @@ function HostDeltas({ hosts }: { hosts: HostComparison[] }) {
               <span className="font-mono font-semibold text-zinc-800">{h.host}</span>
               <span className="ml-2 inline-flex flex-wrap gap-1 align-middle">
                 {h.a === null && (
-                  <span className="rounded bg-sky-50 px-1.5 text-sky-700 ring-1 ring-sky-200 ring-inset">new in this run</span>
+                  <span className="rounded bg-sky-50 px-1.5 text-sky-700 ring-1 ring-sky-200 ring-inset">
+                    {incomplete.includes("first") ? "no result in the previous run" : "new in this run"}
+                  </span>
                 )}
                 {h.b === null && (
-                  <span className="rounded bg-zinc-100 px-1.5 text-zinc-600 ring-1 ring-zinc-200 ring-inset">not in this run</span>
+                  <span className="rounded bg-zinc-100 px-1.5 text-zinc-600 ring-1 ring-zinc-200 ring-inset">
+                    {incomplete.includes("second") ? "no result before it stopped" : "not in this run"}
+                  </span>
                 )}
                 {HOST_COUNTERS.filter((c) => h.delta[c] !== 0).map((c) => {
                   const worse = COUNTER_DIRECTION[c] === "bad" && h.delta[c] > 0;
@@ -273,7 +284,7 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
             </div>
           ))}
           <div className="min-w-0 xl:col-span-3">
-            <HostDeltas hosts={comparison.hosts} />
+            <HostDeltas hosts={comparison.hosts} incomplete={comparison.incomplete_runs ?? []} />
           </div>
           <div className="min-w-0 md:col-span-2 xl:col-span-5">
             <Timings comparison={comparison} />

@@ -15,8 +15,10 @@ export function JobRecap({ jobId }: { jobId: number }) {
   const recap = useJobRecap(jobId, true);
   const markers = useJobTasks(jobId).data;
   // The timeline (same query as the Timeline panel, fetched once) measures the playbook to the
-  // millisecond; the recap's elapsed_sec is whole seconds. Without events there is none.
-  const measured = useJobTimeline(jobId, true).data?.total_sec ?? null;
+  // millisecond; the recap's elapsed_sec is whole seconds. Without events there is none. A run
+  // that stopped before its end has no playbook end: so far is where its plays end, as drawn.
+  const timeline = useJobTimeline(jobId, true).data;
+  const measured = timeline?.total_sec ?? (timeline?.plays.length ? Math.max(...timeline.plays.map((play) => play.end_sec)) : null);
   const taskLine = useCallback((task: string) => (markers ? firstTaskLine(markers, task) : null), [markers]);
 
   if (recap.isPending) {

@@ -47,8 +47,9 @@ function ticks(span: number): number[] {
 
 function tickLabel(seconds: number, step: number): string {
   const decimals = step < 1 ? Math.ceil(-Math.log10(step) - 1e-9) : 0;
-  // "0s 0.5s 1s 1.5s", not "0.0s 0.5s 1.0s": Number() drops the zeros toFixed pads with.
-  return `${Number(seconds.toFixed(decimals))}s`;
+  // "0 s 0.5 s 1 s 1.5 s", not "0.0 s 0.5 s 1.0 s": Number() drops the zeros toFixed pads with.
+  // The unit after a space, as every other duration on the page (components/ui/format.ts).
+  return `${Number(seconds.toFixed(decimals))} s`;
 }
 
 const pct = (seconds: number, span: number): string => `${Math.min(100, Math.max(0, (seconds / span) * 100))}%`;

@@ -39,7 +39,9 @@ function playbookElapsed(view: ReturnType<typeof recapView>, measured: number | 
   if (measured != null) {
     return {
       text: formatDurationSeconds(measured),
-      title: "Playbook elapsed, measured from the job's events: first task start to playbook end. Not the job's launch-to-end duration.",
+      title: view.partial
+        ? "Playbook elapsed so far, measured from the job's events: first task start to the last thing the run reported before it stopped."
+        : "Playbook elapsed, measured from the job's events: first task start to playbook end. Not the job's launch-to-end duration.",
     };
   }
   if (view.elapsedSec == null) return { text: "—", title: "No timing in this log (no profile_tasks summary, no log-file timestamps)." };

@@ -9,7 +9,11 @@ export type HostCounts = Record<HostCounter, number>;
 
 export interface HostComparison {
   host: string;
-  /** Counts in the first / second run; null when the host is not in that run's recap. */
+  /**
+   * Counts in the first / second run; null when the host is not in that run's recap. For a run
+   * that stopped before its PLAY RECAP (in `incomplete_runs`), its `partial_hosts` when the recap
+   * has them (a job's or an upload's): the results it printed so far.
+   */
   a: HostCounts | null;
   b: HostCounts | null;
   /** b - a per counter, a missing side counting as zeros. */
@@ -98,12 +102,17 @@ export function isComplete(recap: Recap): boolean {
   return recap.status === "successful" || recap.status === "failed";
 }
 
+/** The rows a run's hosts are compared by: its PLAY RECAP, or what an incomplete run got so far. */
+function hostRows(recap: Recap): RecapHostRow[] {
+  return !isComplete(recap) && recap.partial_hosts ? recap.partial_hosts : recap.hosts;
+}
+
 export function compareRecaps(a: Recap, b: Recap): RecapComparison {
   const inA = new Set(a.changed_tasks);
   const inB = new Set(b.changed_tasks);
 
-  const rowsA = new Map(a.hosts.map((r) => [r.host, r]));
-  const rowsB = new Map(b.hosts.map((r) => [r.host, r]));
+  const rowsA = new Map(hostRows(a).map((r) => [r.host, r]));
+  const rowsB = new Map(hostRows(b).map((r) => [r.host, r]));
   const hostNames = [...new Set([...rowsA.keys(), ...rowsB.keys()])].sort(byCodePoint);
   const hosts = hostNames.map((host): HostComparison => {
     const ra = rowsA.get(host);

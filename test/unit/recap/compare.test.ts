@@ -59,6 +59,24 @@ describe("compareRecaps", () => {
     expect(cmp.tasks).toHaveLength(17);
   });
 
+  it("compares an incomplete run's hosts by what it printed so far (partial_hosts), not as hosts missing from it", () => {
+    const complete = recap({ hosts: [row("web1", { ok: 3, changed: 1 }), row("web2", { ok: 3, changed: 1 })] });
+    const stopped = recap({ status: "incomplete", hosts: [], partial_hosts: [row("web1", { ok: 2, changed: 1 })] });
+    const cmp = compareRecaps(complete, stopped);
+    expect(cmp.incomplete_runs).toEqual(["second"]);
+    expect(cmp.hosts).toEqual([
+      {
+        host: "web1",
+        a: expect.objectContaining({ ok: 3 }),
+        b: expect.objectContaining({ ok: 2, changed: 1 }),
+        delta: expect.objectContaining({ ok: -1, changed: 0 }),
+      },
+      { host: "web2", a: expect.objectContaining({ ok: 3 }), b: null, delta: expect.objectContaining({ ok: -3, changed: -1 }) },
+    ]);
+    // Without partial rows (the CLI's recap of a killed log), the PLAY RECAP rows it has: none.
+    expect(compareRecaps(complete, recap({ status: "incomplete", hosts: [] })).hosts.every((h) => h.b === null)).toBe(true);
+  });
+
   it("compares the playbook time measured from events to the millisecond, only when both runs have it", () => {
     expect(cmp.playbook).toBeNull(); // recaps from text: whole seconds only
     const a = recap({ elapsed_sec: 3, playbook_sec: 3.312 });
