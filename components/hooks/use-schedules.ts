@@ -43,3 +43,13 @@ export function useScheduleChange() {
     onSettled: () => void queryClient.invalidateQueries({ queryKey: queryKeys.schedules() }),
   });
 }
+
+/** Change when a schedule runs (PATCH /api/schedules/ID with cron, time zone, overlap); the list is reloaded afterwards. */
+export function useUpdateScheduleTiming(id: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (timing: Pick<NewScheduleRequest, "cron" | "timezone" | "overlap">) =>
+      apiFetch<{ schedule: Schedule }>(`/api/schedules/${id}`, { method: "PATCH", body: timing }),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.schedules() }),
+  });
+}

@@ -2,15 +2,16 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import { errorMessage } from "@/components/api/client";
+import { ApiError, errorMessage } from "@/components/api/client";
 import type { Schedule } from "@/components/api/types";
-import { useScheduleChange } from "@/components/hooks/use-schedules";
+import { useScheduleChange, useUpdateScheduleTiming } from "@/components/hooks/use-schedules";
 import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { EmptyState } from "@/components/ui/states";
+import { ScheduleModal, ScheduleTimingFields, type ScheduleTiming } from "./schedule-dialog";
 
-/** The schedules: what runs when, the last job, why one is paused; enable, pause, delete. */
+/** The schedules: what runs when, the last job, why one is paused; edit when it runs, enable, pause, delete. */
 export function SchedulesTable({ schedules, showOwner }: { schedules: Schedule[]; showOwner: boolean }) {
   if (schedules.length === 0) {
     return (
@@ -33,6 +34,7 @@ export function SchedulesTable({ schedules, showOwner }: { schedules: Schedule[]
 function ScheduleRow({ schedule, showOwner }: { schedule: Schedule; showOwner: boolean }) {
   const change = useScheduleChange();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [editing, setEditing] = useState(false);
   return (
     <li className="flex flex-wrap items-start justify-between gap-4 px-4 py-3" data-testid={`schedule-${schedule.id}`}>
       <div className="min-w-0 space-y-1 text-sm">
@@ -73,6 +75,10 @@ function ScheduleRow({ schedule, showOwner }: { schedule: Schedule; showOwner: b
         {change.isError && <p className="text-xs text-red-700">{errorMessage(change.error)}</p>}
       </div>
       <div className="flex shrink-0 items-center gap-2">
+        <Button variant="secondary" onClick={() => setEditing(true)} data-testid="schedule-edit">
+          Edit
+        </Button>
+        {editing && <EditTimingDialog schedule={schedule} onClose={() => setEditing(false)} />}
         <Button
           variant="secondary"
           disabled={change.isPending}
@@ -98,5 +104,41 @@ function ScheduleRow({ schedule, showOwner }: { schedule: Schedule; showOwner: b
         )}
       </div>
     </li>
+  );
+}
+
+/**
+ * Edit: when the schedule runs (cron, time zone, overlap). The values it launches with are the
+ * ones saved from the form page; to change those, schedule the form again and delete this one.
+ */
+function EditTimingDialog({ schedule, onClose }: { schedule: Schedule; onClose: () => void }) {
+  const update = useUpdateScheduleTiming(schedule.id);
+  const [timing, setTiming] = useState<ScheduleTiming>({ cron: schedule.cron, timezone: schedule.timezone, overlap: schedule.overlap });
+  const fields = update.error instanceof ApiError ? (update.error.fields ?? {}) : {};
+  return (
+    <ScheduleModal label={`Edit schedule #${schedule.id} (${schedule.form})`}>
+      <p className="text-xs text-zinc-600">
+        Cron: 5 fields (minute hour day month weekday), or 6 with seconds first. The values it launches with stay as saved from the form.
+      </p>
+      <ScheduleTimingFields timing={timing} onChange={setTiming} fields={fields} />
+      {update.isError && (
+        <p className="text-sm text-red-700" data-testid="schedule-error">
+          {errorMessage(update.error)}
+        </p>
+      )}
+      <div className="flex justify-end gap-2">
+        <Button variant="ghost" onClick={onClose}>
+          Cancel
+        </Button>
+        <Button
+          variant="primary"
+          disabled={update.isPending}
+          onClick={() => update.mutate(timing, { onSuccess: onClose })}
+          data-testid="schedule-save"
+        >
+          {update.isPending ? "Saving…" : "Save"}
+        </Button>
+      </div>
+    </ScheduleModal>
   );
 }

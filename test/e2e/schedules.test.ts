@@ -1,7 +1,7 @@
 /**
  * Schedules in a real browser: "Schedule…" on the form page saves the draft with a seconds-level
  * cron; the Schedules page lists it with its next runs and last job, whose page says it was
- * launched by the schedule; pause and delete from the list.
+ * launched by the schedule; edit its cron and time zone, pause and delete from the list.
  */
 import fs from "node:fs";
 import type { Browser, BrowserContext } from "playwright-core";
@@ -67,6 +67,21 @@ it("schedules a form from its page, lists it, links its job, pauses and deletes 
   expect(await page.getByTestId("job-launched-by").textContent()).toBe(`Launched by schedule #${id}`);
 
   await page.goto("/schedules");
+  // Edit when it runs: a bad cron is marked on its field and nothing changes; a good one is saved.
+  await page.getByTestId(`schedule-${id}`).getByTestId("schedule-edit").click();
+  const dialog = page.getByTestId("schedule-dialog");
+  await dialog.getByTestId("schedule-cron-input").fill("0 25 * * *");
+  await dialog.getByTestId("schedule-save").click();
+  await dialog.getByTestId("schedule-error").waitFor();
+  expect(await dialog.getByTestId("schedule-cron-input").getAttribute("aria-invalid")).toBe("true");
+  await dialog.getByTestId("schedule-cron-input").fill("30 5 * * 1-5");
+  await dialog.getByTestId("schedule-timezone-input").fill("Europe/Paris");
+  await dialog.getByTestId("schedule-save").click();
+  await dialog.waitFor({ state: "detached" });
+  const edited = page.getByTestId(`schedule-${id}`);
+  await expect.poll(() => edited.getByTestId("schedule-cron").textContent()).toBe("30 5 * * 1-5");
+  expect(await edited.textContent()).toContain("Europe/Paris");
+
   await page.getByTestId(`schedule-${id}`).getByTestId("schedule-delete").click();
   await page.getByTestId(`schedule-${id}`).getByRole("button", { name: "Delete", exact: true }).click();
   await page.getByText("No schedules yet").waitFor();
