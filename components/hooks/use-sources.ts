@@ -18,7 +18,8 @@ export interface NewSource {
   ref?: string;
   credential?: string;
   formsPath?: string;
-  syncIntervalMinutes?: number;
+  /** Text only when it does not read as a number: the API answers which field is wrong. */
+  syncIntervalMinutes?: number | string;
   webhook?: boolean;
 }
 
@@ -28,6 +29,25 @@ export function useCreateSource() {
   return useMutation({
     mutationFn: (source: NewSource) =>
       apiFetch<{ source: Source; webhookSecret?: string }>("/api/sources", { method: "POST", body: source }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.sources() }),
+  });
+}
+
+export interface SourceChange {
+  url?: string;
+  ref?: string | null;
+  credential?: string | null;
+  formsPath?: string;
+  syncIntervalMinutes?: number | string | null;
+  webhook?: boolean;
+}
+
+/** Changes a source (its next sync takes it into account); answers a new webhook secret once when one was asked for. */
+export function useUpdateSource(name: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (change: SourceChange) =>
+      apiFetch<{ source: Source; webhookSecret?: string }>(`/api/sources/${encodeURIComponent(name)}`, { method: "PATCH", body: change }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: queryKeys.sources() }),
   });
 }

@@ -2,19 +2,46 @@
 
 import { useState, type FormEvent } from "react";
 import { errorMessage, fieldErrors } from "@/components/api/client";
-import { useCreateSource } from "@/components/hooks/use-sources";
+import type { Source } from "@/components/api/types";
+import { useCreateSource, useUpdateSource } from "@/components/hooks/use-sources";
 import { Button } from "@/components/ui/button";
 import { TextField } from "@/components/ui/field";
 
 const EMPTY = { name: "", url: "", ref: "", credential: "", formsPath: "", interval: "" };
 
-/** Registers a Git source; the webhook's secret, when asked for, is shown once below the form. */
-export function SourceForm() {
+/**
+ * The minutes typed: a number when it reads as one, else the text as typed, so the API names the
+ * field ("expected number") instead of JSON turning NaN into null (no timer) without a word.
+ */
+function minutesOf(text: string): number | string {
+  const minutes = Number(text);
+  return Number.isFinite(minutes) ? minutes : text;
+}
+
+function valuesOf(source: Source | undefined): typeof EMPTY {
+  if (!source) return EMPTY;
+  return {
+    name: source.name,
+    url: source.url,
+    ref: source.ref ?? "",
+    credential: source.credential ?? "",
+    formsPath: source.formsPath,
+    interval: source.syncIntervalMinutes === null ? "" : String(source.syncIntervalMinutes),
+  };
+}
+
+/**
+ * Registers a Git source, or with `source` changes one (its name stays; taken into account at
+ * its next sync). The webhook's secret, when asked for, is shown once below the form.
+ */
+export function SourceForm({ source, onDone }: { source?: Source; onDone?: () => void } = {}) {
   const create = useCreateSource();
-  const [values, setValues] = useState(EMPTY);
+  const update = useUpdateSource(source?.name ?? "");
+  const saving = source ? update : create;
+  const [values, setValues] = useState(() => valuesOf(source));
   const [webhook, setWebhook] = useState(false);
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
-  const errors = create.isError ? fieldErrors(create.error) : {};
+  const errors = saving.isError ? fieldErrors(saving.error) : {};
   const bind = (key: keyof typeof EMPTY) => ({
     value: values[key],
     error: errors[key === "interval" ? "syncIntervalMinutes" : key],
@@ -24,6 +51,27 @@ export function SourceForm() {
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     setSecret(null);
+    if (source) {
+      // Emptied fields go back to their defaults: the default branch, no credential, no timer.
+      const interval = values.interval.trim();
+      update.mutate(
+        {
+          url: values.url.trim(),
+          ref: values.ref.trim() || null,
+          credential: values.credential.trim() || null,
+          formsPath: values.formsPath.trim(),
+          syncIntervalMinutes: interval ? minutesOf(interval) : null,
+          ...(webhook ? { webhook: true } : {}),
+        },
+        {
+          onSuccess: (answer) => {
+            if (answer.webhookSecret) setSecret({ name: answer.source.name, secret: answer.webhookSecret });
+            else onDone?.();
+          },
+        },
+      );
+      return;
+    }
     create.mutate(
       {
         name: values.name.trim(),
@@ -31,7 +79,7 @@ export function SourceForm() {
         ...(values.ref.trim() ? { ref: values.ref.trim() } : {}),
         ...(values.credential.trim() ? { credential: values.credential.trim() } : {}),
         ...(values.formsPath.trim() ? { formsPath: values.formsPath.trim() } : {}),
-        ...(values.interval.trim() ? { syncIntervalMinutes: Number(values.interval) } : {}),
+        ...(values.interval.trim() ? { syncIntervalMinutes: minutesOf(values.interval.trim()) } : {}),
         webhook,
       },
       {
@@ -45,9 +93,9 @@ export function SourceForm() {
   };
 
   return (
-    <form onSubmit={onSubmit} className="space-y-3" data-testid="source-form">
+    <form onSubmit={onSubmit} className="space-y-3" data-testid={source ? `source-edit-${source.name}` : "source-form"}>
       <div className="grid gap-3 sm:grid-cols-2">
-        <TextField label="Name" requiredMark placeholder="ops-playbooks" {...bind("name")} />
+        <TextField label="Name" requiredMark placeholder="ops-playbooks" {...bind("name")} disabled={source !== undefined} />
         <TextField
           label="Repository URL"
           requiredMark
@@ -72,16 +120,25 @@ export function SourceForm() {
       </div>
       <label className="flex items-center gap-2 text-sm text-zinc-700">
         <input type="checkbox" checked={webhook} onChange={(event) => setWebhook(event.target.checked)} />
-        Generate a webhook secret (shown once) for push webhooks
+        {source?.webhook
+          ? "Generate a new webhook secret (shown once; the current one stops working)"
+          : "Generate a webhook secret (shown once) for push webhooks"}
       </label>
-      {create.isError && Object.keys(errors).length === 0 && (
+      {saving.isError && Object.keys(errors).length === 0 && (
         <p className="text-sm text-red-700" role="alert">
-          {errorMessage(create.error)}
+          {errorMessage(saving.error)}
         </p>
       )}
-      <Button type="submit" variant="primary" disabled={create.isPending}>
-        {create.isPending ? "Adding…" : "Add source"}
-      </Button>
+      <div className="flex gap-2">
+        <Button type="submit" variant="primary" disabled={saving.isPending} data-testid="source-save">
+          {source ? (update.isPending ? "Saving…" : "Save") : create.isPending ? "Adding…" : "Add source"}
+        </Button>
+        {source && (
+          <Button type="button" variant="ghost" onClick={onDone}>
+            {secret ? "Close" : "Cancel"}
+          </Button>
+        )}
+      </div>
       {secret && (
         <div className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900" data-testid="webhook-secret">
           Webhook of <strong>{secret.name}</strong>: POST to <code className="font-mono">/api/sources/{secret.name}/webhook</code> with this

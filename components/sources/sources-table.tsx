@@ -1,5 +1,6 @@
 "use client";
 
+import { useState } from "react";
 import { errorMessage } from "@/components/api/client";
 import type { Source } from "@/components/api/types";
 import { useDeleteSource, useSyncSource } from "@/components/hooks/use-sources";
@@ -7,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 import { formatDateTime } from "@/components/ui/format";
 import { Spinner } from "@/components/ui/states";
+import { SourceForm } from "./source-form";
 
 function Status({ source, syncing }: { source: Source; syncing: boolean }) {
   if (syncing || source.syncStatus === "running") {
@@ -21,10 +23,11 @@ function Status({ source, syncing }: { source: Source; syncing: boolean }) {
   return <span className="text-zinc-500">never synced</span>;
 }
 
-/** The sources with their status, last commit and sync, refused forms, and Sync and Delete. */
+/** The sources with their status, last commit and sync, refused forms, and Sync, Edit and Delete. */
 export function SourcesTable({ sources }: { sources: Source[] }) {
   const sync = useSyncSource();
   const remove = useDeleteSource();
+  const [editing, setEditing] = useState<string | null>(null);
   return (
     <ul className="space-y-3" data-testid="sources">
       {sources.map((source) => {
@@ -61,6 +64,14 @@ export function SourcesTable({ sources }: { sources: Source[] }) {
                 >
                   {syncing ? "Syncing…" : "Sync"}
                 </Button>
+                <Button
+                  variant="secondary"
+                  size="sm"
+                  onClick={() => setEditing(editing === source.name ? null : source.name)}
+                  data-testid={`edit-${source.name}`}
+                >
+                  Edit
+                </Button>
                 <ConfirmButton
                   question={`Delete source ${source.name}? Its forms no job ran are removed; forms with jobs stay at their last commit.`}
                   confirmLabel="Delete"
@@ -73,6 +84,11 @@ export function SourcesTable({ sources }: { sources: Source[] }) {
                 </ConfirmButton>
               </div>
             </div>
+            {editing === source.name && (
+              <div className="mt-3 border-t border-zinc-100 pt-3">
+                <SourceForm source={source} onDone={() => setEditing(null)} />
+              </div>
+            )}
             {source.syncStatus === "failed" && source.syncError && (
               <p className="mt-2 rounded bg-red-50 px-2 py-1 text-sm text-red-800" role="alert">
                 The last sync failed (the forms stay at commit {source.commit?.slice(0, 12) ?? "none"}): {source.syncError}

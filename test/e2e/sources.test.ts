@@ -78,6 +78,19 @@ it("adds a Git source, syncs it, and runs its form at the synced commit", async 
   expect(await source.textContent()).toContain(commit.slice(0, 12));
   await screenshot(page, "sources");
 
+  // Edit: a bad interval is refused on its field and nothing changes; a good one is saved.
+  await source.getByTestId("edit-ops").click();
+  const edit = page.getByTestId("source-edit-ops");
+  expect(await edit.getByLabel("Name").isDisabled()).toBe(true);
+  expect(await edit.getByLabel("Repository URL").inputValue()).toBe(`file://${bare}`);
+  await edit.getByLabel("Sync every (minutes)").fill("0");
+  await edit.getByTestId("source-save").click();
+  await expect.poll(() => edit.getByLabel("Sync every (minutes)").getAttribute("aria-invalid")).toBe("true");
+  await edit.getByLabel("Sync every (minutes)").fill("30");
+  await edit.getByTestId("source-save").click();
+  await edit.waitFor({ state: "detached" });
+  await expect.poll(() => source.textContent()).toContain("every 30 min");
+
   await source.getByRole("link", { name: "git-hello" }).click();
   await page.waitForURL((url) => url.pathname === "/forms/git-hello");
   await page.getByRole("button", { name: "Launch" }).click();
