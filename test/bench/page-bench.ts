@@ -45,6 +45,7 @@ import { io, type Socket } from "socket.io-client";
 import { launchChromium, logIn, newPage } from "../e2e/browser";
 import { FINAL_STATUSES, apiClient, type ApiClient } from "../support/api";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { isRunningProcess } from "../support/processes";
 import { stripAnsi } from "../../server/protocol/ansi";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -615,20 +616,11 @@ async function waitForEndUnderLoad(label: string, app: RunningPlayform, api: Api
         return answer.json.job;
       }
     } catch (error) {
-      if (!alive(app.pid)) fail(`${label}: the app died while job ${id} ran: ${String(error)}\n${app.output().slice(-3000)}`);
+      if (!isRunningProcess(app.pid)) fail(`${label}: the app died while job ${id} ran: ${String(error)}\n${app.output().slice(-3000)}`);
       dropped++;
     }
     if (Date.now() > deadline) fail(`${label}: job ${id} did not end within ${Math.round(timeoutMs / 1000)} s`);
     await sleep(1000);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { getDb } from "../../server/data/db";
-import type { JobStatus, NewJob } from "../../server/data/jobs";
+import type { JobStatus } from "../../server/data/jobs";
+import { newJobInput } from "../support/new-job";
 import { DomainError } from "../../server/errors";
 import type { JobUpdate } from "../../server/hub/job-updates";
 import {
@@ -24,16 +25,7 @@ let published: JobUpdate[];
 let wakes: number;
 let lifecycle: JobLifecycle;
 
-const newJob: NewJob = {
-  formId: "form-1",
-  formName: "hello",
-  userId: "user-1",
-  runnerId: null,
-  values: {},
-  extravars: {},
-  manifest: [],
-  runOptions: {},
-};
+const newJob = newJobInput();
 
 beforeAll(async () => {
   ({ cleanup } = await useTempSqliteDatabase());

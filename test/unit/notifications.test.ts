@@ -7,7 +7,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../server/data/db";
-import type { JobView, NewJob } from "../../server/data/jobs";
+import type { JobView } from "../../server/data/jobs";
+import { newJobInput } from "../support/new-job";
 import { listJobDeliveries } from "../../server/data/notifications";
 import { describeZodError, formDefinitionSchema } from "../../server/forms/definition";
 import { notifyTargets } from "../../server/forms/notify";
@@ -186,16 +187,7 @@ describe("enqueued once, sent once", () => {
   const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
   let answers: number[] = [];
   const lifecycle = new JobLifecycle({ publish: () => undefined, wakeDispatcher: () => undefined });
-  const newJob: NewJob = {
-    formId: "form-n",
-    formName: "notified",
-    userId: "user-1",
-    runnerId: null,
-    values: {},
-    extravars: {},
-    manifest: [],
-    runOptions: {},
-  };
+  const newJob = newJobInput({ formId: "form-n", formName: "notified" });
   const sender = () => new NotificationSender({ publicUrl: "https://playform.example.com", backoffSeconds: [0, 0] });
 
   beforeAll(async () => {

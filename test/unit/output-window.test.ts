@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getDb } from "../../server/data/db";
 import { listLineChunks } from "../../server/data/job-output";
-import type { NewJob } from "../../server/data/jobs";
+import { newJobInput } from "../support/new-job";
 import { JobLifecycle } from "../../server/jobs/lifecycle";
 import { outputWindow, storeRteItems } from "../../server/jobs/output";
 import type { JobItem } from "../../server/protocol/rte-messages";
@@ -21,16 +21,7 @@ const BOLD_RED = `${ESC}[1;31m`;
 let cleanup: () => Promise<void>;
 let jobId: number;
 
-const newJob: NewJob = {
-  formId: "form-1",
-  formName: "hello",
-  userId: "user-1",
-  runnerId: null,
-  values: {},
-  extravars: {},
-  manifest: [],
-  runOptions: {},
-};
+const newJob = newJobInput();
 
 /**
  * Lines as stored (seq: lines):
