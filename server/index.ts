@@ -36,7 +36,7 @@ import { LocalRte, keepAppDataPrivate, localRteDirs, readLocalToken, writeLocalT
 import { findExecutable } from "./system";
 import { initEncryptionSecret } from "./security/encryption-secret";
 import { playformRuntime } from "./runtime";
-import { initLogging, logger, logSettings, logSettingsOrDefaults, maskInLogs } from "./logging/logger";
+import { initLogging, logger, logSettings, logSettingsOrDefaults, maskInLogs, routeConsoleToLogs } from "./logging/logger";
 
 /** How often a node sweeps the uploads no job took (they go after a day). */
 const UPLOAD_SWEEP_MS = 15 * 60 * 1000;
@@ -77,10 +77,10 @@ async function main(): Promise<void> {
   // Until the configuration is read (a bad LOG_LEVEL is reported like any bad setting).
   initLogging({ ...logSettingsOrDefaults(process.env), base: { source: "app" } });
   const config = loadAppConfig();
-  initLogging({
-    ...logSettings({ LOG_LEVEL: config.LOG_LEVEL, LOG_FORMAT: config.LOG_FORMAT }),
-    base: { source: "app", node: config.PLAYFORM_NODE_ID },
-  });
+  const logging = logSettings({ LOG_LEVEL: config.LOG_LEVEL, LOG_FORMAT: config.LOG_FORMAT });
+  initLogging({ ...logging, base: { source: "app", node: config.PLAYFORM_NODE_ID } });
+  // Next.js prints through console: as JSON lines too, when lines are JSON.
+  if (logging.format === "json") routeConsoleToLogs();
   // Never written, whatever line they would end up in (README, "Logs").
   maskInLogs([
     config.PLAYFORM_ADMIN_PASSWORD,

@@ -18,6 +18,7 @@
  * copies of this module must share one logger, one secret list and one request context.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { format as formatArgs } from "node:util";
 import { pino, type ChildLoggerOptions, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import { prettyFactory } from "pino-pretty";
 import { MASK, createMasker, type Masker } from "../security/mask";
@@ -282,4 +283,29 @@ export function loggerFor(bindings: Record<string, unknown>): () => Logger {
     if (cached?.root !== root) cached = { root, child: root.child(bindings) };
     return cached.child;
   };
+}
+
+const CONSOLE_LEVELS = { log: "info", info: "info", debug: "debug", trace: "debug", warn: "warn", error: "error" } as const;
+// eslint-disable-next-line no-control-regex -- the colour codes Next.js writes
+const ANSI_SGR = /\u001b\[[0-9;]*m/g;
+
+/**
+ * With JSON logs, what libraries print through `console` (Next.js: "✓ Running next.config.js",
+ * its own warnings and route errors) becomes a log line of this process's logger too, with
+ * `component: "console"`, its colour codes stripped and its secrets masked like any line, so
+ * stdout stays one JSON object per line for a log shipper. Blank lines are dropped.
+ */
+export function routeConsoleToLogs(target: Console = console): void {
+  const log = loggerFor({ component: "console" });
+  for (const [method, level] of Object.entries(CONSOLE_LEVELS) as [keyof typeof CONSOLE_LEVELS, LogLevel][]) {
+    target[method] = (...args: unknown[]) => {
+      const text = formatArgs(...args)
+        .replace(ANSI_SGR, "")
+        .trim();
+      if (!text) return;
+      const err = args.find((arg): arg is Error => arg instanceof Error);
+      if (err) log()[level]({ err }, text);
+      else log()[level](text);
+    };
+  }
 }

@@ -88,3 +88,12 @@ it("writes JSON lines with jobId and reqId, and never a secret", async () => {
   for (const leaked of [...leakedForms(secret), ...leakedForms(wrongPassword), ...leakedForms(app.adminPassword)])
     expect(output).not.toContain(leaked);
 });
+
+it("writes nothing but JSON lines on stdout and stderr, Next.js's own lines included", () => {
+  const other = app
+    .output()
+    .split("\n")
+    .filter((line) => line.trim() !== "" && !line.startsWith("{"));
+  expect(other).toEqual([]);
+  expect(jsonLines().some((line) => line.component === "console" && /Running next\.config/.test(line.msg))).toBe(true);
+});

@@ -7,7 +7,15 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger, logSettings, maskInLogs, withLogContext, type Logger } from "../../server/logging/logger";
+import {
+  createLogger,
+  initLogging,
+  logSettings,
+  maskInLogs,
+  routeConsoleToLogs,
+  withLogContext,
+  type Logger,
+} from "../../server/logging/logger";
 import { MASK } from "../../server/security/mask";
 
 interface EncodingCase {
@@ -172,5 +180,35 @@ describe("logSettings", () => {
   it("refuses a bad value, naming the variable and the values allowed", () => {
     expect(() => logSettings({ LOG_LEVEL: "verbose" }, false)).toThrow(/LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal/);
     expect(() => logSettings({ LOG_FORMAT: "xml" }, false)).toThrow(/LOG_FORMAT: must be one of json, pretty/);
+  });
+});
+
+describe("routeConsoleToLogs", () => {
+  it("turns what a library prints through console into JSON lines: colour stripped, level kept, secrets masked, blank lines dropped", () => {
+    const written: string[] = [];
+    initLogging({ level: "debug", format: "json", base: { source: "app" }, destination: { write: (line: string) => written.push(line) } });
+    const unmask = maskInLogs(["console-secret-4711"]);
+    const fake = { log() {}, info() {}, debug() {}, trace() {}, warn() {}, error() {} } as unknown as Console;
+    try {
+      routeConsoleToLogs(fake);
+      fake.log("\u001b[32m\u001b[1m✓\u001b[22m\u001b[39m Running next.config.js took %dms", 16);
+      fake.log("");
+      fake.warn("⚠ token console-secret-4711 in a warning");
+      fake.error("a route failed:", new Error("boom"));
+    } finally {
+      unmask();
+      initLogging({});
+    }
+    const lines = written
+      .join("")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: string; msg: string; component: string; err?: { message: string } });
+    expect(lines.map((l) => [l.level, l.component, l.msg.split(":")[0]])).toEqual([
+      ["info", "console", "✓ Running next.config.js took 16ms"],
+      ["warn", "console", `⚠ token ${MASK} in a warning`],
+      ["error", "console", "a route failed"],
+    ]);
+    expect(lines[2]!.err?.message).toBe("boom");
   });
 });
