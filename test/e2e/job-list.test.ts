@@ -104,7 +104,7 @@ it("filters by status and pages through the cursor, with the state in the addres
   await page.goBack();
   await page.goBack();
   await page.waitForURL((url) => url.search === "");
-  expect(await page.getByTestId("status-filter-failed").getAttribute("aria-pressed")).toBe("false");
+  await expect.poll(() => page.getByTestId("status-filter-failed").getAttribute("aria-pressed")).toBe("false");
   expect(await rowIds(page)).toHaveLength(50);
 
   // Oldest first, and a filter that matches nothing says so.
