@@ -24,6 +24,7 @@ import { openJobUpdateBus } from "./data/job-update-bus";
 import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs";
 import { Dispatcher } from "./jobs/dispatcher";
 import { sweepUploads } from "./forms/uploads";
+import { sweepJobFiles } from "./jobs/job-files";
 import { NotificationSender } from "./jobs/notify-delivery";
 import { startRetentionSchedule } from "./retention/schedule";
 import { retentionSettings } from "./retention/settings";
@@ -174,6 +175,12 @@ async function main(): Promise<void> {
         if (uploads + files > 0) logger({ component: "uploads" }).info(`swept ${uploads} unused upload(s), ${files} stored file(s)`);
       })
       .catch((error: unknown) => logger({ component: "uploads" }).error({ err: error }, "upload sweep failed"));
+    // The forms-folder contents kept at launch that no unfinished job names (server/jobs/job-files.ts).
+    sweepJobFiles()
+      .then((files) => {
+        if (files > 0) logger({ component: "job-files" }).info(`swept ${files} launched file content(s) no unfinished job needs`);
+      })
+      .catch((error: unknown) => logger({ component: "job-files" }).error({ err: error }, "launched files sweep failed"));
   }, UPLOAD_SWEEP_MS);
   uploadSweeps.unref();
   // Retention (README, "Retention"): daily, only when a setting is on; one node at a time.

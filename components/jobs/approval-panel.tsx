@@ -7,6 +7,7 @@ import { useJobPermissions } from "@/components/hooks/use-job";
 import { useJobDecision } from "@/components/hooks/use-job-decision";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/panel";
+import { JobPlan } from "./job-plan";
 
 const DECISIONS = [
   { decide: "approve", label: "Approve and run", variant: "primary" },
@@ -26,8 +27,12 @@ export function ApprovalPanel({ job }: { job: Job }) {
   return (
     <Panel title="Waiting for approval" data-testid="approval-panel">
       <p className="text-sm text-zinc-700">
-        This form needs an admin&apos;s approval before the job runs. Until then it reaches no runner.
+        This form needs an admin&apos;s approval before the job runs. Until then it reaches no runner. Approving runs exactly this, whatever
+        happens to the form meanwhile:
       </p>
+      <div className="mt-2 rounded-md border border-zinc-200 bg-zinc-50 p-3">
+        <JobPlan job={job} />
+      </div>
       {canDecide ? (
         <div className="mt-3 flex flex-wrap items-end gap-2">
           <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs text-zinc-600">

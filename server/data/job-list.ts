@@ -166,6 +166,7 @@ const jobViewSelect = {
   sourceName: true,
   sourceCommit: true,
   scheduleId: true,
+  plan: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

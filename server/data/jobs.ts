@@ -3,6 +3,7 @@ import { scopeWhere, type JobScope } from "./job-scope";
 import { getDb } from "./db";
 import type { RunOptions } from "../forms/run-options";
 import type { ManifestEntry } from "../protocol/rte-messages";
+import { jobPlanViewSchema, type JobPlanView } from "../protocol/ui-messages";
 
 /** The statuses a job can be stored with; which moves between them are allowed is server/jobs/lifecycle.ts. */
 export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned" | "rejected";
@@ -34,6 +35,8 @@ export interface JobView {
   source: { name: string; commit: string } | null;
   /** What launched the job when no person did: a schedule (server/schedules). */
   launchedBy: { schedule: number } | null;
+  /** What the job runs, frozen at launch (server/jobs/plan.ts); null for jobs launched before plans. */
+  plan: JobPlanView | null;
 }
 
 /** The relations a JobView needs (server/data/job-list.ts reads jobs the same way). */
@@ -59,9 +62,17 @@ type JobRow = {
   sourceName: string | null;
   sourceCommit: string | null;
   scheduleId: number | null;
+  plan: unknown;
   runner: { name: string } | null;
   user: { username: string };
 };
+
+/** The shown part of a stored plan (the stored one also holds the form definition and folder). */
+function planViewOf(plan: unknown): JobPlanView | null {
+  if (plan === null || plan === undefined) return null;
+  const parsed = jobPlanViewSchema.safeParse(plan);
+  return parsed.success ? parsed.data : null;
+}
 
 export function toView(row: JobRow): JobView {
   return {
@@ -85,6 +96,7 @@ export function toView(row: JobRow): JobView {
     outputPurgedAt: row.outputPurgedAt?.toISOString() ?? null,
     source: row.sourceName && row.sourceCommit ? { name: row.sourceName, commit: row.sourceCommit } : null,
     launchedBy: row.scheduleId === null ? null : { schedule: row.scheduleId },
+    plan: planViewOf(row.plan),
   };
 }
 
@@ -109,6 +121,8 @@ export interface NewJob {
   sourceCommit?: string | null;
   /** The schedule that launched it. */
   scheduleId?: number | null;
+  /** What it runs, frozen now (server/jobs/plan.ts); launches always give one. */
+  plan?: unknown;
 }
 
 /**
@@ -145,6 +159,7 @@ export async function createJob(
     sourceName: input.sourceName ?? null,
     sourceCommit: input.sourceCommit ?? null,
     scheduleId: input.scheduleId ?? null,
+    ...(input.plan === undefined ? {} : { plan: input.plan as object }),
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };
@@ -207,7 +222,7 @@ export async function getJobKind(id: number): Promise<JobKind | null> {
 }
 
 export async function getJobForDispatch(id: number) {
-  const row = await getDb().job.findUnique({ where: { id }, include: { form: true } });
+  const row = await getDb().job.findUnique({ where: { id }, include: { form: true, runner: { select: { name: true } } } });
   return row ? atItsCommit(row) : null;
 }
 
@@ -255,7 +270,7 @@ export async function listJobsToDispatch(limit: number): Promise<JobWithForm[]> 
     where: { status: "queued", dispatchedAt: null, abortRequested: false, runnerId: { not: null } },
     orderBy: { id: "asc" },
     take: limit,
-    include: { form: true },
+    include: { form: true, runner: { select: { name: true } } },
   });
   return rows.map(atItsCommit);
 }

@@ -22,11 +22,12 @@ import {
 } from "../protocol/rte-messages";
 import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJobDispatched } from "../data/jobs";
 import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
-import { readManifestFiles } from "../forms/manifest";
 import { isFinalStatus, type JobLifecycle } from "../jobs/lifecycle";
 import { storeRteItems, storedOutput } from "../jobs/output";
 import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
 import { manifestSchema } from "../jobs/manifest-schema";
+import { readLaunchedFiles } from "../jobs/job-files";
+import { planOf } from "../jobs/plan";
 import type { JobUpdatePublisher } from "./job-updates";
 import { appMetrics } from "../metrics/app-metrics";
 import { loggerFor } from "../logging/logger";
@@ -274,7 +275,9 @@ export class RteHub {
       return { files: [], error: `job ${parsed.data.jobId} is not running on this runner` };
     }
     try {
-      return { files: readManifestFiles(job.form.sourceDir, manifestSchema.parse(job.manifest), parsed.data.hashes) };
+      const manifest = manifestSchema.parse(job.manifest);
+      const { plan } = planOf({ ...job, manifest, runnerName: job.runner?.name ?? "" });
+      return { files: await readLaunchedFiles(plan.sourceDir, manifest, parsed.data.hashes) };
     } catch (error) {
       return { files: [], error: error instanceof Error ? error.message : String(error) };
     }

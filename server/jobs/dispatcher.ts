@@ -33,12 +33,9 @@ import {
   PREVIEW_CONTRACT_VERSION,
   RteEvents,
   claimAnswerSchema,
-  jobOptionsSchema,
   type JobDispatch,
   type JobSecrets,
 } from "../protocol/rte-messages";
-import { formDefinitionSchema } from "../forms/definition";
-import { runOptionsSchema } from "../forms/run-options";
 import { uploadFileVars } from "../forms/uploads";
 import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
@@ -47,6 +44,7 @@ import { silentAfterSeconds } from "./heartbeat";
 import { openJobSecrets } from "./job-secrets";
 import { isFinalStatus, type JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
+import { planOf } from "./plan";
 import { loggerFor, maskInLogs } from "../logging/logger";
 
 const log = loggerFor({ component: "dispatcher" });
@@ -201,7 +199,9 @@ export class Dispatcher {
       jobLog.warn(`job ${job.id} not claimed by ${link.runnerName}/${link.instanceId}: ${why}`);
       await returnJobToQueue(job.id, { instanceId: link.instanceId, dispatchedAt });
     };
-    const form = formDefinitionSchema.parse(job.form.definition);
+    // Everything it runs was frozen at launch: the form may have changed since (server/jobs/plan.ts).
+    const manifest = manifestSchema.parse(job.manifest);
+    const { plan, definition: form } = planOf({ ...job, manifest, runnerName: link.runnerName });
     // Password values are in the sealed column; a job launched before they were kept apart
     // still has them among its extravars (see sealLegacyPasswordValues).
     const { visible: extravars, hidden: legacy } = splitSecretExtravars(form, (job.extravars ?? {}) as Record<string, unknown>);
@@ -233,33 +233,22 @@ export class Dispatcher {
       return;
     }
     holding(secrets);
-    // Chosen at launch, among the options the form allowed then (checked by launchJob).
-    const chosen = runOptionsSchema.parse(job.runOptions ?? {});
     // A preview is a v2 dispatch: a runner that does not know previews refuses it (contract
     // version) instead of dropping the unknown field and running the playbook for real.
     const preview = job.kind === "preview";
-    const manifest = manifestSchema.parse(job.manifest);
     // Uploaded files: the RTE gives the playbook their absolute path in the job folder.
     const fileVars = uploadFileVars(manifest);
     const message: JobDispatch = {
       v: preview ? PREVIEW_CONTRACT_VERSION : CONTRACT_VERSION,
       ...(preview ? { preview: true } : {}),
       jobId: job.id,
-      playbook: form.playbook,
-      inventories: form.inventories,
+      playbook: plan.playbook,
+      inventories: plan.inventories,
       manifest,
       extravars,
-      options: jobOptionsSchema.parse({
-        tags: chosen.tags ?? form.tags,
-        skipTags: form.skipTags,
-        limit: chosen.limit ?? form.limit ?? null,
-        check: chosen.check ?? form.check,
-        diff: chosen.diff ?? form.diff,
-        verbosity: chosen.verbosity ?? form.verbosity,
-        keepExtravars: form.keepExtravars,
-      }),
+      options: plan.options,
       sealed: sealForJob(link.token, job.id, JSON.stringify(secrets)),
-      sourceDir: job.form.sourceDir,
+      sourceDir: plan.sourceDir,
       ...(Object.keys(fileVars).length > 0 ? { fileVars } : {}),
     };
     let raw: unknown;

@@ -16,7 +16,9 @@ import type { StoredForm } from "../forms/catalog";
 import { markUploadsLaunched, resolveUploads } from "../forms/uploads";
 import { buildExtravars, redactValues, splitSecretExtravars, validateValues, type FormValues } from "../forms/values";
 import type { JobKind } from "../data/jobs";
+import { keepLaunchedFiles } from "./job-files";
 import type { JobLifecycle } from "./lifecycle";
+import { buildJobPlan } from "./plan";
 
 /** Where a launch comes from, when not from a blank form: the job it repeats (Run again), or the schedule that launched it. */
 export interface LaunchOrigin {
@@ -144,6 +146,11 @@ async function createJob(
   // Password values never reach the job row in plain: the lifecycle stores them sealed, only
   // until the job runs (server/jobs/job-secrets.ts); the job's values show "********".
   const { visible, hidden } = splitSecretExtravars(form.definition, buildExtravars(form.definition, checked.values));
+  // What the job runs is frozen now, files included (server/jobs/plan.ts, job-files.ts): an
+  // approver approves exactly this, and an edit of the form while it waits changes nothing.
+  const formFiles = buildManifest(form.sourceDir);
+  if (!form.sourceCommit) await keepLaunchedFiles(form.sourceDir, formFiles);
+  const plan = buildJobPlan({ definition: form.definition, options, sourceDir: form.sourceDir, formFiles, runner: runner.name });
   const id = await jobs.create(
     {
       formId: form.id,
@@ -153,7 +160,7 @@ async function createJob(
       values: redactValues(form.definition, checked.values),
       extravars: visible,
       secretExtravars: hidden,
-      manifest: [...buildManifest(form.sourceDir), ...uploads.manifest],
+      manifest: [...formFiles, ...uploads.manifest],
       runOptions: options,
       kind,
       relaunchOfId: origin.relaunchOf ?? null,
@@ -161,6 +168,7 @@ async function createJob(
       sourceName: form.sourceName ?? null,
       sourceCommit: form.sourceCommit ?? null,
       scheduleId: origin.scheduleId ?? null,
+      plan,
     },
     kind === "run" && form.definition.requiresApproval,
   );

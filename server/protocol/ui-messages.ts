@@ -10,9 +10,11 @@
  * request without `v` is read as version 1 (scripts written before the field existed); one
  * with another version is ignored, as is anything else that does not parse.
  *
- * A leaf module (imports nothing of the project), so the browser bundle may import it.
+ * It imports nothing of the project but the RTE contract next to it (zod only, the run
+ * options a job carries), so the browser bundle may import it.
  */
 import { z } from "zod";
+import { jobOptionsSchema } from "./rte-messages";
 
 export const UI_CONTRACT_VERSION = 1;
 export const UI_NAMESPACE = "/ui";
@@ -49,6 +51,22 @@ export const jobRunOptionsSchema = z
  * A job as the app shows it: carried by `job:status` and returned by the REST API (`Job` in
  * docs/api.md). The server's JobView is checked against it at compile time (ui-hub.ts).
  */
+/**
+ * What a job will run (or ran), frozen at launch: the approval page shows it, and dispatch
+ * sends exactly this whatever happened to the form since.
+ */
+export const jobPlanViewSchema = z.object({
+  playbook: z.string(),
+  inventories: z.array(z.string()),
+  /** The options ansible-playbook gets: the launcher's choices over the form's settings. */
+  options: jobOptionsSchema,
+  /** sha256 over the paths and contents of the form's files the job runs. */
+  contentHash: z.string(),
+  /** The runner chosen at launch. */
+  runner: z.string(),
+});
+export type JobPlanView = z.infer<typeof jobPlanViewSchema>;
+
 export const jobViewSchema = z.object({
   id: z.number().int().positive(),
   form: z.string(),
@@ -83,6 +101,8 @@ export const jobViewSchema = z.object({
   source: z.object({ name: z.string(), commit: z.string() }).nullable(),
   /** What launched the job when no person did: `{"schedule": ID}` (a schedule), else null. */
   launchedBy: z.object({ schedule: z.number().int().positive() }).nullable(),
+  /** What the job runs, frozen at launch; null for a job launched before plans were kept. */
+  plan: jobPlanViewSchema.nullable(),
 });
 export type JobView = z.infer<typeof jobViewSchema>;
 

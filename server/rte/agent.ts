@@ -359,6 +359,8 @@ export class RteAgent {
     const fromApp = hashes.filter((hash) => !shared.has(hash));
     const fromFolder = hashes.filter((hash) => shared.has(hash));
     const files = fromFolder.length > 0 ? await readSharedFiles(job.sourceDir, job.manifest, fromFolder) : new Map<string, Buffer>();
+    // Edited in the folder since the launch: the app kept the content the job was launched with.
+    fromApp.push(...fromFolder.filter((hash) => !files.has(hash)));
     if (fromApp.length > 0) for (const [hash, content] of await this.fetchFiles(job.jobId, fromApp)) files.set(hash, content);
     return files;
   }

@@ -53,8 +53,9 @@ export class FileCache {
 
 /**
  * RTE_FILES=local: the files come from a volume shared with the app, at the path the app
- * sees (mount it at the same path on both sides). They go through the same hash check as
- * transferred files, so a file edited after the launch is refused, not silently run.
+ * sees (mount it at the same path on both sides). A file whose content there is no longer the
+ * one the job was launched with (the folder was edited since) is left out: the caller asks the
+ * app for it, which kept the launched content. What arrives still goes through the hash check.
  */
 export async function readSharedFiles(
   sourceDir: string | undefined,
@@ -67,7 +68,8 @@ export async function readSharedFiles(
     const entry = manifest.find((m) => m.sha256 === hash);
     if (!entry) throw new Error(`file ${hash} is not part of this job`);
     try {
-      files.set(hash, await fs.promises.readFile(path.join(sourceDir, entry.path)));
+      const content = await fs.promises.readFile(path.join(sourceDir, entry.path));
+      if (createHash("sha256").update(content).digest("hex") === hash) files.set(hash, content);
     } catch (error) {
       throw new Error(
         `cannot read ${entry.path} from the shared folder ${sourceDir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,

@@ -73,6 +73,7 @@ const job: JobView = {
   outputPurgedAt: null,
   source: null,
   launchedBy: null,
+  plan: null,
 };
 
 describe("form.yaml notify", () => {

@@ -29,6 +29,7 @@ const job: JobView = {
   outputPurgedAt: null,
   source: null,
   launchedBy: null,
+  plan: null,
 };
 
 describe("the /ui contract", () => {

@@ -8,11 +8,13 @@ import { useJobLines } from "@/components/hooks/use-job-lines";
 import { ApprovalPanel } from "@/components/jobs/approval-panel";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
+import { JobPlan } from "@/components/jobs/job-plan";
 import { JobNotifications } from "@/components/jobs/job-notifications";
 import { JobRecap } from "@/components/jobs/job-recap";
 import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobValues } from "@/components/jobs/job-values";
 import { OutputPane } from "@/components/jobs/output-pane";
+import { Panel } from "@/components/ui/panel";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
 /** `initial`: the job and permissions the server page read, shown at once (no "Loading job…" round trip). */
@@ -58,6 +60,11 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
         </div>
         <div className="min-w-0">
           <JobValues values={job.data.values} runOptions={job.data.runOptions} />
+          {job.data.plan && job.data.status !== "approval" && (
+            <Panel title="What it runs" className="mt-6">
+              <JobPlan job={job.data} />
+            </Panel>
+          )}
         </div>
       </div>
       {final && <JobRecap jobId={jobId} />}

@@ -1,0 +1,10 @@
+-- AlterTable
+ALTER TABLE "Job" ADD COLUMN "plan" JSONB;
+
+-- CreateTable
+CREATE TABLE "JobFile" (
+    "sha256" TEXT NOT NULL PRIMARY KEY,
+    "size" INTEGER NOT NULL,
+    "content" BLOB NOT NULL,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
