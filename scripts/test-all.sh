@@ -10,18 +10,28 @@ export NEXT_TELEMETRY_DISABLED=1
 ensure_node_version
 ensure_debian_packages "the tests" ansible:ansible-playbook git:git chromium:chromium postgresql:/usr/lib/postgresql/15/bin/initdb
 ensure_node_modules
-echo "== build"
-npm run --silent build
-echo "== typecheck"
-npx tsc --noEmit
-echo "== lint (eslint, import layers, formatting)"
-npm run --silent lint
-
 reports=$(mktemp -d)
+# Wall time of each step, for the summary at the end ("step seconds" lines).
+timed() {
+  local step=$1 start=$SECONDS rc=0
+  shift
+  "$@" || rc=$?
+  echo "$step $((SECONDS - start))" >>"$reports/steps.txt"
+  return $rc
+}
+echo "== build"
+timed build npm run --silent build
+echo "== typecheck"
+timed typecheck npx tsc --noEmit
+echo "== lint (eslint, import layers, formatting)"
+timed lint npm run --silent lint
+
 status=0
 for suite in unit integration e2e; do
   echo "== $suite tests"
-  npx vitest run --project "$suite" --reporter=default --reporter=json --outputFile.json="$reports/$suite.json" || status=1
+  PLAYFORM_FILE_TIMES="$reports/file-times.txt" timed "$suite" npx vitest run --project "$suite" --reporter=default \
+    --reporter=json --outputFile.json="$reports/$suite.json" --reporter=./scripts/file-times-reporter.mjs || status=1
 done
-node scripts/test-summary.mjs "$reports"/*.json || status=1
+node scripts/test-summary.mjs --steps "$reports/steps.txt" --file-times "$reports/file-times.txt" \
+  "$reports"/unit.json "$reports"/integration.json "$reports"/e2e.json || status=1
 exit $status

@@ -1,13 +1,24 @@
 // Adds up vitest's JSON reports of the suites into one closing line: "N passed, N failed".
 // A test file that failed before any of its tests could run (a broken import, a failing
-// beforeAll) counts as one failure, so it cannot pass unnoticed.
+// beforeAll) counts as one failure, so it cannot pass unnoticed. Before it: the wall time of
+// each step (`--steps FILE`, lines "step seconds" written by test-all.sh) and the slowest files.
 import fs from "node:fs";
+
+const args = process.argv.slice(2);
+let stepsFile = null;
+let fileTimesFile = null;
+while (args[0] === "--steps" || args[0] === "--file-times") {
+  if (args[0] === "--steps") stepsFile = args[1];
+  else fileTimesFile = args[1];
+  args.splice(0, 2);
+}
 
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 const failures = [];
-for (const file of process.argv.slice(2)) {
+const fileTimes = [];
+for (const file of args) {
   if (!fs.existsSync(file)) {
     console.error(`no report ${file}: that suite did not run to the end`);
     failed++;
@@ -28,6 +39,30 @@ for (const file of process.argv.slice(2)) {
     }
   }
 }
+if (stepsFile && fs.existsSync(stepsFile)) {
+  const steps = fs
+    .readFileSync(stepsFile, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.split(" "));
+  const total = steps.reduce((sum, [, seconds]) => sum + Number(seconds), 0);
+  console.log("\n== wall time per step");
+  for (const [step, seconds] of steps) console.log(`  ${step.padEnd(12)} ${minutes(Number(seconds))}`);
+  console.log(`  ${"total".padEnd(12)} ${minutes(total)}`);
+}
+// Written by scripts/file-times-reporter.mjs: "seconds<TAB>suite: path", hooks included.
+if (fileTimesFile && fs.existsSync(fileTimesFile)) {
+  for (const line of fs.readFileSync(fileTimesFile, "utf8").split("\n").filter(Boolean)) {
+    const [seconds, name] = line.split("\t");
+    fileTimes.push({ name, seconds: Number(seconds) });
+  }
+}
+if (fileTimes.length > 0) {
+  console.log("\n== slowest 15 test files");
+  for (const { name, seconds } of fileTimes.sort((a, b) => b.seconds - a.seconds).slice(0, 15)) {
+    console.log(`  ${seconds.toFixed(1).padStart(7)} s  ${name}`);
+  }
+}
 // The failures are repeated last, so that the end of a long CI log names them.
 if (failures.length > 0) {
   console.log("\n== failed");
@@ -43,4 +78,8 @@ function firstLines(messages) {
     .flatMap((message) => String(message).split("\n").slice(0, 8))
     .map((line) => `    ${line}`)
     .join("\n");
+}
+
+function minutes(seconds) {
+  return `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, "0")} s`;
 }
