@@ -30,6 +30,6 @@ fi
 if [ "$(id -u)" -ne 0 ]; then
   # Only root can run playbooks as another user; the local runner says so again at its start.
   echo "playform: not root: the local runner runs playbooks as $(id -un), who can read this app's secrets" >&2
-  echo "playform: (start as root to run them as playform-run; README: "Fault tolerance and security")" >&2
+  echo "playform: (start as root to run them as playform-run; docs/security.md: "Fault tolerance and security")" >&2
 fi
 exec npm start

@@ -82,7 +82,7 @@ const appEnvSchema = z
       .transform((s) => s.trim() || undefined)
       .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
       .optional(),
-    /** trace, debug, info (default), warn, error, fatal: the least severe lines written (README, "Logs"). */
+    /** trace, debug, info (default), warn, error, fatal: the least severe lines written (docs/operations.md, "Logs"). */
     LOG_LEVEL: z
       .string()
       .trim()

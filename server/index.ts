@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   initLogging({ ...logging, base: { source: "app", node: config.PLAYFORM_NODE_ID } });
   // Next.js prints through console: as JSON lines too, when lines are JSON.
   if (logging.format === "json") routeConsoleToLogs();
-  // Never written, whatever line they would end up in (README, "Logs").
+  // Never written, whatever line they would end up in (docs/operations.md, "Logs").
   maskInLogs([
     config.PLAYFORM_ADMIN_PASSWORD,
     config.ENCRYPTION_SECRET,
@@ -183,7 +183,7 @@ async function main(): Promise<void> {
       .catch((error: unknown) => logger({ component: "job-files" }).error({ err: error }, "launched files sweep failed"));
   }, UPLOAD_SWEEP_MS);
   uploadSweeps.unref();
-  // Retention (README, "Retention"): daily, only when a setting is on; one node at a time.
+  // Retention (docs/operations.md, "Retention"): daily, only when a setting is on; one node at a time.
   const stopRetention = startRetentionSchedule(retentionSettings());
   // Git sources synced every N minutes (server/sources/sync.ts): every node checks, the sync
   // lease lets one of them sync a given source.

@@ -3,7 +3,7 @@
  * checks them at boot with the rest of the configuration, so a bad value stops the start with
  * the variable's name; route handlers read them through oidcSettings() (same environment).
  *
- * README, "Single sign-on (OpenID Connect)", documents every variable.
+ * docs/security.md, "Single sign-on (OpenID Connect)", documents every variable.
  */
 import { z } from "zod";
 

@@ -130,7 +130,7 @@ export async function latestAuditEventOf(action: string): Promise<{ at: Date; ac
 
 /**
  * SQLite only: gives the file's free pages back when the database was created with
- * `auto_vacuum = INCREMENTAL` (README, "Retention"); otherwise SQLite reuses them for new rows
+ * `auto_vacuum = INCREMENTAL` (docs/operations.md, "Retention"); otherwise SQLite reuses them for new rows
  * and the file keeps its size. Returns the auto_vacuum mode (0 none, 1 full, 2 incremental).
  */
 export async function sqliteReleaseFreePages(): Promise<number | null> {

@@ -1,5 +1,5 @@
 /**
- * The settings of notifications (README, "Notifications"), parsed with the app's configuration
+ * The settings of notifications (docs/configuration.md, PLAYFORM_SMTP_URL and PLAYFORM_NOTIFY_BACKOFF_SECONDS; docs/forms.md, "Notifications: how they are delivered"), parsed with the app's configuration
  * (server/config.ts spreads notifyEnvShape into its schema).
  */
 import { z } from "zod";

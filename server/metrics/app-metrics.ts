@@ -1,5 +1,5 @@
 /**
- * The app node's Prometheus metrics (GET /metrics, see endpoint.ts and README.md "Metrics"):
+ * The app node's Prometheus metrics (GET /metrics, see endpoint.ts and docs/operations.md, "Metrics"):
  * one prom-client Registry per process, every name prefixed `playform_`, Node's default
  * process metrics included.
  *

@@ -1,5 +1,5 @@
 /**
- * Retention (README, "Retention"): removes the output of old finished jobs and old audit
+ * Retention (docs/operations.md, "Retention"): removes the output of old finished jobs and old audit
  * events, so the database stays bounded however long the app runs.
  *
  * A job's output goes when either setting says so: it finished more than

@@ -1,5 +1,5 @@
 /**
- * Retention settings (README, "Retention"), read from the environment with zod. server/config.ts
+ * Retention settings (docs/operations.md, "Retention"), read from the environment with zod. server/config.ts
  * checks them at boot with the rest of the configuration, so a bad value stops the start with
  * the variable's name; the custom server and route handlers read them through
  * retentionSettings() (same environment). Everything is off by default.

@@ -170,7 +170,7 @@ export async function resolvePlaybookUser(env: RteEnv, log: (line: string) => vo
     throw new PlaybookUserError(
       `RTE_PLAYBOOK_USER=${name}, but this RTE is not root (uid ${process.getuid?.()}) and cannot switch users. ` +
         `Run the RTE as root (it then runs playbooks as ${name}), or unset RTE_PLAYBOOK_USER to run them as this user ` +
-        `(unsafe: see "Fault tolerance and security" in the README).`,
+        `(unsafe: see "Fault tolerance and security" in docs/security.md).`,
     );
   }
   let entry = await lookUpUser(name);
@@ -207,6 +207,6 @@ function warnSameUser(root: boolean, log: (line: string) => void): void {
   log(
     root
       ? `WARNING: unset RTE_PLAYBOOK_USER to run them as ${DEFAULT_PLAYBOOK_USER}.`
-      : `WARNING: run the RTE as root to run playbooks as ${DEFAULT_PLAYBOOK_USER} (README: "Fault tolerance and security").`,
+      : `WARNING: run the RTE as root to run playbooks as ${DEFAULT_PLAYBOOK_USER} (docs/security.md: "Fault tolerance and security").`,
   );
 }

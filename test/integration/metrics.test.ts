@@ -1,6 +1,6 @@
 /**
  * GET /metrics of the real app and of its real local RTE, after a job ran: what operators'
- * dashboards read (README.md "Metrics", deploy/grafana/playform-dashboard.json), and the
+ * dashboards read (docs/operations.md, "Metrics", deploy/grafana/playform-dashboard.json), and the
  * optional bearer token in front of the app's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -216,7 +216,7 @@ describe("retention of the audit trail", () => {
     expect(status.pending).toEqual({ jobs: 0, auditEvents: 0 });
   });
 
-  it("gives the free pages back on a database converted to auto_vacuum = INCREMENTAL (README, Retention)", async () => {
+  it("gives the free pages back on a database converted to auto_vacuum = INCREMENTAL (docs/operations.md, Retention)", async () => {
     await closeDb();
     const sqlite = new Database(file);
     sqlite.pragma("auto_vacuum = INCREMENTAL");

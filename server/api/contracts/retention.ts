@@ -1,4 +1,4 @@
-/** Contracts of retention (README, "Retention"; docs/api.md, "Retention"; server/api/contract.ts). */
+/** Contracts of retention (docs/operations.md, "Retention"; docs/api.md, "Retention"; server/api/contract.ts). */
 import { z } from "zod";
 import { endpoint } from "../contract";
 
