@@ -15,7 +15,7 @@ const base: Recap = {
 };
 const localhost = { host: "localhost", ok: 1, changed: 0, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0 };
 
-describe("recapView (issue 9: an aborted run is not 'No host ran a task', HOSTS 0)", () => {
+describe("recapView: an aborted run is not 'No host ran a task', HOSTS 0", () => {
   it("shows an incomplete run's partial hosts and profile_tasks figures, marked partial", () => {
     const view = recapView({
       ...base,

@@ -57,7 +57,7 @@ export const AUDIT_ACTIONS = [
   "group.members",
   "token.create",
   "token.revoke",
-  // Retention (issue 13): a cleanup run, with its counts.
+  // Retention (docs/operations.md, "Retention"): a cleanup run, with its counts.
   "retention.run",
   // Git sources of forms (server/sources).
   "source.create",

@@ -327,7 +327,7 @@ export async function sweepUploads(now: Date = new Date()): Promise<{ uploads: n
 }
 
 /**
- * Deletes a job's uploads and the content no other upload shares (for job retention, issue 13).
+ * Deletes a job's uploads and the content no other upload shares (for job retention: a run's output and uploads go together).
  * An upload a later relaunch took belongs to that job and stays.
  */
 export async function deleteJobUploads(jobId: number, now: Date = new Date()): Promise<number> {

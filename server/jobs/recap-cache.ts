@@ -13,7 +13,7 @@ import { jobRecap, type RecapSource } from "./recap";
 export async function cachedJobRecap(jobId: number): Promise<{ recap: Recap; source: RecapSource }> {
   const row = await findCachedRecap(jobId);
   const cached = row?.recap as Recap | null | undefined;
-  // A recap cached before a job-only field existed is computed again (issue 9): partial_hosts
+  // A recap cached before a job-only field existed is computed again: partial_hosts
   // of an incomplete run, changed_results and playbook_sec of a recap from events.
   const stale =
     (cached?.status === "incomplete" && cached.partial_hosts === undefined) ||

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:compare-events`: what the job page's comparison costs for two kubespray-class
- * runs stored with events (issue 9: "the page handles two 100,000+ line logs … in under 2 s").
+ * runs stored with events (the target: the page handles two 100,000+ line logs in under 2 s).
  *
  * The job page asks `compare/previous`; the app reads each job's recap from its cache, or, the
  * first time, computes it from the job's stored events: validate every event (zod), reduce them

@@ -1,5 +1,5 @@
 /**
- * An aborted run's analytics in a real browser (issue 9, finding 2): the job is aborted from its
+ * An aborted run's analytics in a real browser (not "no host ran a task"): the job is aborted from its
  * page while its last task waits; the page then says the run is incomplete, shows the host rows
  * it did get as a partial PLAY RECAP, and gives no idempotence verdict against the previous
  * complete run. The form is test/fixtures/forms-incomplete/interrupt-me (as in the integration

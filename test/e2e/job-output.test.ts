@@ -1,5 +1,5 @@
 /**
- * The job page on a big output, in a real browser against the production build (issue 8): a
+ * The job page on a big output, in a real browser against the production build: a
  * finished job of 200,000 lines opens at once and scrolls end to end with the DOM bounded;
  * #L, "Go to line", "Jump to task", the timeline's task links and search take you to a line;
  * a live job is followed while the pane is at the bottom, and scrolling up counts new lines.

@@ -260,7 +260,7 @@ describe("job page compared with the previous run", () => {
   it("lists the task that changed in both runs of hello-world as changed again", async () => {
     const page = await openAsAdmin();
 
-    // Finding 5 (issue 9): the first run's page asks for a previous run that does not exist;
+    // The first run's page asks for a previous run that does not exist;
     // that is an answer, not an error: no console error, no response >= 400 on the job page.
     const onJobPage = () => /^\/jobs\/\d+$/.test(new URL(page.url()).pathname);
     const problems: string[] = [];
@@ -343,7 +343,7 @@ describe("analyse a log", () => {
 });
 
 describe("analyse a log file", () => {
-  it("reads Ansible's log file (log_path), and says what a killed run did before it stopped (issue 9)", async () => {
+  it("reads Ansible's log file (log_path), and says what a killed run did before it stopped", async () => {
     const page = await openAsAdmin();
     await page.goto("/recap");
     const table = page.locator('[data-testid="recap-table"] tr[data-host]');

@@ -84,7 +84,7 @@ describe("comparing runs", () => {
     expect(direct.status).toBe(200);
     expect(direct.json.first.id).toBe(jobIds[0]);
     expect((await api.call("GET", `/api/jobs/${jobIds[0]}/compare/previous`)).status).toBe(404);
-    // The job page's own question (issue 9): the first run of a form is an answer, not a 404.
+    // The job page's own question: the first run of a form is an answer, not a 404.
     const optional = await api.call("GET", `/api/jobs/${jobIds[0]}/compare/previous?optional=1`);
     expect(optional.status).toBe(200);
     expect(optional.json).toEqual({ previous: null });
@@ -114,7 +114,7 @@ describe("POST /api/recap analyses an uploaded log", () => {
     const expected = JSON.parse(fs.readFileSync(path.join(FIXTURES, name, "expected.json"), "utf8"));
     const { status, json } = await api.call("POST", "/api/recap", { body: log, type: "text/plain" });
     expect(status).toBe(200);
-    // The fixture's contract, plus the partial_* fields when the log is incomplete (issue 9).
+    // The fixture's contract, plus the partial_* fields when the log is incomplete (the run stopped before its PLAY RECAP).
     const { partial_hosts, partial_elapsed_sec, partial_slowest_tasks, ...contract } = json;
     expect(contract).toEqual(expected);
     for (const field of [partial_hosts, partial_elapsed_sec, partial_slowest_tasks]) {

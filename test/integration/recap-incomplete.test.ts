@@ -1,5 +1,5 @@
 /**
- * A run aborted through the real app and RTE gets honest analytics (issue 9, finding 2): its
+ * A run aborted through the real app and RTE gets honest analytics, not "no host ran a task": its
  * recap says it is incomplete and shows what it did get in partial_* fields, from both the
  * events and the text; it never feeds an idempotence verdict: a comparison with it is not
  * judgeable, compare/previous of the next run skips it, and the form's trend leaves it out.

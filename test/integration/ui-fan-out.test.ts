@@ -1,5 +1,5 @@
 /**
- * Live output fans out per job, not per watcher (issue 8): one job followed by 20 browser
+ * Live output fans out per job, not per watcher: one job followed by 20 browser
  * sockets on one app node (real app, real local RTE, real ansible-playbook). Every follower
  * gets every line exactly once, in order, those who join mid-run included; and the app reads
  * the job's output about once per stored batch, plus one catch-up per follower that joins,

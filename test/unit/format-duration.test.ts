@@ -8,8 +8,8 @@ import {
   formatDuration,
 } from "@/components/ui/format";
 
-// Issue 9 finding 3: header, timeline, recap, comparison and trend printed the same run's
-// time with different precisions ("1.6s", "0.91s", "0s"). One formatter, one precision.
+// Header, timeline, recap, comparison and trend printed the same run's
+// time with different precisions ("1.6s", "0.91s", "0s") before. One formatter, one precision.
 describe("formatDurationSeconds: the one duration format", () => {
   it("is sub-second below a minute", () => {
     expect(formatDurationSeconds(0.91)).toBe("0.91 s");

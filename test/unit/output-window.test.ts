@@ -1,5 +1,5 @@
 /**
- * The server side of windows by line (issue 8), against a real migrated SQLite database:
+ * The server side of windows by line (a job page reads only the lines on screen), against a real migrated SQLite database:
  * chunks stored the way the /rte hub stores them (storeRteItems numbers them), then read back
  * by listLineChunks (which chunks hold a window) and outputWindow (the lines, and the colour
  * state at the window's first line). The integration test checks the same on a real

@@ -27,7 +27,7 @@ function recap(hosts: RecapHostRow[], changed_tasks: string[], ignored_failures:
   };
 }
 
-// Issue 9 finding 4: PLAY RECAP changed=4, "Changed tasks" lists 3, nothing said why.
+// PLAY RECAP changed=4 while "Changed tasks" lists 3: the page must say why.
 describe("explainChangedCount", () => {
   it("says nothing when the counts add up", () => {
     expect(explainChangedCount(recap([row("h", 3)], ["a", "b", "c"]))).toBeNull();

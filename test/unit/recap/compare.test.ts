@@ -160,7 +160,7 @@ describe("trendAcrossRuns", () => {
     expect(t.never_idempotent).toEqual(["stamp", "restart"]);
   });
 
-  it("lists the duration of every completed run in the order given, never an incomplete one (issue 9)", () => {
+  it("lists the duration of every completed run in the order given, never an incomplete one", () => {
     expect(trendAcrossRuns(runs).durations).toEqual([
       { id: "r1", finished_at: "2026-11-30T06:00:00Z", status: "failed", elapsed_sec: 60, job_sec: null },
       { id: "r2", finished_at: null, status: "failed", elapsed_sec: 30, job_sec: null },
@@ -168,7 +168,7 @@ describe("trendAcrossRuns", () => {
     ]);
   });
 
-  // Issue 9 finding 3: runs of 3.3-3.7 s all have elapsed_sec 3 (whole seconds), so the
+  // Runs of 3.3-3.7 s all have elapsed_sec 3 (whole seconds), so the
   // trend's bars were equal. The job's launch-to-end time is measured to the millisecond.
   it("gives each run's launch-to-end time when its start is known", () => {
     const [d] = trendAcrossRuns([
@@ -191,7 +191,7 @@ describe("trendAcrossRuns", () => {
   });
 });
 
-describe("an incomplete run never feeds an idempotence verdict (issue 9)", () => {
+describe("an incomplete run never feeds an idempotence verdict", () => {
   const killed = recap({ status: "incomplete", changed_tasks: ["Quick check"], hosts: [] });
   const done = recap({ status: "successful", changed_tasks: [], hosts: [row("n1", { ok: 3 })] });
 

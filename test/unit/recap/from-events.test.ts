@@ -145,7 +145,7 @@ describe("recapFromEvents: hosts and status", () => {
     });
   });
 
-  it("gives an incomplete run's partial_hosts and profile_tasks figures so far, when asked (issue 9)", () => {
+  it("gives an incomplete run's partial_hosts and profile_tasks figures so far, when asked", () => {
     const r = new Run().playbook().play("p");
     const facts = r.task("Gathering Facts");
     r.at(2).result(facts, "localhost", "ok");

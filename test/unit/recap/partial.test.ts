@@ -1,5 +1,5 @@
 /**
- * Issue 9: an incomplete run (killed, aborted: no PLAY RECAP) says what it did get, in fields of
+ * An incomplete run (killed, aborted: no PLAY RECAP) says what it did get, in fields of
  * their own (partial_*), and only when asked: the contract's fields and fixtures are unchanged.
  */
 import { readFileSync } from "node:fs";
@@ -75,7 +75,7 @@ describe("partial figures of an incomplete run (text)", () => {
     expect(recap.partial_slowest_tasks).toEqual([]);
   });
 
-  it("a log file (log_path) cut short: timings so far from its line timestamps (issue 9)", () => {
+  it("a log file (log_path) cut short: timings so far from its line timestamps", () => {
     // log_path_basic up to the 4th task's first result: killed while "Wait for the service" ran.
     const lines = readFileSync(join(ROOT, "log_path_basic", "log.txt"), "utf8").split("\n");
     const recap = partial(lines.slice(0, lines.findIndex((l) => l.includes("ok: [node2]") && l.includes(",410 ")) + 1).join("\n"));

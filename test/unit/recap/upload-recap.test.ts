@@ -3,7 +3,7 @@
  * it: the request body streamed in (text/plain, the page's raw body; or multipart) through
  * uploadedText() into parseRecapChunks(…, { partial: true }). Every fixture, log files and
  * callbacks included, gives its expected recap, plus the partial_* fields when it is incomplete
- * (killed_sigint: what the Analyse log page shows of a run cut short, issue 9); the route itself
+ * (killed_sigint: what the Analyse log page shows of a run cut short); the route itself
  * (sign-in, limits) is tested in test/integration/recap-api.
  */
 import { readdirSync, readFileSync } from "node:fs";
