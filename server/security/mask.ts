@@ -135,33 +135,61 @@ function base64Patterns(secret: string): [string, number][] {
   const bytes = Buffer.from(secret, "utf8");
   const patterns: [string, number][] = [];
   for (let skip = 0; skip < 3; skip++) {
-    const firstBit = skip * 8;
-    const endBit = (skip + bytes.length) * 8;
-    const first = Math.floor(firstBit / 6);
-    const end = Math.ceil(endBit / 6);
+    // The first group holds `skip` unknown bytes and the secret's first ones; the whole groups
+    // after it are plain base64 (computed, not looped over: a secret may be a megabyte); the
+    // last group holds the secret's last bytes and unknown ones.
+    const head = Math.min(bytes.length, (3 - skip) % 3);
+    const whole = Math.floor((bytes.length - head) / 3) * 3;
     let pattern = "";
-    for (let char = first; char < end; char++) {
-      // Which of the character's 6 bits belong to the secret (known), and their values.
-      let known = 0;
-      let value = 0;
-      for (let k = 0; k < 6; k++) {
-        const bit = char * 6 + k;
-        if (bit < firstBit || bit >= endBit) continue;
-        const byte = bytes[(bit >> 3) - skip]!;
-        known |= 1 << (5 - k);
-        value |= ((byte >> (7 - (bit & 7))) & 1) << (5 - k);
-      }
-      const chars = new Set<string>();
-      for (let v = 0; v < 64; v++) {
-        if ((v & known) === value) chars.add(BASE64[v]!).add(BASE64URL[v]!);
-      }
-      pattern += chars.size === 1 ? escapeRegExp([...chars][0]!) : `[${[...chars].map(escapeRegExp).join("")}]`;
+    let length = 0;
+    if (head > 0) {
+      const group = partialGroup([...Array<null>(skip).fill(null), ...bytes.subarray(0, head)]);
+      pattern += group.pattern;
+      length += group.length;
     }
-    const padding = (3 - ((skip + bytes.length) % 3)) % 3;
-    if (padding > 0) pattern += `(?:${"=".repeat(padding)})?`;
-    patterns.push([pattern, end - first]);
+    const middle = bytes.subarray(head, head + whole).toString("base64");
+    pattern += middle.replace(/\+/g, "[+\\-]").replace(/\//g, "[/_]");
+    length += middle.length;
+    const tail = bytes.subarray(head + whole);
+    if (tail.length > 0) {
+      const group = partialGroup([...tail]);
+      // Padding when the secret ends the string.
+      pattern += `${group.pattern}(?:${"=".repeat(3 - tail.length)})?`;
+      length += group.length;
+    }
+    if (pattern) patterns.push([pattern, length]);
   }
   return patterns;
+}
+
+/**
+ * One 3-byte group of which some bytes are the secret's and the others (null) unknown, as
+ * base64: the characters holding a bit of the secret, each a literal or the class of the
+ * characters (standard and URL-safe) whose secret bits are right; those of unknown bits only
+ * are left out.
+ */
+function partialGroup(group: (number | null)[]): { pattern: string; length: number } {
+  let pattern = "";
+  let length = 0;
+  for (let char = 0; char < 4; char++) {
+    let known = 0;
+    let value = 0;
+    for (let k = 0; k < 6; k++) {
+      const bit = char * 6 + k;
+      const byte = group[bit >> 3];
+      if (byte === null || byte === undefined) continue;
+      known |= 1 << (5 - k);
+      value |= ((byte >> (7 - (bit & 7))) & 1) << (5 - k);
+    }
+    if (known === 0) continue;
+    const chars = new Set<string>();
+    for (let v = 0; v < 64; v++) {
+      if ((v & known) === value) chars.add(BASE64[v]!).add(BASE64URL[v]!);
+    }
+    pattern += chars.size === 1 ? escapeRegExp([...chars][0]!) : `[${[...chars].map(escapeRegExp).join("")}]`;
+    length++;
+  }
+  return { pattern, length };
 }
 
 /**
