@@ -8,6 +8,7 @@
  * - secret: `{variables: {name: value}}`, extra variables that only the playbook sees.
  */
 import { z } from "zod";
+import { privateKeyProblem } from "./private-key";
 
 export const CREDENTIAL_KINDS = ["ssh", "vault", "secret"] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
@@ -67,6 +68,10 @@ const privateKeySchema = z
       });
     } else if (isEncryptedPrivateKey(key)) {
       ctx.addIssue({ code: "custom", message: `this key is encrypted with a passphrase; ${PASSPHRASE_UNSUPPORTED}` });
+    } else {
+      // Markers alone prove nothing: the key is read, so garbage or a key cut short is refused now.
+      const problem = privateKeyProblem(key, privateKeyBodyLines(key));
+      if (problem) ctx.addIssue({ code: "custom", message: `cannot be read as a private key: ${problem}` });
     }
   });
 

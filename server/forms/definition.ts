@@ -131,6 +131,27 @@ export const formDefinitionSchema = z
   });
 export type FormDefinition = z.infer<typeof formDefinitionSchema>;
 
+/**
+ * A definition as import takes it (a forms folder, a Git source): the schema and what import
+ * refuses on top. A password field's default would be sent to everyone who opens the form
+ * (GET /api/forms/NAME): a secret known to every launcher is no secret. Not part of
+ * formDefinitionSchema, which also reads what is stored (forms imported by an older version,
+ * the snapshots of jobs) and must keep reading it; publicForm never sends such a default.
+ */
+export const importedFormSchema = formDefinitionSchema.superRefine((form, ctx) => {
+  form.fields.forEach((field, index) => {
+    if (field.type === "password" && field.default !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["fields", index, "default"],
+        message:
+          `form "${form.name}": password field "${field.name}" may not have a default: every user who opens the form ` +
+          "would receive it. Remove the default; a value every run needs belongs in a secret credential (credentials:)",
+      });
+    }
+  });
+});
+
 /** "fields.0.name: must be ..." — the path of every problem, for CLI and log messages. */
 export function describeZodError(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`).join("; ");

@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { describeZodError, formDefinitionSchema, type FormDefinition } from "./definition";
+import { describeZodError, importedFormSchema, type FormDefinition } from "./definition";
 import { readHostChoices, type HostChoices } from "./host-choices";
 
 export interface LoadedForm {
@@ -22,7 +22,7 @@ export function loadFormFolder(dir: string): LoadedForm {
   } catch (error) {
     throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  const parsed = formDefinitionSchema.safeParse(raw);
+  const parsed = importedFormSchema.safeParse(raw);
   if (!parsed.success) throw new Error(`${file}: ${describeZodError(parsed.error)}`);
   const definition = parsed.data;
   for (const rel of [definition.playbook, ...definition.inventories]) {

@@ -19,6 +19,12 @@ function publicField(field: FieldSpec, choices: Readonly<Record<string, FieldOpt
   if ((field.type === "text" || field.type === "textarea") && field.default !== undefined && user) {
     return { ...field, label, default: fillUserPlaceholders(field.default, user) };
   }
+  if (field.type === "password") {
+    // Import refuses a password default (importedFormSchema); one stored by an older version
+    // is never sent to the page.
+    const { default: _secret, ...rest } = field;
+    return { ...rest, label };
+  }
   if ((field.type === "select" || field.type === "multiselect") && field.source) {
     const { source, ...rest } = field;
     return { ...rest, label, source: { dependsOn: sourcePlaceholders(source.url) } };

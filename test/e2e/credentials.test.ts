@@ -48,6 +48,14 @@ it("adds, lists and deletes credentials; the demo vault credential opens the vau
     await page.getByTestId("credential-private-key").fill("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI pasted-the-public-one");
     await page.getByTestId("new-credential-submit").click();
     await page.getByText("this is a public key").waitFor();
+    // Garbage between the markers: read at save time, refused under the key's field.
+    const keyField = page.getByTestId("credential-private-key");
+    await keyField.fill("-----BEGIN OPENSSH PRIVATE KEY-----\nthis is not a key at all\n-----END OPENSSH PRIVATE KEY-----\n");
+    await page.getByTestId("new-credential-submit").click();
+    await page.getByText("cannot be read as a private key").waitFor();
+    expect(await keyField.getAttribute("aria-invalid")).toBe("true");
+    const errorId = (await keyField.getAttribute("aria-describedby"))!.split(" ").find((id) => id.endsWith("-error"))!;
+    expect(await page.locator(`[id="${errorId}"]`).textContent()).toMatch(/cannot be read as a private key: .*not base64/);
     await page.getByTestId("credential-private-key").fill(fs.readFileSync(path.join(keyDir, "id"), "utf8"));
     await page.getByTestId("new-credential-submit").click();
     await page.getByTestId("credential-row-prod-ssh").waitFor();

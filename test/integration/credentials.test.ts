@@ -122,6 +122,20 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
         privateKey: fs.readFileSync(path.join(keyDir, "id_ed25519.pub"), "utf8"),
       });
       expect(publicKey.json.error.fields.privateKey).toMatch(/public key/);
+      // Garbage between the markers, or a key cut short, is parsed and refused, not stored.
+      const lines = privateKey.trimEnd().split("\n");
+      const unreadable = {
+        "openssh-garbage": "-----BEGIN OPENSSH PRIVATE KEY-----\nthis is not a key at all\n-----END OPENSSH PRIVATE KEY-----\n",
+        "pem-garbage": "-----BEGIN RSA PRIVATE KEY-----\nZ2FyYmFnZSBpbnNpZGUgdGhlIG1hcmtlcnM=\n-----END RSA PRIVATE KEY-----\n",
+        "openssh-truncated": [...lines.slice(0, -2), lines.at(-1)].join("\n"),
+      };
+      for (const [name, key] of Object.entries(unreadable)) {
+        const refused = await post({ name, kind: "ssh", username: "u", privateKey: key });
+        expect(refused.status, name).toBe(422);
+        expect(refused.json.error.fields.privateKey, name).toMatch(/cannot be read as a private key: /);
+      }
+      const listed = (await api.get("/api/credentials")).credentials.map((c: { name: string }) => c.name);
+      for (const name of Object.keys(unreadable)) expect(listed).not.toContain(name);
       const badVariable = await post({ name: "s1", kind: "secret", variables: { "1st": "x", ok: "y" } });
       expect(badVariable.status).toBe(422);
       expect(badVariable.json.error.fields["variables.1st"]).toMatch(/not a valid Ansible variable name/);

@@ -55,3 +55,38 @@ it("re-imports the forms folder on request and explains what it refused", async 
   const frank = apiClient(app, token.json.token as string);
   expect((await frank.call("POST", "/api/forms/import")).status).toBe(403);
 });
+
+it("refuses a form whose password field has a default, naming the form and the field, and never serves the default", async () => {
+  fs.mkdirSync(path.join(formsDir, "db-reset"));
+  fs.writeFileSync(path.join(formsDir, "db-reset", "site.yml"), "- hosts: localhost\n  gather_facts: false\n  tasks: []\n");
+  fs.writeFileSync(
+    path.join(formsDir, "db-reset", "form.yaml"),
+    [
+      "name: db-reset",
+      "title: Reset a database",
+      "playbook: site.yml",
+      "fields:",
+      "  - name: db_user",
+      "    type: text",
+      "    default: admin",
+      "  - name: db_password",
+      "    type: password",
+      "    default: hunter2-form-default",
+      "",
+    ].join("\n"),
+  );
+
+  const answer = await api.call("POST", "/api/forms/import");
+  expect(answer.status).toBe(200);
+  expect(answer.json.imported).not.toContain("db-reset");
+  const error = (answer.json.errors as string[]).find((e) => e.includes(path.join(formsDir, "db-reset", "form.yaml")));
+  expect(error, JSON.stringify(answer.json.errors)).toMatch(
+    /fields\.1\.default: form "db-reset": password field "db_password" may not have a default/,
+  );
+  expect(error).not.toContain("hunter2-form-default");
+
+  const form = await api.call("GET", "/api/forms/db-reset");
+  expect(form.status).toBe(404);
+  expect(JSON.stringify(await api.get("/api/forms"))).not.toContain("hunter2-form-default");
+  fs.rmSync(path.join(formsDir, "db-reset"), { recursive: true });
+});

@@ -28,8 +28,15 @@ beforeAll(() => {
   };
   make("ed25519", ["-t", "ed25519", "-N", ""]);
   make("ed25519-pass", ["-t", "ed25519", "-N", "a passphrase"]);
+  make("ed25519-b", ["-t", "ed25519", "-N", ""]);
   make("rsa-pem", ["-t", "rsa", "-b", "2048", "-m", "PEM", "-N", ""]);
   make("rsa-pem-pass", ["-t", "rsa", "-b", "2048", "-m", "PEM", "-N", "a passphrase"]);
+  make("rsa", ["-t", "rsa", "-b", "2048", "-N", ""]);
+  make("ecdsa256", ["-t", "ecdsa", "-b", "256", "-N", ""]);
+  make("ecdsa384", ["-t", "ecdsa", "-b", "384", "-N", ""]);
+  make("ecdsa521", ["-t", "ecdsa", "-b", "521", "-N", ""]);
+  make("ecdsa-pem", ["-t", "ecdsa", "-m", "PEM", "-N", ""]);
+  make("ed25519-pkcs8", ["-t", "ed25519", "-m", "PKCS8", "-N", ""]);
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -67,6 +74,56 @@ describe("ssh credentials", () => {
     expect(errors({ name: "d", kind: "ssh", username: "u", privateKey: "hello" }).privateKey).toMatch(/OpenSSH or PEM/);
     expect(errors({ name: "d", kind: "ssh", username: "two words", privateKey: keys.ed25519 }).username).toBeDefined();
     expect(errors({ name: "d", kind: "ssh", privateKey: keys.ed25519 }).username).toBe("is required");
+  });
+});
+
+describe("ssh credentials: the key is read when it is saved", () => {
+  /** The key with its body (the base64 between the markers) changed by `change`, rewrapped at 70. */
+  function withBody(key: string, change: (body: string) => string): string {
+    const lines = key.trimEnd().split("\n");
+    const body = change(lines.slice(1, -1).join(""));
+    return [lines[0], ...body.match(/.{1,70}/g)!, lines.at(-1)].join("\n") + "\n";
+  }
+  const privateKeyError = (privateKey: string) => errors({ name: "d", kind: "ssh", username: "u", privateKey }).privateKey;
+
+  it("accepts every kind of key ssh-keygen writes: OpenSSH ed25519, RSA, ECDSA 256/384/521, PEM RSA and EC, PKCS#8", () => {
+    for (const name of ["ed25519", "rsa", "ecdsa256", "ecdsa384", "ecdsa521", "rsa-pem", "ecdsa-pem", "ed25519-pkcs8"]) {
+      expect(privateKeyError(keys[name]!), name).toBeUndefined();
+    }
+  });
+
+  it("refuses garbage between the markers, OpenSSH or PEM, saying it cannot be read", () => {
+    const garbage = [
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nthis is not a key at all\n-----END OPENSSH PRIVATE KEY-----\n",
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nZ2FyYmFnZSBpbnNpZGUgdGhlIG1hcmtlcnM=\n-----END OPENSSH PRIVATE KEY-----\n",
+      "-----BEGIN RSA PRIVATE KEY-----\nZ2FyYmFnZSBpbnNpZGUgdGhlIG1hcmtlcnM=\n-----END RSA PRIVATE KEY-----\n",
+      "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n",
+    ];
+    for (const key of garbage) expect(privateKeyError(key), key).toMatch(/^cannot be read as a private key: /);
+    expect(privateKeyError(garbage[0]!)).toMatch(/not base64/);
+    expect(privateKeyError(garbage[1]!)).toMatch(/not an OpenSSH key/);
+  });
+
+  it("refuses a key cut short, and one with a character changed in its private part", () => {
+    for (const name of ["ed25519", "rsa", "ecdsa256", "rsa-pem", "ecdsa-pem"]) {
+      const cut = withBody(keys[name]!, (body) => body.slice(0, Math.floor((body.length * 0.8) / 4) * 4));
+      expect(privateKeyError(cut), `${name} cut short`).toMatch(/^cannot be read as a private key: /);
+    }
+    // The ed25519 seed starts at byte 161 of the OpenSSH body, base64 character 215.
+    const changed = withBody(keys.ed25519!, (body) => body.slice(0, 220) + (body[220] === "A" ? "B" : "A") + body.slice(221));
+    expect(privateKeyError(changed)).toMatch(/^cannot be read as a private key: its private and public halves do not belong together/);
+    // Two keys spliced: the public key of one (bytes 43..94 of an ed25519 body), the private part of another.
+    const bodyOf = (key: string) => Buffer.from(privateKeyBodyLines(key).join(""), "base64");
+    const spliced = Buffer.from(bodyOf(keys.ed25519!));
+    bodyOf(keys["ed25519-b"]!).copy(spliced, 43, 43, 94);
+    expect(privateKeyError(withBody(keys.ed25519!, () => spliced.toString("base64")))).toMatch(/halves do not belong together/);
+    expect(privateKeyError(withBody(keys.ed25519!, (body) => body))).toBeUndefined();
+  });
+
+  it("still reports an encrypted key as encrypted, not as unreadable", () => {
+    for (const name of ["ed25519-pass", "rsa-pem-pass"]) {
+      expect(privateKeyError(keys[name]!), name).toMatch(/encrypted with a passphrase/);
+    }
   });
 });
 

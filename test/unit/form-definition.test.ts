@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { describeZodError, formDefinitionSchema } from "../../server/forms/definition";
+import { describeZodError, formDefinitionSchema, importedFormSchema } from "../../server/forms/definition";
+import { publicForm } from "../../server/forms/public-view";
 
 const minimal = { name: "deploy-app", title: "Deploy the app", playbook: "site.yml" };
 
@@ -169,5 +170,37 @@ describe("formDefinitionSchema: rejected definitions name the offending key", ()
     expect(problems({ ...minimal, name: "BAD", playbook: "/abs.yml" })).toBe(
       "name: must be lowercase letters, digits and dashes; playbook: must be a path inside the form folder",
     );
+  });
+});
+
+describe("importedFormSchema: a password field's default", () => {
+  const withDefault = {
+    ...minimal,
+    fields: [
+      { name: "db_user", type: "text", default: "admin" },
+      { name: "db_password", type: "password", default: "hunter2-form-default" },
+    ],
+  };
+
+  it("is refused at import, naming the form and the field, without repeating the value", () => {
+    const parsed = importedFormSchema.safeParse(withDefault);
+    expect(parsed.success).toBe(false);
+    const message = describeZodError(parsed.error!);
+    expect(message).toMatch(/^fields\.1\.default: form "deploy-app": password field "db_password" may not have a default: /);
+    expect(message).not.toContain("hunter2-form-default");
+    // Without the default, and for other field types, import takes it.
+    expect(
+      importedFormSchema.safeParse({ ...minimal, fields: [withDefault.fields[0], { name: "db_password", type: "password" }] }).success,
+    ).toBe(true);
+  });
+
+  it("is still read from what is stored (a form imported by an older version), and never sent to the page", () => {
+    const stored = formDefinitionSchema.parse(withDefault);
+    const view = publicForm(stored);
+    expect(view.fields.map((f) => [f.name, "default" in f ? f.default : undefined])).toEqual([
+      ["db_user", "admin"],
+      ["db_password", undefined],
+    ]);
+    expect(JSON.stringify(view)).not.toContain("hunter2-form-default");
   });
 });

@@ -116,3 +116,80 @@ describe("maskJson", () => {
     expect(JSON.stringify(maskJson(event, mask))).not.toMatch(/SimpleSecret|U2ltcGxlU2VjcmV0/);
   });
 });
+
+describe("createMasker, base64 of a secret inside a longer string (any prefix, any suffix)", () => {
+  const urlSafe = (b64: string) => b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  /** Bytes 0..n-1 of a fixed pseudo-random sequence: prefixes and suffixes of every kind of byte. */
+  const noise = (n: number, seed: number) => Buffer.from(Array.from({ length: n }, (_, i) => (seed * 131 + i * 197 + 89) % 256));
+  const SECRETS = [
+    "Pw\"Q\\u'é€ 7&=+/z", // the password of the issue: its HTTP Basic header leaked
+    "abcd", // the shortest secret masked at all
+    "abcde",
+    "pässwörd-ünïcode",
+    "monitoring-token-8d7f6e5a4b3c2d1e",
+  ];
+
+  /**
+   * What the masked text must be: the base64 characters that carry any bit of the secret's
+   * bytes are replaced (with the padding when the secret ends the string), every character
+   * made only of prefix or suffix bits stays.
+   */
+  function expected(encoded: string, prefixBytes: number, secretBytes: number, suffixBytes: number): string {
+    const first = Math.floor((prefixBytes * 8) / 6);
+    const end = Math.ceil(((prefixBytes + secretBytes) * 8) / 6);
+    const tail = encoded.slice(end);
+    return encoded.slice(0, first) + MASK + (suffixBytes === 0 ? tail.replace(/^=+/, "") : tail);
+  }
+
+  it.each(SECRETS.map((s) => [JSON.stringify(s), s] as const))(
+    "%s after 0 to 7 bytes and before 0 to 4, base64 and base64url",
+    (_, secret) => {
+      const mask = createMasker([secret]);
+      const bytes = Buffer.from(secret, "utf8");
+      for (let prefix = 0; prefix <= 7; prefix++) {
+        for (let suffix = 0; suffix <= 4; suffix++) {
+          const whole = Buffer.concat([noise(prefix, 1), bytes, noise(suffix, 2)]);
+          const b64 = whole.toString("base64");
+          const where = `prefix ${prefix} bytes, suffix ${suffix}`;
+          expect(mask(`Authorization: Basic ${b64}\n`), where).toBe(
+            `Authorization: Basic ${expected(b64, prefix, bytes.length, suffix)}\n`,
+          );
+          const url = urlSafe(b64);
+          expect(mask(`?t=${url}&x=1`), `${where}, base64url`).toBe(`?t=${expected(url, prefix, bytes.length, suffix)}&x=1`);
+        }
+      }
+    },
+  );
+
+  it("masks the header of the issue, printed by {{ ('user:' ~ pw) | b64encode }}", () => {
+    const mask = createMasker(["Pw\"Q\\u'é€ 7&=+/z"]);
+    expect(mask('"msg": "dXNlcjpQdyJRXHUnw6nigqwgNyY9Ky96"')).toBe(`"msg": "dXNlcj${MASK}"`);
+  });
+
+  it("leaves alone the base64 of a string that differs from the secret in one byte, at every offset", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const mask = createMasker([secret]);
+    const bytes = Buffer.from(secret);
+    for (let at = 0; at < bytes.length; at++) {
+      const other = Buffer.from(bytes);
+      other[at] = other[at]! ^ 0x01;
+      for (let prefix = 0; prefix < 3; prefix++) {
+        const text = Buffer.concat([noise(prefix, 3), other, noise(2, 4)]).toString("base64");
+        expect(mask(text), `byte ${at} changed, prefix ${prefix}`).toBe(text);
+      }
+    }
+  });
+
+  it("leaves 1 MB of unrelated base64 alone, with short secrets (4 bytes: 32 bits to match, at 3 alignments)", () => {
+    const mask = createMasker(["abcd", "wxyz", "s3cr", "Pw\"Q\\u'é€ 7&=+/z"]);
+    let state = 12345;
+    const random = Buffer.from(
+      Array.from({ length: 768 * 1024 }, () => {
+        state = (state * 1103515245 + 12345) % 2 ** 31;
+        return state >> 16;
+      }),
+    );
+    const text = random.toString("base64").replace(/.{76}/g, "$&\n");
+    expect(mask(text)).toBe(text);
+  });
+});

@@ -336,6 +336,21 @@ describe("OutputBatcher: masking", () => {
   });
 });
 
+describe("OutputBatcher: masking the base64 of a secret after a prefix", () => {
+  it("masks it when the line arrives in two writes cut inside the base64, with an interval tick between them", () => {
+    const secret = "hunter2-secret";
+    const b = batcher({ mask: createMasker([secret]) });
+    const header = Buffer.from(`user:${secret}`).toString("base64");
+    vi.advanceTimersByTime(INTERVAL - 1);
+    b.write("stdout", `Authorization: Basic ${header.slice(0, 12)}`);
+    vi.advanceTimersByTime(1); // tick: the partial line is held
+    b.write("stdout", `${header.slice(12)}\n`);
+    vi.advanceTimersByTime(INTERVAL);
+    b.stop();
+    expect(streamText("stdout")).toBe(`Authorization: Basic ${header.slice(0, 6)}********\n`);
+  });
+});
+
 describe("OutputBatcher: PROCESS_MAX_BUFFER", () => {
   it("logs one warning and drops the rest of that stream only", () => {
     const b = batcher({ maxBuffer: 100 });
