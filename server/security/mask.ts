@@ -216,18 +216,48 @@ function urlEncodingPattern(secret: string): [string, number] | null {
 
 export type Masker = (text: string) => string;
 
+/**
+ * A secret longer than this (a certificate bundle, a key file pasted into a field) is masked by
+ * its literal forms only: as written, JSON-escaped, and its base64 and base64url at each of the
+ * three alignments. Its per-character pattern would be too large for V8 ("Regular expression
+ * too large" from about 30 KB), and the masker could not be built at all.
+ */
+export const LONG_SECRET_LENGTH = 4_096;
+
+function literalForms(secret: string): string[] {
+  const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
+  const bytes = Buffer.from(secret, "utf8");
+  for (let skip = 0; skip < 3; skip++) {
+    // The whole 3-byte groups from `skip` on: what any prefix of length = -skip (mod 3) leaves intact.
+    const whole = Math.floor((bytes.length - skip) / 3) * 3;
+    const base64 = bytes.subarray(skip, skip + whole).toString("base64");
+    forms.add(base64);
+    forms.add(base64.replace(/\+/g, "-").replace(/\//g, "_"));
+  }
+  return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
 export function createMasker(secrets: readonly string[]): Masker {
   const alternatives = new Map<string, number>();
   /** The base64 of the secrets after 1 or 2 bytes (mod 3) of something else: a second pass. */
   const shifted = new Map<string, number>();
+  const literals: string[] = [];
   for (const secret of new Set(secrets)) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
+    if (secret.length > LONG_SECRET_LENGTH) {
+      literals.push(...literalForms(secret));
+      continue;
+    }
     alternatives.set(escapedSecretPattern(secret), secret.length);
     base64Patterns(secret).forEach(([pattern, length], skip) => (skip === 0 ? alternatives : shifted).set(pattern, length));
     const url = urlEncodingPattern(secret);
     if (url) alternatives.set(...url);
   }
-  if (alternatives.size === 0) return (text) => text;
+  // Longest first, like the patterns: a long secret's raw form before a shorter base64 of it.
+  literals.sort((a, b) => b.length - a.length);
+  const maskLiterals = (text: string) =>
+    literals.reduce((masked, literal) => (masked.includes(literal) ? masked.split(literal).join(MASK) : masked), text);
+  if (alternatives.size === 0) return literals.length === 0 ? (text) => text : maskLiterals;
   // Longest first, so a secret's base64 is masked whole rather than leaving a padded tail, and
   // a secret containing a shorter one is masked whole.
   const regExp = (patterns: Map<string, number>) =>
@@ -243,8 +273,12 @@ export function createMasker(secrets: readonly string[]): Masker {
   // of 4 or 16 characters, would leave almost nothing to skip for the other alternatives.
   // "********" holds no base64 character, so the second pass never matches across a mask.
   const first = regExp(alternatives);
-  const second = regExp(shifted);
-  return (text) => text.replace(first, MASK).replace(second, MASK);
+  const second = shifted.size > 0 ? regExp(shifted) : null;
+  const masked = (text: string) => {
+    const once = text.replace(first, MASK);
+    return second ? once.replace(second, MASK) : once;
+  };
+  return literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
 }
 
 /**

@@ -81,3 +81,28 @@ describe("createMasker", () => {
     expect(mask("hunter2-secret")).toBe(MASK);
   });
 });
+
+describe("createMasker with long secrets", () => {
+  // A pasted certificate bundle or key file: per-character patterns of it would exceed V8's
+  // limit on a regular expression's size ("Regular expression too large" from about 30 KB).
+  const long = (size: number) =>
+    Array.from({ length: size }, (_, i) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\n"[(i * 7919) % 63]).join("");
+
+  it.each([40_000, 1_000_000])("masks a %i-character secret as written, JSON-escaped and in base64 at any offset", (size) => {
+    const secret = long(size);
+    const mask = createMasker([secret, "short-one"]);
+    expect(mask(`before ${secret} after`)).toBe(`before ${MASK} after`);
+    expect(mask(JSON.stringify({ value: secret }))).toBe(`{"value":"${MASK}"}`);
+    for (const prefix of ["", "u", "us", "user:", "user:x"]) {
+      const encoded = Buffer.from(`${prefix}${secret}!`).toString("base64");
+      const masked = mask(`Authorization: Basic ${encoded}`);
+      expect(masked).toContain(MASK);
+      // What is left visible is at most the few characters around the secret's whole groups.
+      expect(masked.length).toBeLessThan(`Authorization: Basic `.length + MASK.length + 24);
+      const url = Buffer.from(`${prefix}${secret}`).toString("base64url");
+      expect(mask(url).length).toBeLessThan(MASK.length + 12);
+    }
+    // The short secret beside it keeps its full treatment.
+    expect(mask("short-one")).toBe(MASK);
+  });
+});
