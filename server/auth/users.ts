@@ -16,6 +16,7 @@ import {
   setRole,
   type PublicUser,
 } from "../data/users";
+import { revokeUserTokensExcept } from "../data/auth-tokens";
 import { verifyPassword } from "../security/password";
 
 const USERNAME = /^[a-z0-9][a-z0-9._-]{1,62}$/;
@@ -92,7 +93,11 @@ async function deleteAccount(actor: PublicUser, username: string): Promise<void>
   }
 }
 
-export async function changeOwnPassword(actor: PublicUser, current: string, next: string): Promise<void> {
+/**
+ * Changes the actor's own password. Every other session and token of theirs ends (a leaked one
+ * must not outlive the change); the one that made the change (`keepTokenId`) stays.
+ */
+export async function changeOwnPassword(actor: PublicUser, current: string, next: string, keepTokenId: string): Promise<void> {
   const user = await requireAccount(actor.username);
   const audit = { actor: actor.username, action: "auth.password", target: `user:${actor.username}` } as const;
   if (!(await verifyPassword(current, user.passwordHash))) {
@@ -100,5 +105,6 @@ export async function changeOwnPassword(actor: PublicUser, current: string, next
     throw new DomainError("validation_failed", "currentPassword: is wrong", { currentPassword: "is wrong" });
   }
   await setPassword(actor.username, next);
-  await recordAudit({ ...audit, outcome: "success" });
+  await revokeUserTokensExcept(user.id, keepTokenId);
+  await recordAudit({ ...audit, outcome: "success", details: { otherSessionsAndTokens: "revoked" } });
 }
