@@ -77,13 +77,19 @@ export async function readableJobId(request: Request, rawId: string): Promise<nu
  * under `action` (the action attempted) or `admin.access` with the method and path as target.
  */
 export async function requireAdmin(request: Request, action?: AuditAction): Promise<PublicUser> {
-  const user = await requireUser(request);
+  return (await requireAdminCredential(request, action)).user;
+}
+
+/** requireAdmin, with the credential (the token the request came with: a password change keeps it). */
+export async function requireAdminCredential(request: Request, action?: AuditAction): Promise<TokenCredential> {
+  const credential = await requireCredential(request);
+  const { user } = credential;
   if (user.role !== "admin") {
     const target = `${request.method} ${new URL(request.url).pathname}`;
     await recordAudit({ actor: user.username, action: action ?? "admin.access", target, outcome: "denied" }, request);
     throw new DomainError("forbidden", "this action needs the admin role");
   }
-  return user;
+  return credential;
 }
 
 export interface JsonBodyOptions {

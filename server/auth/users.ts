@@ -50,7 +50,17 @@ export async function addUser(actor: PublicUser, input: z.infer<typeof newUserSc
   });
 }
 
-export async function changeUser(actor: PublicUser, username: string, change: z.infer<typeof userChangeSchema>): Promise<void> {
+/**
+ * An admin changes a user's role and/or password. The user's sessions and tokens end; an
+ * admin changing their own password keeps the session or token that made the change
+ * (`actorTokenId`), as a change through POST /api/auth/password does.
+ */
+export async function changeUser(
+  actor: PublicUser,
+  username: string,
+  change: z.infer<typeof userChangeSchema>,
+  actorTokenId: string,
+): Promise<void> {
   const audit = { actor: actor.username, target: `user:${username}` };
   let user: Awaited<ReturnType<typeof requireAccount>>;
   try {
@@ -72,6 +82,7 @@ export async function changeUser(actor: PublicUser, username: string, change: z.
   }
   // New credentials or rights take effect at once: no session keeps the old ones.
   if (user.id !== actor.id || change.role) await revokeUserTokens(user.id);
+  else await revokeUserTokensExcept(user.id, actorTokenId);
 }
 
 export async function removeUser(actor: PublicUser, username: string): Promise<void> {

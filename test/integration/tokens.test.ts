@@ -287,6 +287,17 @@ describe("sign-in tokens (POST /api/auth/token)", () => {
     expect((await whoIs(personal.token)).status).toBe(401);
     expect(await meWithCookie(cookie)).toBe(401);
     expect((await apiClient(app, changer).get("/api/tokens")).tokens.map((t: { kind: string }) => t.kind)).toEqual(["sign-in"]);
+
+    // An admin changing their own password on the Users page: the same.
+    expect(
+      (await admin.call("POST", "/api/users", { json: { username: "gina", password: "gina-password-1", role: "admin" } })).status,
+    ).toBe(201);
+    const ginaChanger = await basicToken("gina", "gina-password-1");
+    const ginaOther = await basicToken("gina", "gina-password-1");
+    const viaPatch = await apiClient(app, ginaChanger).call("PATCH", "/api/users/gina", { json: { password: "gina-password-2" } });
+    expect(viaPatch.status).toBe(204);
+    expect(await whoIs(ginaChanger)).toEqual({ status: 200, user: "gina" });
+    expect((await whoIs(ginaOther)).status).toBe(401);
   });
 });
 
