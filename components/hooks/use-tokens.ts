@@ -3,7 +3,7 @@ import { apiFetch } from "@/components/api/client";
 import type { PersonalToken } from "@/components/api/types";
 import { queryKeys } from "./query-keys";
 
-/** Your personal API tokens, or (admins) everyone's. */
+/** Your personal and sign-in tokens, or (admins) everyone's. */
 export function useTokens(whose: "mine" | "all") {
   return useQuery({
     queryKey: queryKeys.tokens(whose),
@@ -16,13 +16,13 @@ export function useTokens(whose: "mine" | "all") {
 export function useCreateToken() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: { name: string; expiresInDays: number }) =>
+    mutationFn: (input: { name: string; scope: string; expiresInDays?: number; expiresAt?: string }) =>
       apiFetch<PersonalToken & { token: string }>("/api/tokens", { method: "POST", body: input }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["tokens"] }),
   });
 }
 
-/** Revokes a personal token (yours, or anyone's for an admin). */
+/** Revokes a personal or sign-in token, and the tokens it made (yours, or anyone's for an admin). */
 export function useRevokeToken() {
   const queryClient = useQueryClient();
   return useMutation({

@@ -13,8 +13,9 @@ export function AccountTokens() {
     <section className="space-y-3" data-testid="api-tokens">
       <Panel title="API tokens">
         <p className="mb-3 text-sm text-zinc-600">
-          Personal tokens let scripts call the API as you, with your role, until they expire or you revoke them. An admin resetting your
-          password or changing your role ends them.
+          Personal tokens let scripts call the API as you, with your role, within their scope (read only; read and launch jobs; everything
+          you may), until they expire or you revoke them. Sign-in tokens that scripts got for your password are listed too. Changing your
+          password, or an admin resetting it or changing your role, ends them all.
         </p>
         <NewTokenForm />
       </Panel>

@@ -8,20 +8,33 @@ import { Field, TextField } from "@/components/ui/field";
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;
 
+/** What each scope lets a token do (server/access/token-scopes.ts). */
+const SCOPES = [
+  { value: "admin", label: "Everything you may" },
+  { value: "launch", label: "Read, launch and abort jobs" },
+  { value: "read", label: "Read only" },
+] as const;
+type Scope = (typeof SCOPES)[number]["value"];
+
 /** Makes a personal token and shows its secret once, with a copy button and a warning. */
 export function NewTokenForm() {
   const create = useCreateToken();
   const fields = fieldErrors(create.error);
   const [name, setName] = useState("");
-  const [days, setDays] = useState<number>(30);
+  const [scope, setScope] = useState<Scope>("admin");
+  /** A number of days, or "date": the date field below says when. */
+  const [expiry, setExpiry] = useState<number | "date">(30);
+  const [date, setDate] = useState("");
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const [copied, setCopied] = useState(false);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     setCopied(false);
+    // A date ends the token at the end of that day, in the browser's time zone.
+    const until = expiry === "date" ? (date ? new Date(`${date}T23:59:59`).toISOString() : "") : null;
     create.mutate(
-      { name: name.trim(), expiresInDays: days },
+      { name: name.trim(), scope, ...(until === null ? { expiresInDays: expiry as number } : { expiresAt: until }) },
       {
         onSuccess: (made) => {
           setSecret({ name: made.name, token: made.token });
@@ -56,11 +69,12 @@ export function NewTokenForm() {
             </Button>
           </div>
           <p className="text-xs text-amber-900">
-            Scripts send it as <code className="font-mono">Authorization: Bearer TOKEN</code>. It acts as you, with your role.
+            Scripts send it as <code className="font-mono">Authorization: Bearer TOKEN</code>. It acts as you, with your role, within its
+            scope.
           </p>
         </div>
       )}
-      <form className="grid gap-3 sm:grid-cols-[1fr_auto_auto] sm:items-start" onSubmit={submit} noValidate>
+      <form className="grid gap-3 sm:grid-cols-[1fr_auto_auto_auto_auto] sm:items-start" onSubmit={submit} noValidate>
         <TextField
           label="Token name"
           help="What uses it: “backup script”, “CI deploy”"
@@ -71,17 +85,41 @@ export function NewTokenForm() {
           autoComplete="off"
           data-testid="new-token-name"
         />
-        <Field label="Expires in" error={fields.expiresInDays}>
+        <Field label="Scope" error={fields.scope}>
           {(control) => (
-            <select {...control} value={days} onChange={(e) => setDays(Number(e.target.value))} data-testid="new-token-days">
-              {EXPIRY_DAYS.map((d) => (
-                <option key={d} value={d}>
-                  {d} days
+            <select {...control} value={scope} onChange={(e) => setScope(e.target.value as Scope)} data-testid="new-token-scope">
+              {SCOPES.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.value}: {s.label}
                 </option>
               ))}
             </select>
           )}
         </Field>
+        <Field label="Expires in" error={fields.expiresInDays}>
+          {(control) => (
+            <select
+              {...control}
+              value={expiry}
+              onChange={(e) => setExpiry(e.target.value === "date" ? "date" : Number(e.target.value))}
+              data-testid="new-token-days"
+            >
+              {EXPIRY_DAYS.map((d) => (
+                <option key={d} value={d}>
+                  {d} days
+                </option>
+              ))}
+              <option value="date">on a date…</option>
+            </select>
+          )}
+        </Field>
+        {expiry === "date" && (
+          <Field label="Expires on" error={fields.expiresAt}>
+            {(control) => (
+              <input {...control} type="date" value={date} onChange={(e) => setDate(e.target.value)} data-testid="new-token-date" />
+            )}
+          </Field>
+        )}
         <Button type="submit" variant="primary" className="sm:mt-5" disabled={create.isPending} data-testid="new-token-submit">
           {create.isPending ? "Creating…" : "Create token"}
         </Button>

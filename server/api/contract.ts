@@ -84,6 +84,8 @@ const ERROR_TEXT: Record<number, string> = {
 
 const CROSS_SITE_TEXT = "a cross-site request: a browser page of another site, without a bearer token (docs/api.md, Cross-site requests)";
 
+const SCOPE_TEXT = "a token whose scope does not cover the request (docs/api.md, Token scopes)";
+
 /** Every error status an endpoint may answer, with a description, in status order. */
 export function errorStatuses(spec: EndpointSpec): Map<number, string> {
   const out = new Map<number, string>();
@@ -92,6 +94,8 @@ export function errorStatuses(spec: EndpointSpec): Map<number, string> {
   if (spec.access === "admin") add(403);
   // Every state-changing request: refused before any route when a browser page of another site sends it (docs/api.md).
   if (spec.method !== "get") add(403, spec.access === "admin" ? `${ERROR_TEXT[403]}, or ${CROSS_SITE_TEXT}` : CROSS_SITE_TEXT);
+  // A bearer token whose scope does not cover the request (server/access/token-scopes.ts): only GET is open to every scope.
+  if (spec.method !== "get" && spec.access !== "public") add(403, `${out.get(403)}, or ${SCOPE_TEXT}`);
   if (spec.params) add(404);
   if (spec.query) add(400);
   if (spec.body) {

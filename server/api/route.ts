@@ -7,8 +7,10 @@ import { z } from "zod";
 import { DomainError } from "../errors";
 import { DEFAULT_JSON_BODY_BYTES, readJsonBody } from "./body";
 import { errorBody, httpAnswer, issuePath, issueText, zodMessage } from "./errors";
-import { authenticateRequest } from "../auth/authenticate";
+import { authenticateCredential } from "../auth/authenticate";
+import type { TokenCredential } from "../data/auth-tokens";
 import type { PublicUser } from "../data/users";
+import { effectiveScope, scopeAllows, scopeRefusal } from "../access/token-scopes";
 import { requireVisibleJob, viewerOf, type Viewer, type VisibleJob } from "../access/policy";
 import { loggerFor } from "../logging/logger";
 import { recordAudit, type AuditAction } from "../audit/record";
@@ -32,10 +34,23 @@ export function route<C>(handler: Handler<C>): Handler<C> {
   };
 }
 
+/**
+ * The credential of the request (user, token, scope), else 401. Every authenticated route comes
+ * here (through requireUser and the helpers below), so this is where a token's scope is
+ * enforced, once, for every endpoint (server/access/token-scopes.ts): a request outside it is
+ * a 403 that names the scope.
+ */
+export async function requireCredential(request: Request): Promise<TokenCredential> {
+  const credential = await authenticateCredential(request);
+  if (!credential) throw new DomainError("unauthorized", "authentication required: log in or send Authorization: Bearer TOKEN");
+  const scope = effectiveScope(credential.scope);
+  const path = new URL(request.url).pathname;
+  if (!scopeAllows(scope, request.method, path)) throw new DomainError("forbidden", scopeRefusal(scope, request.method, path));
+  return credential;
+}
+
 export async function requireUser(request: Request): Promise<PublicUser> {
-  const user = await authenticateRequest(request);
-  if (!user) throw new DomainError("unauthorized", "authentication required: log in or send Authorization: Bearer TOKEN");
-  return user;
+  return (await requireCredential(request)).user;
 }
 
 /** The signed-in user with their groups, for access decisions (server/access/policy.ts). */
@@ -62,13 +77,19 @@ export async function readableJobId(request: Request, rawId: string): Promise<nu
  * under `action` (the action attempted) or `admin.access` with the method and path as target.
  */
 export async function requireAdmin(request: Request, action?: AuditAction): Promise<PublicUser> {
-  const user = await requireUser(request);
+  return (await requireAdminCredential(request, action)).user;
+}
+
+/** requireAdmin, with the credential (the token the request came with: a password change keeps it). */
+export async function requireAdminCredential(request: Request, action?: AuditAction): Promise<TokenCredential> {
+  const credential = await requireCredential(request);
+  const { user } = credential;
   if (user.role !== "admin") {
     const target = `${request.method} ${new URL(request.url).pathname}`;
     await recordAudit({ actor: user.username, action: action ?? "admin.access", target, outcome: "denied" }, request);
     throw new DomainError("forbidden", "this action needs the admin role");
   }
-  return user;
+  return credential;
 }
 
 export interface JsonBodyOptions {

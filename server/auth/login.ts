@@ -24,6 +24,9 @@ const log = loggerFor({ component: "auth" });
  *   only its own failures fill; the cookie is exempt from that one too).
  *
  * A success clears nothing: it would hand a guesser new attempts whenever the real user logs in.
+ *
+ * The count is atomic per node: an attempt is counted before its password is checked and
+ * uncounted if it was right, so 100 wrong passwords at once get at most 10 answers of 401.
  */
 const USER_FAILURES = { limit: 10, windowMs: 10 * 60 * 1000 };
 const ADDRESS_FAILURES = { limit: 20, windowMs: 10 * 60 * 1000 };
@@ -80,10 +83,14 @@ async function verifyLogin(username: string, password: string, client: LoginClie
   assertPasswordSignInAllowed(username);
   const now = Date.now();
   const address = addressKey(client.address);
+  const name = nameKey(username);
   const account = await findUserByUsername(username);
   const cookieKnown = account !== null && isKnownClient(client.knownClient, account, now);
-  const known = cookieKnown || knownAddresses().has(`${nameKey(username)}\n${address}`, now);
-  const addressWait = cookieKnown ? 0 : failuresByAddress().retryAfterSeconds(address, now);
+  const known = cookieKnown || knownAddresses().has(`${name}\n${address}`, now);
+  // From here to the password check nothing awaits: each attempt takes its place in the counts
+  // (take) before the password is checked, so however many arrive at once, at most the limit
+  // are ever checked and answered 401. A right password gives its places back.
+  const addressWait = cookieKnown ? 0 : failuresByAddress().take(address, now);
   if (addressWait > 0) {
     throw new DomainError(
       "too_many_requests",
@@ -92,18 +99,22 @@ async function verifyLogin(username: string, password: string, client: LoginClie
       addressWait,
     );
   }
-  const nameWait = known ? 0 : failuresByUser().retryAfterSeconds(nameKey(username), now);
+  const nameWait = known ? 0 : failuresByUser().take(name, now);
   if (nameWait > 0) {
+    if (!cookieKnown) failuresByAddress().forget(address, now);
     throw new DomainError("too_many_requests", `too many failed logins for "${username}": try again in ${nameWait} s`, undefined, nameWait);
   }
+  // Known clients skip a check, not the count: their failures are recorded as before.
+  if (cookieKnown) failuresByAddress().record(address, now);
+  if (known) failuresByUser().record(name, now);
   if (!account || !(await verifyPassword(password, account.passwordHash))) {
-    failuresByAddress().record(address, now);
-    failuresByUser().record(nameKey(username), now);
     // The name as typed (capped), the address; never the password.
-    log().warn({ user: nameKey(username), address: client.address }, `failed login for "${nameKey(username)}" from ${client.address}`);
+    log().warn({ user: name, address: client.address }, `failed login for "${name}" from ${client.address}`);
     throw new DomainError("unauthorized", "wrong username or password");
   }
-  knownAddresses().record(`${nameKey(username)}\n${address}`, now);
+  failuresByAddress().forget(address, now);
+  failuresByUser().forget(name, now);
+  knownAddresses().record(`${name}\n${address}`, now);
   return { user: { id: account.id, username: account.username, role: account.role }, knownClient: knownClientValue(account, now) };
 }
 
@@ -125,7 +136,7 @@ export async function logIn(
   return { user, token, knownClient };
 }
 
-/** Ends the session of this token, if there is one. */
+/** Ends this session or token, if there is one, and the tokens it made. */
 export async function logOut(sessionToken: string | null): Promise<void> {
   if (!sessionToken) return;
   const user = await userForToken(sessionToken);

@@ -44,6 +44,27 @@ export class RecentEvents {
     return this.recent(key, now).length > 0;
   }
 
+  /**
+   * Check and count in one step: 0 and the event recorded while the key is under the limit,
+   * else the seconds to wait (nothing recorded). Synchronous, so two requests of one node can
+   * never both see the last free place: a login takes its place before it checks the password
+   * and gives it back (`forget`) only if the password was right.
+   */
+  take(key: string, now = Date.now()): number {
+    const wait = this.retryAfterSeconds(key, now);
+    if (wait === 0) this.record(key, now);
+    return wait;
+  }
+
+  /** Takes back one event of the key recorded at `at` (a login attempt that succeeded). */
+  forget(key: string, at: number): void {
+    const list = this.times.get(key);
+    const index = list?.lastIndexOf(at) ?? -1;
+    if (index < 0) return;
+    list!.splice(index, 1);
+    if (list!.length === 0) this.times.delete(key);
+  }
+
   record(key: string, now = Date.now()): void {
     const recent = this.recent(key, now);
     recent.push(now);

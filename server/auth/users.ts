@@ -16,6 +16,7 @@ import {
   setRole,
   type PublicUser,
 } from "../data/users";
+import { revokeUserTokensExcept } from "../data/auth-tokens";
 import { verifyPassword } from "../security/password";
 
 const USERNAME = /^[a-z0-9][a-z0-9._-]{1,62}$/;
@@ -49,7 +50,17 @@ export async function addUser(actor: PublicUser, input: z.infer<typeof newUserSc
   });
 }
 
-export async function changeUser(actor: PublicUser, username: string, change: z.infer<typeof userChangeSchema>): Promise<void> {
+/**
+ * An admin changes a user's role and/or password. The user's sessions and tokens end; an
+ * admin changing their own password keeps the session or token that made the change
+ * (`actorTokenId`), as a change through POST /api/auth/password does.
+ */
+export async function changeUser(
+  actor: PublicUser,
+  username: string,
+  change: z.infer<typeof userChangeSchema>,
+  actorTokenId: string,
+): Promise<void> {
   const audit = { actor: actor.username, target: `user:${username}` };
   let user: Awaited<ReturnType<typeof requireAccount>>;
   try {
@@ -71,6 +82,7 @@ export async function changeUser(actor: PublicUser, username: string, change: z.
   }
   // New credentials or rights take effect at once: no session keeps the old ones.
   if (user.id !== actor.id || change.role) await revokeUserTokens(user.id);
+  else await revokeUserTokensExcept(user.id, actorTokenId);
 }
 
 export async function removeUser(actor: PublicUser, username: string): Promise<void> {
@@ -92,7 +104,11 @@ async function deleteAccount(actor: PublicUser, username: string): Promise<void>
   }
 }
 
-export async function changeOwnPassword(actor: PublicUser, current: string, next: string): Promise<void> {
+/**
+ * Changes the actor's own password. Every other session and token of theirs ends (a leaked one
+ * must not outlive the change); the one that made the change (`keepTokenId`) stays.
+ */
+export async function changeOwnPassword(actor: PublicUser, current: string, next: string, keepTokenId: string): Promise<void> {
   const user = await requireAccount(actor.username);
   const audit = { actor: actor.username, action: "auth.password", target: `user:${actor.username}` } as const;
   if (!(await verifyPassword(current, user.passwordHash))) {
@@ -100,5 +116,6 @@ export async function changeOwnPassword(actor: PublicUser, current: string, next
     throw new DomainError("validation_failed", "currentPassword: is wrong", { currentPassword: "is wrong" });
   }
   await setPassword(actor.username, next);
-  await recordAudit({ ...audit, outcome: "success" });
+  await revokeUserTokensExcept(user.id, keepTokenId);
+  await recordAudit({ ...audit, outcome: "success", details: { otherSessionsAndTokens: "revoked" } });
 }

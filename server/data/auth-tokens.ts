@@ -24,28 +24,72 @@ export async function issueToken(userId: string, kind: TokenKind, ttlMs: number)
   return { token, expiresAt };
 }
 
-export async function userForToken(token: string): Promise<PublicUser | null> {
+/** Who a token is, as authentication needs it: its user (role as of now), its row, kind and scope. */
+export interface TokenCredential {
+  user: PublicUser;
+  tokenId: string;
+  kind: TokenKind;
+  /** "read" | "launch" | "admin" for personal tokens; null: all the user's rights (server/access/token-scopes.ts). */
+  scope: string | null;
+  expiresAt: Date;
+}
+
+/** The credential behind a token, or null when it is unknown, revoked or expired. */
+export async function credentialForToken(token: string): Promise<TokenCredential | null> {
   const row = await getDb().authToken.findUnique({ where: { tokenHash: sha256Hex(token) }, include: { user: true } });
   const now = Date.now();
   if (!row || row.expiresAt.getTime() <= now) return null;
-  if (row.kind === "personal" && (row.lastUsedAt === null || now - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)) {
+  if (row.kind !== "session" && (row.lastUsedAt === null || now - row.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS)) {
     // Conditional, so concurrent requests of one script write once; a revoked row is simply not there.
     await getDb().authToken.updateMany({
       where: { id: row.id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lte: new Date(now - LAST_USED_RESOLUTION_MS) } }] },
       data: { lastUsedAt: new Date(now) },
     });
   }
-  return { id: row.user.id, username: row.user.username, role: row.user.role };
+  return {
+    user: { id: row.user.id, username: row.user.username, role: row.user.role },
+    tokenId: row.id,
+    kind: row.kind as TokenKind,
+    scope: row.scope,
+    expiresAt: row.expiresAt,
+  };
 }
 
+export async function userForToken(token: string): Promise<PublicUser | null> {
+  return (await credentialForToken(token))?.user ?? null;
+}
+
+/** Ends a token, and those it made (the parentId foreign key cascades, on both databases). */
 export async function revokeToken(token: string): Promise<void> {
   await getDb().authToken.deleteMany({ where: { tokenHash: sha256Hex(token) } });
 }
 
-/** A personal token as listed: never its secret nor its hash. */
+/**
+ * Ends every session and token of the user but one (a password change keeps the credential
+ * that made it). The kept one is first detached from the token that made it, if any, so the
+ * cascade of its parent's deletion does not take it along.
+ */
+export async function revokeUserTokensExcept(userId: string, keepId: string): Promise<void> {
+  await getDb().$transaction([
+    getDb().authToken.updateMany({ where: { id: keepId, userId }, data: { parentId: null } }),
+    getDb().authToken.deleteMany({ where: { userId, id: { not: keepId } } }),
+  ]);
+}
+
+/** Kinds listed and revoked on the Tokens page and at /api/tokens: personal and sign-in tokens, never sessions. */
+const LISTED_KINDS = ["personal", "api"];
+
+/** A personal or sign-in token as listed: never its secret nor its hash. */
 export interface PersonalTokenView {
   id: string;
+  /** "personal": made with POST /api/tokens; "sign-in": traded for a password at POST /api/auth/token. */
+  kind: "personal" | "sign-in";
+  /** The name its user gave it; "" for a sign-in token. */
   name: string;
+  /** As stored: null for sign-in tokens and personal tokens made before scopes (all the user's rights). */
+  scope: string | null;
+  /** The token it was made with, if a token made it (revoked with it). */
+  parentId: string | null;
   /** The owner's username. */
   user: string;
   createdAt: string;
@@ -55,7 +99,10 @@ export interface PersonalTokenView {
 
 const personalSelect = {
   id: true,
+  kind: true,
   name: true,
+  scope: true,
+  parentId: true,
   createdAt: true,
   expiresAt: true,
   lastUsedAt: true,
@@ -64,7 +111,10 @@ const personalSelect = {
 
 function personalView(row: {
   id: string;
+  kind: string;
   name: string | null;
+  scope: string | null;
+  parentId: string | null;
   createdAt: Date;
   expiresAt: Date;
   lastUsedAt: Date | null;
@@ -72,7 +122,10 @@ function personalView(row: {
 }): PersonalTokenView {
   return {
     id: row.id,
+    kind: row.kind === "api" ? "sign-in" : "personal",
     name: row.name ?? "",
+    scope: row.scope,
+    parentId: row.parentId,
     user: row.user.username,
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt.toISOString(),
@@ -88,12 +141,14 @@ function personalView(row: {
 export async function createPersonalToken(
   userId: string,
   name: string,
-  ttlMs: number,
+  expiresAt: Date,
+  scope: string,
+  parentId: string | null,
 ): Promise<{ token: string; view: PersonalTokenView } | null> {
   const token = newSecret(PREFIX.personal);
   try {
     const row = await getDb().authToken.create({
-      data: { id: randomUUID(), tokenHash: sha256Hex(token), kind: "personal", name, userId, expiresAt: new Date(Date.now() + ttlMs) },
+      data: { id: randomUUID(), tokenHash: sha256Hex(token), kind: "personal", name, userId, expiresAt, scope, parentId },
       select: personalSelect,
     });
     return { token, view: personalView(row) };
@@ -103,10 +158,10 @@ export async function createPersonalToken(
   }
 }
 
-/** Personal tokens not yet expired, of one user or (userId null) of everyone, newest first. */
+/** Personal and sign-in tokens not yet expired, of one user or (userId null) of everyone, newest first. */
 export async function listPersonalTokens(userId: string | null, now = new Date()): Promise<PersonalTokenView[]> {
   const rows = await getDb().authToken.findMany({
-    where: { kind: "personal", expiresAt: { gt: now }, ...(userId === null ? {} : { userId }) },
+    where: { kind: { in: LISTED_KINDS }, expiresAt: { gt: now }, ...(userId === null ? {} : { userId }) },
     orderBy: [{ createdAt: "desc" }, { id: "asc" }],
     select: personalSelect,
   });
@@ -125,14 +180,14 @@ export async function deleteExpiredPersonalTokens(userId: string, now = new Date
   await getDb().authToken.deleteMany({ where: { kind: "personal", userId, expiresAt: { lte: now } } });
 }
 
-/** The owner of a personal token, or null when there is no such personal token. */
+/** The owner of a personal or sign-in token, or null when there is no such token. */
 export async function personalTokenOwner(id: string): Promise<string | null> {
-  const row = await getDb().authToken.findFirst({ where: { id, kind: "personal" }, select: { userId: true } });
+  const row = await getDb().authToken.findFirst({ where: { id, kind: { in: LISTED_KINDS } }, select: { userId: true } });
   return row?.userId ?? null;
 }
 
-/** Deletes a personal token; false when it was not there (anymore). */
+/** Deletes a personal or sign-in token, and those it made (cascade); false when it was not there (anymore). */
 export async function deletePersonalToken(id: string): Promise<boolean> {
-  const { count } = await getDb().authToken.deleteMany({ where: { id, kind: "personal" } });
+  const { count } = await getDb().authToken.deleteMany({ where: { id, kind: { in: LISTED_KINDS } } });
   return count > 0;
 }

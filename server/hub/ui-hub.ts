@@ -19,7 +19,8 @@
  * it, as if the job did not exist. One check per user and job per sweep, whatever the sockets.
  */
 import type { Namespace, Server, Socket } from "socket.io";
-import { userForToken } from "../data/auth-tokens";
+import { credentialForToken, userForToken } from "../data/auth-tokens";
+import { effectiveScope, scopeAllows } from "../access/token-scopes";
 import { findOutputState, listOutput, seqCursorForLine } from "../data/job-output";
 import { getJobView, type JobView } from "../data/jobs";
 import type { PublicUser } from "../data/users";
@@ -122,9 +123,13 @@ export class UiHub {
       // Cross-site WebSocket hijacking: another site's page opening a socket with our cookie.
       const crossSite = byCookie ? foreignOrigin(socket.handshake.headers, this.sameOrigin) : null;
       if (crossSite) return next(new Error(`cross-site socket refused (${crossSite})`));
-      void userForToken(token).then(
-        (user) => {
-          if (!user) return next(new Error("session expired: log in again"));
+      void credentialForToken(token).then(
+        (credential) => {
+          if (!credential) return next(new Error("session expired: log in again"));
+          // The socket only follows jobs (reading), which every token scope allows
+          // (server/access/token-scopes.ts): a `read` token may follow, and nothing here writes.
+          if (!scopeAllows(effectiveScope(credential.scope), "GET", UI_NAMESPACE)) return next(new Error("token scope refused"));
+          const { user } = credential;
           Object.assign(socket.data as SocketData, { user, token, following: new Map() } satisfies SocketData);
           next();
         },

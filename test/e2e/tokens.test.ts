@@ -105,3 +105,54 @@ it("an admin sees and revokes another user's token on the Users page", async () 
   await admin.getByTestId("admin-tokens-table-empty").waitFor();
   expect((await me(secret)).status).toBe(401);
 });
+
+it("a user chooses a token's scope and expiry date, and sees and revokes the sign-in tokens of their scripts", async () => {
+  const erin = await signedIn("erin", "erin-password-1");
+  await erin.goto("/account");
+  await erin.getByTestId("new-token-name").fill("read only report");
+  await erin.getByTestId("new-token-scope").selectOption("read");
+  await erin.getByTestId("new-token-days").selectOption("date");
+  // The browser runs in UTC (browser.ts): the token ends at the end of that day, UTC.
+  const day = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+  await erin.getByTestId("new-token-date").fill(day);
+  await erin.getByTestId("new-token-submit").click();
+  const secret = (await erin.getByTestId("new-token-secret").textContent())!.trim();
+  const row = erin.getByTestId("token-row-read only report");
+  await row.waitFor();
+  expect(await row.getByTestId("token-scope").textContent()).toBe("read");
+
+  // As listed by the API: that scope, expiring at the end of the chosen day (browser's time zone).
+  const listed = (await (await fetch(`${app.url}/api/tokens`, { headers: { authorization: `Bearer ${secret}` } })).json()) as {
+    tokens: { name: string; scope: string; expiresAt: string }[];
+  };
+  const made = listed.tokens.find((t) => t.name === "read only report")!;
+  expect(made.scope).toBe("read");
+  expect(made.expiresAt).toBe(`${day}T23:59:59.000Z`);
+  // A read token reads, and may not launch.
+  const launch = await fetch(`${app.url}/api/jobs`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+    body: JSON.stringify({ form: "anything", values: {} }),
+  });
+  expect(launch.status).toBe(403);
+
+  // A script trades erin's password for a sign-in token: it shows in the list, and is revoked there.
+  const traded = await fetch(`${app.url}/api/auth/token`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from("erin:erin-password-1").toString("base64")}` },
+  });
+  expect(traded.status).toBe(201);
+  const signIn = ((await traded.json()) as { token: string }).token;
+  expect((await me(signIn)).status).toBe(200);
+  await erin.reload();
+  const signInRow = erin.locator('[data-kind="sign-in"]');
+  await signInRow.waitFor();
+  expect(await signInRow.getByTestId("token-scope").textContent()).toBe("admin");
+  await screenshot(erin, "account-tokens-scopes");
+  const rowId = (await signInRow.getAttribute("data-testid"))!.replace(/^token-row-/, "");
+  await erin.getByTestId(`revoke-token-${rowId}`).click();
+  await erin.getByTestId(`revoke-token-${rowId}-confirm`).click();
+  await expect.poll(() => erin.locator('[data-kind="sign-in"]').count()).toBe(0);
+  expect((await me(signIn)).status).toBe(401);
+  expect((await me(secret)).status).toBe(200);
+});

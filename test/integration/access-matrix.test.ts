@@ -371,6 +371,59 @@ it("answers every route as the matrix says, for each kind of caller", async () =
   expect(wrong).toEqual([]);
 }, 120_000);
 
+/**
+ * Token scopes (docs/api.md, "Token scopes"), stated here apart from the code that enforces
+ * them: beyond GET, a `read` token may only sign itself out and make tokens; a `launch` token
+ * may also launch and act on jobs.
+ */
+const LAUNCH_SCOPE = new Set([
+  "POST /api/jobs",
+  "POST /api/jobs/[id]/abort",
+  "POST /api/jobs/[id]/approve",
+  "POST /api/jobs/[id]/reject",
+  "POST /api/jobs/[id]/relaunch",
+  "POST /api/uploads",
+  "POST /api/forms/[name]/choices/[field]",
+  "POST /api/forms/[name]/preview",
+]);
+const EVERY_SCOPE = new Set(["POST /api/auth/logout", "POST /api/tokens"]);
+
+it("holds the admin's read and launch tokens to their scope on every route of the matrix", async () => {
+  const made = async (scope: string) => {
+    const answer = await admin.call("POST", "/api/tokens", { json: { name: `matrix ${scope}`, scope } });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(201);
+    return answer.json.token as string;
+  };
+  const scoped = { read: await made("read"), launch: await made("launch") };
+  const wrong: string[] = [];
+  let refused = 0;
+  for (const row of rows) {
+    if ("public" in row.expect || row.fresh) continue;
+    const key = `${row.method} ${row.route}`;
+    for (const scope of ["read", "launch"] as const) {
+      const allowed = row.method === "GET" || EVERY_SCOPE.has(key) || (scope === "launch" && LAUNCH_SCOPE.has(key));
+      // What the scope lets through would act (launch, approve…): tokens.test.ts covers those.
+      if (allowed && row.method !== "GET") continue;
+      const response = await fetch(`${app.url}${row.url()}`, {
+        method: row.method,
+        headers: { authorization: `Bearer ${scoped[scope]}`, ...(row.body === undefined ? {} : { "content-type": "application/json" }) },
+        body: row.body === undefined ? undefined : JSON.stringify(row.body),
+        redirect: "manual",
+      });
+      const text = await response.text();
+      const byScope = response.status === 403 && text.includes(`scope \\"${scope}\\"`);
+      if (byScope === allowed) wrong.push(`${key} with a ${scope} token: ${response.status} ${text.slice(0, 120)}`);
+      if (byScope) refused++;
+      // As the admin's own full token answers, for what the scope allows.
+      if (allowed && row.expect.admin !== PASS && response.status !== row.expect.admin) {
+        wrong.push(`${key} with a ${scope} token: expected ${row.expect.admin} as for admin, got ${response.status}`);
+      }
+    }
+  }
+  expect(wrong).toEqual([]);
+  expect(refused).toBeGreaterThan(40);
+}, 120_000);
+
 it("lists and counts only the jobs each caller may see", async () => {
   const listed = async (role: Role) => {
     const response = await fetch(`${app.url}/api/jobs?limit=100`, { headers: { authorization: `Bearer ${tokens[role]}` } });

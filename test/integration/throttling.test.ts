@@ -5,12 +5,15 @@
  * stranger's own address limit; joins are limited per address and pending runners overall.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPlayform, type RunningPlayform } from "../support/playform";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
+/** Got before the tests lock admin's name for strangers. */
+let adminBearer: string;
 
 beforeAll(async () => {
   app = await startPlayform({ env: { PLAYFORM_TRUST_PROXY: "1" } });
+  adminBearer = await adminToken(app);
 });
 afterAll(async () => {
   await app?.stop();
@@ -87,6 +90,39 @@ describe("login lock-out", () => {
     expect(status).toBe(429);
     // Other addresses and other names are not affected.
     expect((await login("198.51.100.88", "nobody", "guess")).status).toBe(401);
+  });
+});
+
+describe("login throttle under concurrency", () => {
+  // The attack run sent 100 wrong passwords at once for one name and got 44 answers of 401:
+  // every attempt passed the check before any failure was counted. Each attempt now takes its
+  // place in the counts before the password is checked, so no more than the limit is ever tried.
+  const statuses = (answers: Attempt[]) => {
+    const counts: Record<number, number> = {};
+    for (const { status } of answers) counts[status] = (counts[status] ?? 0) + 1;
+    return counts;
+  };
+
+  it("answers 401 to at most 10 of 100 parallel wrong passwords for one name, from 100 addresses", async () => {
+    const created = await fetch(`${app.url}/api/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminBearer}`, "content-type": "application/json" },
+      body: JSON.stringify({ username: "parallel-target", password: "parallel-target-pw" }),
+    });
+    expect(created.status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => login(`198.18.${Math.floor(i / 200)}.${(i % 200) + 1}`, "parallel-target", `guess-${i}`)),
+    );
+    expect(statuses(answers)).toEqual({ 401: 10, 429: 90 });
+    // Still locked for strangers, with the right password too.
+    expect((await login("198.18.9.9", "parallel-target", "parallel-target-pw")).status).toBe(429);
+  });
+
+  it("answers 401 to at most 20 of 100 parallel wrong passwords from one address, whatever the names", async () => {
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => login("198.18.50.1", `nobody-${i}`, "guess")));
+    expect(statuses(answers)).toEqual({ 401: 20, 429: 80 });
+    const waits = answers.filter((answer) => answer.status === 429).map((answer) => answer.json.error.message as string);
+    expect(waits.every((message) => /too many failed logins from your address/.test(message))).toBe(true);
   });
 });
 

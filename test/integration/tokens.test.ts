@@ -2,6 +2,7 @@
  * Personal API tokens (create, list, use, revoke, expiry, limits, who may see and revoke
  * whose) and the cross-site request protection of cookie sessions (HTTP and the /ui socket).
  */
+import { createHash } from "node:crypto";
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UI_NAMESPACE } from "@/server/protocol/ui-messages";
@@ -26,6 +27,12 @@ async function makeToken(client: ApiClient, name: string, expiresInDays?: number
   expect(made.status, JSON.stringify(made.json)).toBe(201);
   return made.json;
 }
+
+/**
+ * The personal tokens of a listing (GET /api/tokens also lists sign-in tokens, such as those
+ * the clients of these tests authenticate with).
+ */
+const personal = (listing: { tokens: { kind: string }[] }) => listing.tokens.filter((t) => t.kind === "personal") as any[];
 
 /** GET /api/auth/me with a bearer token: the status and, on 200, the username. */
 async function whoIs(token: string): Promise<{ status: number; user?: string }> {
@@ -63,9 +70,9 @@ describe("personal API tokens", () => {
 
     expect(await whoIs(made.json.token)).toEqual({ status: 200, user: "alice" });
     const listed = await alice.get("/api/tokens");
-    expect(listed.tokens).toHaveLength(1);
-    const [row] = listed.tokens;
-    expect(Object.keys(row).sort()).toEqual(["createdAt", "expiresAt", "id", "lastUsedAt", "name", "user"]);
+    expect(personal(listed)).toHaveLength(1);
+    const [row] = personal(listed);
+    expect(Object.keys(row).sort()).toEqual(["createdAt", "expiresAt", "id", "kind", "lastUsedAt", "name", "parentId", "scope", "user"]);
     expect(row.id).toBe(made.json.id);
     expect(row.lastUsedAt).not.toBeNull();
     expect(JSON.stringify(listed)).not.toContain(made.json.token);
@@ -73,11 +80,11 @@ describe("personal API tokens", () => {
 
     // Used again within the minute: lastUsedAt is not written again.
     expect((await whoIs(made.json.token)).status).toBe(200);
-    expect((await alice.get("/api/tokens")).tokens[0].lastUsedAt).toBe(row.lastUsedAt);
+    expect(personal(await alice.get("/api/tokens"))[0].lastUsedAt).toBe(row.lastUsedAt);
 
     expect((await alice.call("DELETE", `/api/tokens/${made.json.id}`)).status).toBe(204);
     expect((await whoIs(made.json.token)).status).toBe(401);
-    expect((await alice.get("/api/tokens")).tokens).toEqual([]);
+    expect(personal(await alice.get("/api/tokens"))).toEqual([]);
     expect((await alice.call("DELETE", `/api/tokens/${made.json.id}`)).status).toBe(404);
   });
 
@@ -148,11 +155,15 @@ describe("personal API tokens", () => {
     expect(notYours.json.error.message).toBe(`no token ${adminsToken.id}`);
     expect((await whoIs(adminsToken.token)).status).toBe(200);
 
-    // A session or trade-in token id is not a personal token: not revocable here.
-    const [session] = await dbQuery<{ id: string }>(app, `SELECT "id" FROM "AuthToken" WHERE "kind" = 'api' LIMIT 1`);
+    // A browser session is not listed here, nor revocable here (sign-in tokens are, since issue 19).
+    await sessionCookie("bob", "bob-password-1");
+    const [session] = await dbQuery<{ id: string }>(app, `SELECT "id" FROM "AuthToken" WHERE "kind" = 'session' LIMIT 1`);
     expect((await admin.call("DELETE", `/api/tokens/${session!.id}`)).status).toBe(404);
 
-    for (const id of [own.id, child.id, adminsToken.id]) expect((await admin.call("DELETE", `/api/tokens/${id}`)).status).toBe(204);
+    for (const id of [own.id, adminsToken.id]) expect((await admin.call("DELETE", `/api/tokens/${id}`)).status).toBe(204);
+    // The token made with `own` went with it (issue 19: a child no longer survives its parent).
+    expect((await whoIs(child.token)).status).toBe(401);
+    expect((await admin.call("DELETE", `/api/tokens/${child.id}`)).status).toBe(404);
   });
 
   it("never outlive a change of their user's role", async () => {
@@ -174,24 +185,28 @@ describe("personal API tokens", () => {
     const kept = await makeToken(alice, "kept");
     const doomed = await makeToken(alice, "doomed");
     const aliceList = await admin.get("/api/tokens?user=alice");
-    expect(aliceList.tokens.map((t: { name: string }) => t.name).sort()).toEqual(["doomed", "kept"]);
+    expect(
+      personal(aliceList)
+        .map((t: { name: string }) => t.name)
+        .sort(),
+    ).toEqual(["doomed", "kept"]);
     expect(aliceList.tokens.every((t: { user: string }) => t.user === "alice")).toBe(true);
     const everyone = await admin.get("/api/tokens?all=1");
-    expect(new Set(everyone.tokens.map((t: { user: string }) => t.user))).toEqual(new Set(["alice", "bob", "dave"]));
-    expect((await admin.get("/api/tokens")).tokens).toEqual([]);
+    expect(new Set(personal(everyone).map((t: { user: string }) => t.user))).toEqual(new Set(["alice", "bob", "dave"]));
+    expect(personal(await admin.get("/api/tokens"))).toEqual([]);
     expect((await admin.call("GET", "/api/tokens?user=nobody")).status).toBe(404);
     expect((await admin.call("GET", "/api/tokens?all=yes")).status).toBe(400);
 
     expect((await admin.call("DELETE", `/api/tokens/${doomed.id}`)).status).toBe(204);
     expect((await whoIs(doomed.token)).status).toBe(401);
     expect(await whoIs(kept.token)).toEqual({ status: 200, user: "alice" });
-    expect((await alice.get("/api/tokens")).tokens.map((t: { name: string }) => t.name)).toEqual(["kept"]);
+    expect(personal(await alice.get("/api/tokens")).map((t: { name: string }) => t.name)).toEqual(["kept"]);
     expect((await alice.call("DELETE", `/api/tokens/${kept.id}`)).status).toBe(204);
   });
 
   it("are limited to 50 unexpired per user", async () => {
     const bob = apiClient(app, await basicToken("bob", "bob-password-1"));
-    const have = (await bob.get("/api/tokens")).tokens.length;
+    const have = personal(await bob.get("/api/tokens")).length;
     for (let i = have; i < 50; i++) await makeToken(bob, `bulk ${i}`);
     const over = await bob.call("POST", "/api/tokens", { json: { name: "one too many" } });
     expect(over.status).toBe(409);
@@ -206,6 +221,188 @@ describe("personal API tokens", () => {
     const made = await makeToken(carol, "leaving");
     expect((await admin.call("DELETE", "/api/users/carol")).status).toBe(204);
     expect((await whoIs(made.token)).status).toBe(401);
+  });
+});
+
+/** POST /api/auth/login as a browser would: the session cookie (`playform_session=…`). */
+async function sessionCookie(username: string, password: string): Promise<string> {
+  const response = await fetch(`${app.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username, password }),
+  });
+  expect(response.status).toBe(200);
+  return /^[^;]+/.exec(response.headers.getSetCookie().find((c) => c.startsWith("playform_session="))!)![0];
+}
+
+async function meWithCookie(cookie: string): Promise<number> {
+  return (await fetch(`${app.url}/api/auth/me`, { headers: { cookie } })).status;
+}
+
+describe("sign-in tokens (POST /api/auth/token)", () => {
+  it("are listed and revoked like personal tokens, and end at a logout made with them", async () => {
+    expect((await admin.call("POST", "/api/users", { json: { username: "erin", password: "erin-password-1" } })).status).toBe(201);
+    const first = await basicToken("erin", "erin-password-1");
+    const second = await basicToken("erin", "erin-password-1");
+    const erin = apiClient(app, first);
+    const listed = (await erin.get("/api/tokens")).tokens;
+    expect(listed).toHaveLength(2);
+    for (const row of listed) expect(row).toMatchObject({ kind: "sign-in", user: "erin", scope: "admin", name: "" });
+    expect(JSON.stringify(listed)).not.toContain(first);
+    // Admins see them too.
+    expect((await admin.get("/api/tokens?user=erin")).tokens).toHaveLength(2);
+
+    // Revoked by id, as a personal token is.
+    const secondHash = createHash("sha256").update(second).digest("hex");
+    const [stored] = await dbQuery<{ id: string }>(app, 'SELECT "id" FROM "AuthToken" WHERE "tokenHash" = $1', [secondHash]);
+    expect(listed.map((row: { id: string }) => row.id)).toContain(stored!.id);
+    expect((await erin.call("DELETE", `/api/tokens/${stored!.id}`)).status).toBe(204);
+    expect((await whoIs(second)).status).toBe(401);
+    expect(await whoIs(first)).toEqual({ status: 200, user: "erin" });
+
+    // Logout with a bearer token ends that token.
+    const third = await basicToken("erin", "erin-password-1");
+    const made = await makeToken(apiClient(app, third), "made by a sign-in token");
+    const out = await apiClient(app, third).call("POST", "/api/auth/logout");
+    expect(out.status).toBe(204);
+    expect((await whoIs(third)).status).toBe(401);
+    // What it made ends with it.
+    expect((await whoIs(made.token)).status).toBe(401);
+  });
+
+  it("a password change ends every other session and token of the user, not the one that made it", async () => {
+    expect((await admin.call("POST", "/api/users", { json: { username: "frank", password: "frank-password-1" } })).status).toBe(201);
+    const changer = await basicToken("frank", "frank-password-1");
+    const other = await basicToken("frank", "frank-password-1");
+    const personal = await makeToken(apiClient(app, await basicToken("frank", "frank-password-1")), "frank's script");
+    const cookie = await sessionCookie("frank", "frank-password-1");
+    expect(await meWithCookie(cookie)).toBe(200);
+
+    const changed = await apiClient(app, changer).call("POST", "/api/auth/password", {
+      json: { currentPassword: "frank-password-1", newPassword: "frank-password-2" },
+    });
+    expect(changed.status).toBe(204);
+    expect(await whoIs(changer)).toEqual({ status: 200, user: "frank" });
+    expect((await whoIs(other)).status).toBe(401);
+    expect((await whoIs(personal.token)).status).toBe(401);
+    expect(await meWithCookie(cookie)).toBe(401);
+    expect((await apiClient(app, changer).get("/api/tokens")).tokens.map((t: { kind: string }) => t.kind)).toEqual(["sign-in"]);
+
+    // An admin changing their own password on the Users page: the same.
+    expect(
+      (await admin.call("POST", "/api/users", { json: { username: "gina", password: "gina-password-1", role: "admin" } })).status,
+    ).toBe(201);
+    const ginaChanger = await basicToken("gina", "gina-password-1");
+    const ginaOther = await basicToken("gina", "gina-password-1");
+    const viaPatch = await apiClient(app, ginaChanger).call("PATCH", "/api/users/gina", { json: { password: "gina-password-2" } });
+    expect(viaPatch.status).toBe(204);
+    expect(await whoIs(ginaChanger)).toEqual({ status: 200, user: "gina" });
+    expect((await whoIs(ginaOther)).status).toBe(401);
+  });
+});
+
+describe("token scopes and expiry", () => {
+  async function scoped(
+    client: ApiClient,
+    name: string,
+    extra: Record<string, unknown>,
+  ): Promise<{ id: string; token: string; scope: string; expiresAt: string }> {
+    const made = await client.call("POST", "/api/tokens", { json: { name, ...extra } });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    return made.json;
+  }
+
+  it("read only reads, launch also launches and aborts, admin does everything the user may", async () => {
+    const read = await scoped(admin, "reader", { scope: "read" });
+    expect(read.scope).toBe("read");
+    const reader = apiClient(app, read.token);
+    expect((await reader.call("GET", "/api/users")).status).toBe(200);
+    expect((await reader.call("GET", "/api/jobs")).status).toBe(200);
+    const refused = await reader.call("POST", "/api/users", { json: { username: "by-reader", password: "by-reader-password" } });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toMatch(/scope "read"/);
+    expect((await reader.call("POST", "/api/jobs", { json: { form: "no-such-form", values: {} } })).status).toBe(403);
+    expect((await reader.call("POST", "/api/jobs/999999/abort")).status).toBe(403);
+
+    const launch = await scoped(admin, "launcher", { scope: "launch" });
+    const launcher = apiClient(app, launch.token);
+    // Past the scope: the form or job simply does not exist.
+    expect((await launcher.call("POST", "/api/jobs", { json: { form: "no-such-form", values: {} } })).status).toBe(404);
+    expect((await launcher.call("POST", "/api/jobs/999999/abort")).status).toBe(404);
+    expect((await launcher.call("POST", "/api/jobs/999999/approve")).status).toBe(404);
+    const noUsers = await launcher.call("POST", "/api/users", { json: { username: "by-launcher", password: "by-launcher-pw" } });
+    expect(noUsers.status).toBe(403);
+    expect(noUsers.json.error.message).toMatch(/scope "launch"/);
+    expect((await launcher.call("DELETE", `/api/tokens/${read.id}`)).status).toBe(403);
+
+    const full = await scoped(admin, "full", {});
+    expect(full.scope).toBe("admin");
+    const fullClient = apiClient(app, full.token);
+    expect((await fullClient.call("POST", "/api/users", { json: { username: "by-full", password: "by-full-password" } })).status).toBe(201);
+    // An admin scope never lends the admin role.
+    const aliceAdmin = await scoped(alice, "alice full", { scope: "admin" });
+    expect((await apiClient(app, aliceAdmin.token).call("GET", "/api/users")).status).toBe(403);
+
+    for (const token of [read, launch, full, aliceAdmin]) {
+      const owner = token === aliceAdmin ? alice : admin;
+      expect((await owner.call("DELETE", `/api/tokens/${token.id}`)).status).toBe(204);
+    }
+  });
+
+  it("a token makes tokens with no more scope and no longer life than it has, and revoking it revokes them", async () => {
+    const parent = await scoped(admin, "parent", { scope: "launch", expiresInDays: 3 });
+    const asParent = apiClient(app, parent.token);
+    const wider = await asParent.call("POST", "/api/tokens", { json: { name: "wider", scope: "admin" } });
+    expect(wider.status).toBe(403);
+    expect(wider.json.error.fields.scope).toMatch(/at most "launch"/);
+    // Left out: the parent's scope, and never past the parent's expiry.
+    const child = await scoped(asParent, "child", {});
+    expect(child.scope).toBe("launch");
+    expect(Date.parse(child.expiresAt)).toBeLessThanOrEqual(Date.parse(parent.expiresAt));
+    const grandchild = await scoped(apiClient(app, child.token), "grandchild", { scope: "read", expiresInDays: 300 });
+    expect(grandchild.scope).toBe("read");
+    expect(Date.parse(grandchild.expiresAt)).toBeLessThanOrEqual(Date.parse(parent.expiresAt));
+    const readOnly = await scoped(apiClient(app, grandchild.token), "read child", {});
+    expect(readOnly.scope).toBe("read");
+    expect((await apiClient(app, grandchild.token).call("POST", "/api/tokens", { json: { name: "x", scope: "launch" } })).status).toBe(403);
+
+    expect((await admin.call("DELETE", `/api/tokens/${parent.id}`)).status).toBe(204);
+    for (const token of [parent, child, grandchild, readOnly]) expect((await whoIs(token.token)).status, token.scope).toBe(401);
+    const left = (await admin.get("/api/tokens")).tokens.map((t: { name: string }) => t.name);
+    expect(left).not.toEqual(expect.arrayContaining(["child"]));
+  });
+
+  it("take an expiry as a date, and an expired one answers 401", async () => {
+    const at = new Date(Date.now() + 2 * 86_400_000);
+    const dated = await scoped(alice, "dated", { expiresAt: at.toISOString() });
+    expect(Math.abs(Date.parse(dated.expiresAt) - at.getTime())).toBeLessThan(1000);
+    const bad: [unknown, RegExp][] = [
+      [{ name: "past", expiresAt: new Date(Date.now() - 60_000).toISOString() }, /in the future/],
+      [{ name: "far", expiresAt: new Date(Date.now() + 400 * 86_400_000).toISOString() }, /365 days/],
+      [{ name: "garbled", expiresAt: "tomorrow" }, /date and time/],
+      [{ name: "both", expiresAt: at.toISOString(), expiresInDays: 2 }, /not both/],
+      [{ name: "scoped", scope: "write" }, /must be one of/],
+    ];
+    for (const [json, message] of bad) {
+      const answer = await alice.call("POST", "/api/tokens", { json });
+      expect(answer.status, JSON.stringify(json)).toBe(422);
+      expect(JSON.stringify(answer.json.error.fields), JSON.stringify(json)).toMatch(message);
+    }
+    const past = new Date(Date.now() - 1000).toISOString().replace("Z", "+00:00");
+    await dbExecute(app, 'UPDATE "AuthToken" SET "expiresAt" = $1 WHERE "id" = $2', [past, dated.id]);
+    expect((await whoIs(dated.token)).status).toBe(401);
+  });
+
+  it("refuse names with bidirectional, format or control characters, naming the field", async () => {
+    for (const name of ["invoice\u202Etxt.exe", "zero\u200Bwidth", "isolate\u2066x", "line\u2028sep", "del\u007f"]) {
+      const answer = await alice.call("POST", "/api/tokens", { json: { name } });
+      expect(answer.status, JSON.stringify(name)).toBe(422);
+      expect(answer.json.error.fields.name, JSON.stringify(name)).toMatch(/U\+[0-9A-F]{4}/);
+    }
+    expect((await alice.get("/api/tokens")).tokens.map((t: { name: string }) => t.name)).not.toContain("invoice\u202Etxt.exe");
+    // Letters of any script are fine.
+    const made = await makeToken(alice, "déploiement ñ 部署");
+    expect((await alice.call("DELETE", `/api/tokens/${made.id}`)).status).toBe(204);
   });
 });
 

@@ -18,9 +18,11 @@ afterEach(async () => {
 
 it("makes one token of a name per user when two requests ask at once, and says why to the other", async () => {
   const alice = await createUser("alice", "password-alice", "user");
+  // Made from a browser session: no parent, no cap.
+  const session = { user: alice, tokenId: "session", kind: "session", scope: null, expiresAt: new Date(Date.now() + 3_600_000) } as const;
   const answers = await Promise.allSettled([
-    createToken(alice, { name: "backup script", expiresInDays: 7 }),
-    createToken(alice, { name: "backup script", expiresInDays: 7 }),
+    createToken(session, { name: "backup script", expiresInDays: 7 }),
+    createToken(session, { name: "backup script", expiresInDays: 7 }),
   ]);
   expect(answers.map((answer) => answer.status).sort()).toEqual(["fulfilled", "rejected"]);
   const refused = answers.find((answer) => answer.status === "rejected")!;
@@ -31,8 +33,9 @@ it("makes one token of a name per user when two requests ask at once, and says w
 it("refuses a second token of the same name at the database, and lets another user or another name through", async () => {
   const alice = await createUser("alice", "password-alice", "user");
   const bob = await createUser("bob", "password-bob", "user");
-  expect(await createPersonalToken(alice.id, "ci", 60_000)).not.toBeNull();
-  expect(await createPersonalToken(alice.id, "ci", 60_000)).toBeNull();
-  expect(await createPersonalToken(bob.id, "ci", 60_000)).not.toBeNull();
-  expect(await createPersonalToken(alice.id, "ci-2", 60_000)).not.toBeNull();
+  const soon = new Date(Date.now() + 60_000);
+  expect(await createPersonalToken(alice.id, "ci", soon, "admin", null)).not.toBeNull();
+  expect(await createPersonalToken(alice.id, "ci", soon, "read", null)).toBeNull();
+  expect(await createPersonalToken(bob.id, "ci", soon, "admin", null)).not.toBeNull();
+  expect(await createPersonalToken(alice.id, "ci-2", soon, "admin", null)).not.toBeNull();
 });

@@ -21,7 +21,7 @@ export const login = endpoint({
 export const logout = endpoint({
   method: "post",
   path: "/api/auth/logout",
-  summary: "Sign out: ends the session and clears the cookie",
+  summary: "Sign out: ends the bearer token sent (and the tokens it made), else the cookie's session, and clears the cookie",
   tags: ["auth"],
   access: "public",
   responses: { 204: { description: "signed out" } },
@@ -39,7 +39,7 @@ export const me = endpoint({
 export const changeOwnPassword = endpoint({
   method: "post",
   path: "/api/auth/password",
-  summary: "Change your own password",
+  summary: "Change your own password: every other session and token of yours ends",
   tags: ["auth"],
   access: "user",
   body: { schema: ownPasswordSchema },
@@ -52,7 +52,8 @@ export const token = endpoint({
   summary: "Trade HTTP Basic credentials for a bearer token (scripts, CI)",
   tags: ["auth"],
   access: "public",
-  description: "Send `Authorization: Basic …` (UTF-8, no NUL). Throttled together with the login.",
+  description:
+    "Send `Authorization: Basic …` (UTF-8, no NUL). Throttled together with the login. The token (30 days, all your rights) is listed at GET /api/tokens as a `sign-in` token, revoked there or by POST /api/auth/logout with it, and ends when you change your password.",
   responses: { 201: { description: "a bearer token", schema: z.object({ token: z.string(), expiresAt: z.string() }) } },
   errors: { 400: "malformed Basic credentials", 401: "missing or wrong credentials", 429: "throttled; Retry-After says when to try again" },
 });

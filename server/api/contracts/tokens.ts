@@ -2,11 +2,17 @@
 import { z } from "zod";
 import { newTokenSchema, tokenListQuerySchema } from "../../auth/personal-tokens";
 import { endpoint } from "../contract";
+import { TOKEN_SCOPES } from "../../access/token-scopes";
 
 export const tokenViewSchema = z
   .object({
     id: z.string(),
-    name: z.string(),
+    kind: z
+      .enum(["personal", "sign-in"])
+      .meta({ description: "personal: made here; sign-in: traded for a password at POST /api/auth/token" }),
+    name: z.string().meta({ description: "the name its user gave it; empty for a sign-in token" }),
+    scope: z.enum(TOKEN_SCOPES).meta({ description: "read, launch, or admin (everything its user may)" }),
+    parentId: z.string().nullable().meta({ description: "the token it was made with; revoking that one revokes this one" }),
     user: z.string().meta({ description: "the owner's username" }),
     createdAt: z.string(),
     expiresAt: z.string(),
@@ -19,7 +25,7 @@ export const createToken = endpoint({
   path: "/api/tokens",
   summary: "Make a personal API token: its secret is answered this once",
   description:
-    "`name` (1-100 characters, unique among your unexpired tokens), `expiresInDays` (whole days, 1-365, 30 when left out). At most 50 unexpired tokens per user. The token authenticates as you, with your role at the time of each request.",
+    "`name` (1-100 characters without control, format or bidirectional characters, unique among your unexpired tokens), `scope` (`read`: GET requests only; `launch`: also launch, abort, approve, reject and relaunch jobs; `admin`: everything you may; left out: `admin`, or the scope of the token making it), `expiresInDays` (whole days, 1-365, 30 when left out) or `expiresAt` (a date and time within 365 days). At most 50 unexpired tokens per user. The token authenticates as you, with your role at the time of each request. Made with a bearer token, it has no more scope and no longer life than that token (a longer life is cut to the parent's) and is revoked with it.",
   tags: ["tokens"],
   access: "user",
   body: { schema: newTokenSchema },
@@ -29,13 +35,16 @@ export const createToken = endpoint({
       schema: tokenViewSchema.extend({ token: z.string() }).meta({ id: "NewPersonalToken" }),
     },
   },
-  errors: { 409: "a token of yours has that name, or you hold the most tokens allowed" },
+  errors: {
+    403: "a scope wider than that of the token making it (`fields.scope`), or a cross-site request",
+    409: "a token of yours has that name, or you hold the most tokens allowed",
+  },
 });
 
 export const listTokens = endpoint({
   method: "get",
   path: "/api/tokens",
-  summary: "Your personal API tokens (admins: `?user=NAME` or `?all=1` for others')",
+  summary: "Your personal and sign-in tokens (admins: `?user=NAME` or `?all=1` for others')",
   tags: ["tokens"],
   access: "user",
   query: tokenListQuerySchema,
@@ -48,7 +57,7 @@ export const listTokens = endpoint({
 export const revokeToken = endpoint({
   method: "delete",
   path: "/api/tokens/[id]",
-  summary: "Revoke a personal API token: yours, or anyone's for an admin",
+  summary: "Revoke a personal or sign-in token, and the tokens it made: yours, or anyone's for an admin",
   tags: ["tokens"],
   access: "user",
   params: z.object({ id: z.string() }),

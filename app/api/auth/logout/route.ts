@@ -1,10 +1,12 @@
 import { NextResponse } from "next/server";
 import { route } from "@/server/api/route";
+import { requestToken } from "@/server/auth/authenticate";
 import { logOut } from "@/server/auth/login";
-import { SESSION_COOKIE, isHttps, readCookie, sessionCookie } from "@/server/auth/session";
+import { isHttps, sessionCookie } from "@/server/auth/session";
 
+/** Ends the credential of the request: the bearer token if one is sent (and the tokens it made), else the session cookie's session. */
 export const POST = route(async (request: Request) => {
-  await logOut(readCookie(request.headers.get("cookie"), SESSION_COOKIE));
+  await logOut(requestToken(request)?.token ?? null);
   const response = new NextResponse(null, { status: 204 });
   response.cookies.set(sessionCookie("", isHttps(request), 0));
   return response;
