@@ -64,7 +64,11 @@ async function authOf(source: SourceRow): Promise<GitAuth> {
   if (!source.credential) return { kind: "none" };
   const secret = await gitSourceSecret(source.credential);
   if (!secret.ok) throw new SyncError(secret.message);
-  return secret.kind === "ssh" ? { kind: "ssh", privateKey: secret.privateKey } : { kind: "token", token: secret.token };
+  if (secret.kind === "ssh") return { kind: "ssh", privateKey: secret.privateKey };
+  // Refused at registration too; a source stored before that rule fails its sync here.
+  if (!source.url.startsWith("https://"))
+    throw new SyncError(`credential "${source.credential}" is an https token, and the source's url is not https://: it would be sent in clear`);
+  return { kind: "token", token: secret.token, url: source.url };
 }
 
 /** The commit's folder, checked out once (into a temporary folder renamed at the end, so it is whole or absent). */
