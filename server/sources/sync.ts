@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { DomainError } from "../errors";
-import { audited } from "../audit/record";
+import { audited, recordAudit } from "../audit/record";
 import { gitSourceSecret } from "../credentials/resolve";
 import {
   finishSync,
@@ -67,7 +67,9 @@ async function authOf(source: SourceRow): Promise<GitAuth> {
   if (secret.kind === "ssh") return { kind: "ssh", privateKey: secret.privateKey };
   // Refused at registration too; a source stored before that rule fails its sync here.
   if (!source.url.startsWith("https://"))
-    throw new SyncError(`credential "${source.credential}" is an https token, and the source's url is not https://: it would be sent in clear`);
+    throw new SyncError(
+      `credential "${source.credential}" is an https token, and the source's url is not https://: it would be sent in clear`,
+    );
   return { kind: "token", token: secret.token, url: source.url };
 }
 
@@ -184,17 +186,27 @@ export async function trySync(name: string): Promise<SyncResult | null> {
   }
 }
 
+/** The audit details of a sync's result; a failed sync is recorded as a failure, with why. */
+function syncAuditDetails(result: SyncResult): Record<string, unknown> {
+  return {
+    status: result.status,
+    commit: result.commit,
+    imported: result.imported.length,
+    errors: result.errors.length,
+    ...(result.error === null ? {} : { reason: result.error.slice(0, 300) }),
+  };
+}
+
+const syncOutcome = (result: SyncResult) => (result.status === "ok" ? "success" : "failure") as "success" | "failure";
+
 /** An admin's Sync: waits for the end; 409 while another sync of the source runs. */
 export async function syncSourceNow(name: string, actor: string): Promise<SyncResult> {
   const audit = { actor, action: "source.sync", target: `source:${name}`, details: { via: "api" } } as const;
-  return audited(
-    { ...audit, detailsOf: (r) => ({ status: r.status, commit: r.commit, imported: r.imported.length, errors: r.errors.length }) },
-    async () => {
-      const result = await trySync(name);
-      if (!result) throw new DomainError("conflict", `a sync of source "${name}" is running: wait for its end (the Sources page shows it)`);
-      return result;
-    },
-  );
+  return audited({ ...audit, detailsOf: syncAuditDetails, outcomeOf: syncOutcome }, async () => {
+    const result = await trySync(name);
+    if (!result) throw new DomainError("conflict", `a sync of source "${name}" is running: wait for its end (the Sources page shows it)`);
+    return result;
+  });
 }
 
 /**
@@ -208,10 +220,13 @@ export async function syncInBackground(name: string, via: "webhook" | "schedule"
     const result = await trySync(name);
     if (result) {
       if (via === "webhook") {
-        await audited(
-          { actor: null, action: "source.sync", target: `source:${name}`, details: { via, status: result.status, commit: result.commit } },
-          async () => result,
-        );
+        await recordAudit({
+          actor: null,
+          action: "source.sync",
+          target: `source:${name}`,
+          outcome: syncOutcome(result),
+          details: { via, ...syncAuditDetails(result) },
+        });
       }
       return;
     }
