@@ -26,7 +26,7 @@ import {
   type SourceRow,
 } from "../data/sources";
 import { upsertForm } from "../data/forms";
-import { loadFormsWithHostChoices } from "../forms/import";
+import { loadFormsFrom } from "../forms/import";
 import { loggerFor } from "../logging/logger";
 import { GIT_TIMEOUT_MS, GitError, runGit, type GitAuth } from "./git";
 
@@ -123,7 +123,8 @@ async function fetchAndImport(source: SourceRow): Promise<{ commit: string; impo
   if (!fs.existsSync(formsRoot))
     throw new SyncError(`commit ${commit.slice(0, 12)} has no folder "${source.formsPath}" (the source's formsPath)`);
 
-  const loaded = await loadFormsWithHostChoices(formsRoot);
+  // Nothing of the repository runs on the app: a runner lists a hosts field's inventory when a page needs it.
+  const loaded = loadFormsFrom(formsRoot);
   // Paths inside the repository, not the cache's.
   const errors = loaded.errors.map((error) => error.split(`${dir}${path.sep}`).join(""));
   const origins = await findFormOrigins(loaded.forms.map((form) => form.definition.name));
@@ -137,7 +138,7 @@ async function fetchAndImport(source: SourceRow): Promise<{ commit: string; impo
       );
       continue;
     }
-    await upsertForm(form.definition, form.sourceDir, form.hostChoices, { sourceName: source.name, sourceCommit: commit });
+    await upsertForm(form.definition, form.sourceDir, {}, { sourceName: source.name, sourceCommit: commit });
     imported.push(name);
   }
   return { commit, imported: imported.sort(), errors };
