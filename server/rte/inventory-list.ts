@@ -18,7 +18,6 @@ import type { FetchFiles, FileCache } from "./file-cache";
 import { handOver } from "./job-folder";
 import { playbookEnv } from "./playbook-command";
 import type { PlaybookUser } from "./playbook-user";
-import { ensurePrivateDir } from "./private-fs";
 import { terminateGroup } from "./process-group";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
@@ -46,7 +45,8 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
     !request.manifest.some((e) => e.path === inventory || e.path.startsWith(`${inventory}/`))
   )
     return { ok: false, error: `${request.inventory} is not a file or folder of the form` };
-  ensurePrivateDir(deps.env.jobsDir);
+  // In the jobs folder, which the RTE's start made (0711 when playbooks run as another user:
+  // never tightened here, or the running jobs' folders would close to their playbooks).
   const dir = path.join(deps.env.jobsDir, `inventory-${randomBytes(6).toString("hex")}`);
   try {
     await deps.cache.materialize(request.manifest, dir, deps.fetchFiles);

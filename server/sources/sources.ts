@@ -49,7 +49,7 @@ const urlSchema = z
   .max(2000)
   .superRefine((url, ctx) => {
     const scheme = /^(https?|ssh|file):\/\/([^/]*)/.exec(url);
-    const scpLike = /^([A-Za-z0-9._-]+)@([A-Za-z0-9.-]+):[^/]/.exec(url);
+    const scpLike = /^([^@\s/:]+)@([^:\s/]+):(.*)$/.exec(url);
     if (scheme) {
       if (/^https?:\/\/[^/]*@/.test(url)) {
         ctx.addIssue({
@@ -62,9 +62,10 @@ const urlSchema = z
       const host = authority.slice(authority.lastIndexOf("@") + 1);
       if (host.startsWith("-") || user.startsWith("-"))
         ctx.addIssue({ code: "custom", message: "must not have a user or host starting with '-' (git would pass it to ssh as an option)" });
-    } else if (scpLike) {
-      if (scpLike[1]!.startsWith("-") || scpLike[2]!.startsWith("-"))
-        ctx.addIssue({ code: "custom", message: "must not have a user or host starting with '-' (git would pass it to ssh as an option)" });
+    } else if (scpLike && (scpLike[1]!.startsWith("-") || scpLike[2]!.startsWith("-"))) {
+      ctx.addIssue({ code: "custom", message: "must not have a user or host starting with '-' (git would pass it to ssh as an option)" });
+    } else if (scpLike && /^[A-Za-z0-9._-]+$/.test(scpLike[1]!) && /^[A-Za-z0-9.-]+$/.test(scpLike[2]!) && /^[^/]/.test(scpLike[3]!)) {
+      // user@host:path
     } else if (!url.startsWith("/")) {
       ctx.addIssue({ code: "custom", message: "must be an https://, http://, ssh://, file:// URL, user@host:path or an absolute path" });
     }

@@ -122,6 +122,8 @@ describe("a source's settings", () => {
     const hostMessage = createSourceSchema.safeParse({ ...base, url: "ssh://-oProxyCommand=x/ops.git" }).error?.issues[0];
     expect(hostMessage?.path).toEqual(["url"]);
     expect(hostMessage?.message).toMatch(/starting with '-'/);
+    const scpMessage = createSourceSchema.safeParse({ ...base, url: "git@-oProxyCommand=x:ops.git" }).error?.issues[0];
+    expect(scpMessage?.message).toMatch(/starting with '-'/);
     expect(refused({ ref: "--upload-pack=x" })).toBe(true);
     expect(refused({ ref: "main..other" })).toBe(true);
     expect(refused({ formsPath: "../elsewhere" })).toBe(true);
