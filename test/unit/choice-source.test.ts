@@ -322,6 +322,9 @@ describe("hosts fields' choices", () => {
           },
         };
       };
+      // As the RTE's start leaves it when playbooks run as another user: a listing never tightens it.
+      fs.mkdirSync(env.jobsDir, { mode: 0o711 });
+      fs.chmodSync(env.jobsDir, 0o711);
       try {
         const dir = path.join(FIXTURES, "forms-choices/choices");
         const good = deps(dir);
@@ -331,8 +334,9 @@ describe("hosts fields' choices", () => {
           ...inventoryNames(JSON.parse(fs.readFileSync(path.join(FIXTURES, "inventory-list/choices-inventory.json"), "utf8"))),
         });
         expect(good.asked.length).toBe(new Set(good.manifest.map((e) => e.sha256)).size);
-        // Its folder is gone once answered.
+        // Its folder is gone once answered, and the jobs folder is as it was.
         expect(fs.readdirSync(env.jobsDir)).toEqual([]);
+        expect(fs.statSync(env.jobsDir).mode & 0o777).toBe(0o711);
 
         const bad = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-"));
         fs.writeFileSync(path.join(bad, "broken.ini"), "this is [ not\n[[x\n");
