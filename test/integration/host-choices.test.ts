@@ -44,6 +44,7 @@ class InventoryModule(BaseInventoryPlugin):
 
 let root: string;
 let formsDir: string;
+let spyDir: string;
 let spyFile: string;
 let app: RunningPlayform;
 let api: ApiClient;
@@ -64,7 +65,10 @@ const records = (): SpyRecord[] =>
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "playform-host-choices-"));
   formsDir = path.join(root, "forms");
-  spyFile = path.join(root, "spy.jsonl");
+  // Writable by the playbook user the runner runs the inventory as (when it runs as root).
+  spyDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-spy-"));
+  fs.chmodSync(spyDir, 0o777);
+  spyFile = path.join(spyDir, "spy.jsonl");
   const form = path.join(formsDir, "inventory-spy");
   fs.mkdirSync(path.join(form, "plugins"), { recursive: true });
   fs.writeFileSync(
@@ -85,6 +89,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.stop();
   if (root) fs.rmSync(root, { recursive: true, force: true });
+  if (spyDir) fs.rmSync(spyDir, { recursive: true, force: true });
 });
 
 it("reads the inventory on the runner, without the app's secrets, once for the same files", async () => {
@@ -93,7 +98,7 @@ it("reads the inventory on the runner, without the app's secrets, once for the s
 
   const form = (await api.get("/api/forms/inventory-spy")).form;
   const target = form.fields.find((f: { name: string }) => f.name === "target");
-  expect(target.choices).toEqual([
+  expect(target.choices, target.choicesError).toEqual([
     { value: "web1.example.test", label: "web1.example.test" },
     { value: "web2.example.test", label: "web2.example.test" },
   ]);
@@ -114,17 +119,22 @@ it("reads the inventory on the runner, without the app's secrets, once for the s
 
   // The same files again: from the cache, nothing runs.
   expect((await api.get("/api/forms/inventory-spy")).form.fields[0].choices).toHaveLength(2);
-  // A launch checks its value against the same cached listing.
+  expect(records()).toHaveLength(1);
+  // A launch checks its value against the same cached listing (the job's own ansible-playbook
+  // then reads the inventory too, in the job's folder: not a listing).
   const job = await api.waitForEnd(await api.launch("inventory-spy", { target: "web2.example.test" }));
   expect(job.status).toBe("success");
   const refused = await api.call("POST", "/api/jobs", { json: { form: "inventory-spy", values: { target: "db9.example.test" } } });
   expect(refused.status, JSON.stringify(refused.json)).toBe(422);
-  expect(records()).toHaveLength(1);
+  const listings = () => records().filter((r) => /^inventory-[0-9a-f]{12}$/.test(path.basename(r.cwd)));
+  expect(listings()).toHaveLength(1);
 
   // Changed files are other files: listed anew.
   fs.appendFileSync(path.join(formsDir, "inventory-spy/spy.yml"), "# changed\n");
   expect((await api.get("/api/forms/inventory-spy")).form.fields[0].choices).toHaveLength(2);
-  expect(records()).toHaveLength(2);
+  expect(listings()).toHaveLength(2);
+  // No record was ever written by the app: every one has the playbook's environment.
+  expect(records().filter((r) => r.env.DATABASE_URL !== undefined || r.env.ENCRYPTION_SECRET !== undefined)).toEqual([]);
 });
 
 it("says on the field that no runner can list the inventory, and refuses a launch with a hosts value (503)", async () => {
