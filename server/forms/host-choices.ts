@@ -46,21 +46,14 @@ export function hostFieldChoices(names: InventoryNames, pick: "hosts" | "groups"
 interface Cache {
   done: Map<string, InventoryNames>;
   pending: Map<string, Promise<{ names: InventoryNames } | { problem: string }>>;
-  /** Listings asked of a runner (for the tests and the log): a cache hit asks none. */
-  asked: number;
 }
 
 // Route handlers and the custom server (a schedule's launch) are two bundles: one cache.
 const KEY = Symbol.for("playform.inventory-cache");
 function cache(): Cache {
   const holder = globalThis as typeof globalThis & { [KEY]?: Cache };
-  holder[KEY] ??= { done: new Map(), pending: new Map(), asked: 0 };
+  holder[KEY] ??= { done: new Map(), pending: new Map() };
   return holder[KEY];
-}
-
-/** How many listings this node asked runners for since it started. */
-export function inventoryListingsAsked(): number {
-  return cache().asked;
 }
 
 /** The hosts fields' choices, and for those that have none, why (no runner connected, the inventory does not parse). */
@@ -89,7 +82,6 @@ async function listOnRunner(
           : "no default runner is approved yet to read the inventory",
       };
     }
-    state.asked++;
     const answer = await playformRuntime().listInventory(
       runner.id,
       { sourceDir: form.sourceDir, manifest: files.manifest, inventory },
