@@ -15,7 +15,7 @@ import { credentialKey } from "./security/encryption-secret";
 import { sha256Hex } from "./security/tokens";
 import { sealLegacyPasswordValues } from "./jobs/job-secrets";
 import { listForms } from "./forms/catalog";
-import { loadFormsWithHostChoices } from "./forms/import";
+import { loadFormsFrom } from "./forms/import";
 import { DomainError } from "./errors";
 import { audited } from "./audit/record";
 import { createCredentialSchema } from "./credentials/kinds";
@@ -59,7 +59,8 @@ export async function ensureAdmin(config: AppConfig, log: (line: string) => void
  * editing the folder. A bad form is reported and skipped; the good ones are imported.
  */
 export async function importForms(config: AppConfig, log: (line: string) => void): Promise<{ imported: string[]; errors: string[] }> {
-  const loaded = await loadFormsWithHostChoices(config.PLAYFORM_FORMS_DIR);
+  // Hosts fields' choices are not read here: a runner lists the inventory when a page needs them (server/forms/host-choices.ts).
+  const loaded = loadFormsFrom(config.PLAYFORM_FORMS_DIR);
   const { errors } = loaded;
   // A form of a Git source (server/sources) is not replaced by a folder's form of the same name.
   const origins = await findFormOrigins(loaded.forms.map((f) => f.definition.name));
@@ -69,7 +70,7 @@ export async function importForms(config: AppConfig, log: (line: string) => void
     return !source;
   });
   for (const error of errors) log(`form not imported: ${error}`);
-  for (const form of forms) await upsertForm(form.definition, form.sourceDir, form.hostChoices);
+  for (const form of forms) await upsertForm(form.definition, form.sourceDir);
   log(`imported ${forms.length} form(s) from ${config.PLAYFORM_FORMS_DIR}`);
   return { imported: forms.map((f) => f.definition.name).sort(), errors };
 }

@@ -155,6 +155,7 @@ async function main(): Promise<void> {
   runtime.publishJobUpdate = publish;
   runtime.kickDispatcher = () => dispatcher.kick();
   runtime.disconnectRunner = (runnerId, reason) => hub.disconnectRunner(runnerId, reason);
+  runtime.listInventory = (runnerId, request, timeoutMs) => hub.listInventory(runnerId, request, timeoutMs);
   runtime.refreshInboundRunner = (runnerId) => inbound.refresh(runnerId);
   runtime.notReadyReason = async () => {
     try {

@@ -7,6 +7,7 @@
  * they need (the job lifecycle, the job-update publisher) from server/index.ts as arguments.
  */
 import type { JobUpdate } from "./hub/job-updates";
+import type { InventoryAnswer, ManifestEntry } from "./protocol/rte-messages";
 import { JobLifecycle } from "./jobs/lifecycle";
 
 export interface PlayformRuntime {
@@ -16,6 +17,15 @@ export interface PlayformRuntime {
   kickDispatcher: () => void;
   /** Closes the sockets this node holds for a runner (after revoke or rotate). */
   disconnectRunner: (runnerId: string, reason: string) => void;
+  /**
+   * Asks a connected instance of the runner, on this node, to list a form's inventory
+   * (server/forms/host-choices.ts); null when none that can is connected here.
+   */
+  listInventory: (
+    runnerId: string,
+    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string },
+    timeoutMs: number,
+  ) => Promise<InventoryAnswer | null>;
   /** An inbound runner's settings changed (approved, re-pinned, TLS allowed off): connect to it anew now. */
   refreshInboundRunner: (runnerId: string) => void;
   /** Why this node is not ready (database unreachable, migrations pending), or null when ready. */
@@ -30,6 +40,7 @@ export function playformRuntime(): PlayformRuntime {
     publishJobUpdate: () => undefined,
     kickDispatcher: () => undefined,
     disconnectRunner: () => undefined,
+    listInventory: async () => null,
     refreshInboundRunner: () => undefined,
     notReadyReason: async () => "the server has not finished starting",
   };

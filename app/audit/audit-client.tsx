@@ -21,7 +21,8 @@ const PAGE_SIZE = 100;
 /** How long typing in a filter pauses before the list follows. */
 const TYPING_MS = 400;
 
-export function AuditClient() {
+/** `auditRetentionDays`: PLAYFORM_AUDIT_RETENTION_DAYS, null when unset (events are then kept). */
+export function AuditClient({ auditRetentionDays }: { auditRetentionDays: number | null }) {
   const pathname = usePathname();
   const view = readAuditView(useSearchParams());
   const search = auditSearch(view);
@@ -47,7 +48,11 @@ export function AuditClient() {
     <>
       <PageHeader
         title="Audit"
-        description={`Who did what, when, from where, and how it ended: sign-ins, accounts, runners, credentials, forms imports and jobs. Newest first, ${PAGE_SIZE} to a page. The filters are part of the address. Events are kept until deleted from the database (no automatic retention yet).`}
+        description={`Who did what, when, from where, and how it ended: sign-ins, accounts, runners, credentials, forms imports and jobs. Newest first, ${PAGE_SIZE} to a page. The filters are part of the address. ${
+          auditRetentionDays === null
+            ? "Events are kept: PLAYFORM_AUDIT_RETENTION_DAYS is not set, so the daily retention run deletes none."
+            : `Events older than ${auditRetentionDays} days are deleted by the daily retention run (PLAYFORM_AUDIT_RETENTION_DAYS).`
+        }`}
         actions={
           <div className="flex items-center gap-2">
             {audit.isFetching && !audit.isPending && <Spinner className="size-3.5" />}

@@ -58,7 +58,12 @@ export function FormField({ form, field, value, errors, values, disabled, onChan
   }
   const choices = field.type === "hosts" ? field.choices : choicesOf(field, values);
   const dependsOn = (field.type === "select" || field.type === "multiselect") && field.optionsFrom ? field.optionsFrom.field : undefined;
-  const note = dependsOn !== undefined && (choices ?? []).length === 0 ? `Choose ${dependsOn} first.` : undefined;
+  const note =
+    field.type === "hosts" && field.choicesError
+      ? `The hosts cannot be listed now: ${field.choicesError}`
+      : dependsOn !== undefined && (choices ?? []).length === 0
+        ? `Choose ${dependsOn} first.`
+        : undefined;
   return (
     <Labelled field={field} error={errors[field.name]} note={note}>
       {(control) =>

@@ -150,11 +150,16 @@ export interface AuditedAction<T> {
   targetOf?: (result: T) => string | null;
   details?: Record<string, unknown>;
   detailsOf?: (result: T) => Record<string, unknown>;
+  /**
+   * The outcome of an action that reports its failure in its result instead of throwing (a Git
+   * sync that failed is a result): without it, returning is a success.
+   */
+  outcomeOf?: (result: T) => AuditOutcome;
 }
 
 /**
- * Runs `fn` and records its outcome: success (with targetOf/detailsOf of the result), or
- * failure/denied with the error's code and message; the error is then thrown on.
+ * Runs `fn` and records its outcome: success (or outcomeOf of the result, with targetOf/detailsOf
+ * of the result), or failure/denied with the error's code and message; the error is then thrown on.
  */
 export async function audited<T>(spec: AuditedAction<T>, fn: () => Promise<T>, request?: Request): Promise<T> {
   let result: T;
@@ -178,7 +183,7 @@ export async function audited<T>(spec: AuditedAction<T>, fn: () => Promise<T>, r
       actor: spec.actor,
       action: spec.action,
       target: spec.targetOf ? spec.targetOf(result) : spec.target,
-      outcome: "success",
+      outcome: spec.outcomeOf ? spec.outcomeOf(result) : "success",
       details: { ...spec.details, ...spec.detailsOf?.(result) } as Record<string, unknown>,
     },
     request,

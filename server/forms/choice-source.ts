@@ -25,6 +25,7 @@ import { loggerFor } from "../logging/logger";
 import { defaultOf, visibleFieldNames, type UserContext } from "../form-rules/values";
 import type { StoredForm } from "./catalog";
 import type { FormDefinition } from "./definition";
+import { hostChoicesOf } from "./host-choices";
 
 const log = loggerFor({ component: "choice-source" });
 
@@ -243,8 +244,9 @@ export async function sourceChoices(
 }
 
 /**
- * The choices a launch's values are checked against (RuleContext.choices): the hosts fields'
- * from the form's inventory, and the current choices of every source field that is shown and
+ * The choices a launch's values are checked against (RuleContext.choices): those of the hosts
+ * fields that hold a value, from the form's inventory as a runner lists it (503 naming the field
+ * when none can now, server/forms/host-choices.ts), and the current choices of every source field that is shown and
  * holds a value or a default (an empty one needs none: the rules then only ask whether it is
  * required).
  * The rules do not check a field without an entry, so every such field gets one, or the launch
@@ -269,6 +271,20 @@ export async function choicesAtLaunch(
   const wanted = fields.filter(
     (field): field is SourceField => isSourceField(field) && shown.has(field.name) && !isEmpty(effective[field.name]),
   );
+  // Hosts fields holding a value: their inventory, listed by a runner (or from the cache).
+  const hostFields = fields.filter((field) => field.type === "hosts" && shown.has(field.name) && !isEmpty(effective[field.name]));
+  const hostChoices: Record<string, FieldOption[]> = {};
+  if (hostFields.length > 0) {
+    const listed = await hostChoicesOf(form);
+    for (const field of hostFields) {
+      const problem = listed.problems[field.name];
+      if (problem !== undefined) {
+        const message = `the choices of ${field.label ?? field.name} cannot be checked: ${problem}`;
+        throw new DomainError("unavailable", message, { [field.name]: message });
+      }
+      hostChoices[field.name] = listed.choices[field.name] ?? [];
+    }
+  }
   const fetched = await Promise.all(
     wanted.map(async (field) => {
       try {
@@ -281,7 +297,7 @@ export async function choicesAtLaunch(
       }
     }),
   );
-  return { ...form.hostChoices, ...Object.fromEntries(fetched) };
+  return { ...hostChoices, ...Object.fromEntries(fetched) };
 }
 
 function isEmpty(value: unknown): boolean {

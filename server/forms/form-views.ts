@@ -8,6 +8,7 @@ import { DomainError } from "../errors";
 import type { FieldOption } from "../form-rules/fields";
 import type { UserContext } from "../form-rules/values";
 import { isSourceField, sourceChoices } from "./choice-source";
+import { hostChoicesOf } from "./host-choices";
 import { publicForm } from "./public-view";
 
 /** The viewer as form defaults and rules name them (`{user.name}`, `{user.email}`). */
@@ -18,13 +19,19 @@ export async function userContext(viewer: Viewer): Promise<UserContext> {
 
 export async function catalogFor(viewer: Viewer): Promise<ReturnType<typeof publicForm>[]> {
   const [forms, user] = await Promise.all([launchableForms(viewer), userContext(viewer)]);
-  return forms.map((form) => publicForm(form.definition, form.hostChoices, user));
+  // No inventory is listed for the catalog: a hosts field's choices come with the form itself.
+  return forms.map((form) => publicForm(form.definition, {}, user));
 }
 
-/** A form the viewer may launch (404 for one they may not, as for one that does not exist). */
+/**
+ * A form the viewer may launch (404 for one they may not, as for one that does not exist), with
+ * its hosts fields' choices as a runner lists its inventory (cached per form files); a hosts
+ * field whose inventory cannot be listed now says why (`choicesError`).
+ */
 export async function formFor(viewer: Viewer, name: string): Promise<ReturnType<typeof publicForm>> {
   const [form, user] = await Promise.all([requireLaunchableForm(viewer, name), userContext(viewer)]);
-  return publicForm(form.definition, form.hostChoices, user);
+  const hosts = await hostChoicesOf(form);
+  return publicForm(form.definition, hosts.choices, user, hosts.problems);
 }
 
 /**

@@ -1,53 +1,36 @@
 /**
- * The choices of `hosts` fields: the hosts and groups of the form's own inventory, read with
- * `ansible-inventory --list` on the app once per import (not per page view: it takes a second
- * and may run inventory plugins). They are stored with the form (server/data/forms.ts).
+ * The choices of `hosts` fields: the hosts and groups of the form's own inventory. The app never
+ * runs ansible-inventory: an inventory script or plugin is code of the form (a Git source's, say),
+ * and on the app it would run beside ENCRYPTION_SECRET and DATABASE_URL (and the app's image has
+ * no Ansible). A runner reads it instead, the form's (or the default), the way it runs a
+ * playbook (`inventory:list`, server/rte/inventory-list.ts): the runner gets the form's files by
+ * hash and answers only the names.
+ *
+ * The answer is cached on this node per form files (the hash of every file of the form's folder,
+ * so per commit for a Git source, per content for the forms folder) and inventory: reading an
+ * inventory takes a second and may call out to a cloud, and the same files name the same hosts.
+ * A failure is not cached: the next page view asks again.
  */
-import path from "node:path";
-import { execa } from "execa";
+import { createHash } from "node:crypto";
+import { resolveRunnerFor } from "../data/runners";
 import type { FieldOption } from "../form-rules/fields";
+import { loggerFor } from "../logging/logger";
+import type { InventoryNames } from "../recap/inventory-names";
+import { playformRuntime } from "../runtime";
 import type { FormDefinition } from "./definition";
+import { buildManifest } from "./manifest";
+
+export { inventoryNames, type InventoryNames } from "../recap/inventory-names";
+
+const log = loggerFor({ component: "forms" });
 
 /** A hosts field's choices, by field name. */
 export type HostChoices = Record<string, FieldOption[]>;
 
-/** Hosts and groups of one inventory, each sorted. */
-export interface InventoryNames {
-  hosts: string[];
-  groups: string[];
-}
-
-const INVENTORY_TIMEOUT_MS = 60_000;
-/** Groups every inventory has: choosing them says nothing. */
-const IMPLICIT_GROUPS = new Set(["all", "ungrouped"]);
-
-function stringsOf(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
-}
-
-/**
- * The names in `ansible-inventory --list` JSON: every host (in a group's `hosts` or with
- * variables in `_meta.hostvars`) and every group but all and ungrouped (those that hold only
- * children, or nothing, are named in a parent's `children`).
- */
-export function inventoryNames(list: unknown): InventoryNames {
-  const hosts = new Set<string>();
-  const groups = new Set<string>();
-  if (typeof list !== "object" || list === null || Array.isArray(list)) return { hosts: [], groups: [] };
-  for (const [name, entry] of Object.entries(list as Record<string, unknown>)) {
-    if (name === "_meta") {
-      const hostvars = (entry as { hostvars?: unknown } | null)?.hostvars;
-      if (typeof hostvars === "object" && hostvars !== null) for (const host of Object.keys(hostvars)) hosts.add(host);
-      continue;
-    }
-    groups.add(name);
-    if (typeof entry !== "object" || entry === null) continue;
-    for (const host of stringsOf((entry as { hosts?: unknown }).hosts)) hosts.add(host);
-    for (const child of stringsOf((entry as { children?: unknown }).children)) groups.add(child);
-  }
-  const sorted = (names: Set<string>) => [...names].sort((a, b) => a.localeCompare(b, "en"));
-  return { hosts: sorted(hosts), groups: sorted(new Set([...groups].filter((g) => !IMPLICIT_GROUPS.has(g)))) };
-}
+/** The runner reads within 60 s (server/rte/inventory-list.ts); the files travel first. */
+const LIST_TIMEOUT_MS = 90_000;
+/** Listings kept per node; the oldest go first. */
+const CACHE_ENTRIES = 500;
 
 /** A hosts field's choices: hosts, groups, or groups then hosts (labelled "group: web" and "host: web1"). */
 export function hostFieldChoices(names: InventoryNames, pick: "hosts" | "groups" | "both"): FieldOption[] {
@@ -60,53 +43,86 @@ export function hostFieldChoices(names: InventoryNames, pick: "hosts" | "groups"
   ];
 }
 
-/**
- * Runs `ansible-inventory -i INVENTORY --list` in the form's folder (no shell, a timeout). An
- * inventory it cannot parse is an error, not an empty list: ANSIBLE_INVENTORY_UNPARSED_FAILED.
- */
-export async function listInventory(sourceDir: string, inventory: string): Promise<InventoryNames> {
-  const result = await execa("ansible-inventory", ["-i", path.join(sourceDir, inventory), "--list"], {
-    cwd: sourceDir,
-    timeout: INVENTORY_TIMEOUT_MS,
-    reject: false,
-    stdin: "ignore",
-    env: { ANSIBLE_INVENTORY_UNPARSED_FAILED: "true", ANSIBLE_NOCOLOR: "1", ANSIBLE_RETRY_FILES_ENABLED: "false" },
-  });
-  if (result.timedOut) throw new Error(`ansible-inventory did not finish within ${INVENTORY_TIMEOUT_MS / 1000} s`);
-  if (result.failed) {
-    // ansible's last lines say why ("Failed to parse … with ini plugin: …", "No inventory was parsed").
-    const output = [result.stderr, result.stdout].map((text) => String(text ?? "").trim()).find((text) => text !== "");
-    const why = (output ?? result.shortMessage ?? "it failed").split("\n").slice(-3).join(" ");
-    throw new Error(`ansible-inventory cannot read it: ${why}`);
-  }
-  try {
-    return inventoryNames(JSON.parse(result.stdout));
-  } catch {
-    throw new Error("ansible-inventory did not print JSON");
-  }
+interface Cache {
+  done: Map<string, InventoryNames>;
+  pending: Map<string, Promise<{ names: InventoryNames } | { problem: string }>>;
+}
+
+// Route handlers and the custom server (a schedule's launch) are two bundles: one cache.
+const KEY = Symbol.for("playform.inventory-cache");
+function cache(): Cache {
+  const holder = globalThis as typeof globalThis & { [KEY]?: Cache };
+  holder[KEY] ??= { done: new Map(), pending: new Map() };
+  return holder[KEY];
+}
+
+/** The hosts fields' choices, and for those that have none, why (no runner connected, the inventory does not parse). */
+export interface HostChoicesState {
+  choices: HostChoices;
+  problems: Record<string, string>;
+}
+
+async function listOnRunner(
+  form: { definition: FormDefinition; sourceDir: string },
+  inventory: string,
+  files: { manifest: ReturnType<typeof buildManifest>; key: string },
+): Promise<{ names: InventoryNames } | { problem: string }> {
+  const key = `${files.key}:${inventory}`;
+  const state = cache();
+  const done = state.done.get(key);
+  if (done) return { names: done };
+  const pending = state.pending.get(key);
+  if (pending) return pending;
+  const asking = (async (): Promise<{ names: InventoryNames } | { problem: string }> => {
+    const runner = await resolveRunnerFor(form.definition.runner);
+    if (!runner) {
+      return {
+        problem: form.definition.runner
+          ? `runner "${form.definition.runner}" does not exist or is not approved, and reads the inventory`
+          : "no default runner is approved yet to read the inventory",
+      };
+    }
+    const answer = await playformRuntime().listInventory(
+      runner.id,
+      { sourceDir: form.sourceDir, manifest: files.manifest, inventory },
+      LIST_TIMEOUT_MS,
+    );
+    if (answer === null)
+      return { problem: `runner "${runner.name}" is not connected (to this app node) to read the inventory; try again once it is` };
+    if (!answer.ok) return { problem: answer.error };
+    const names = { hosts: answer.hosts, groups: answer.groups };
+    state.done.set(key, names);
+    if (state.done.size > CACHE_ENTRIES) state.done.delete(state.done.keys().next().value!);
+    return { names };
+  })().finally(() => state.pending.delete(key));
+  state.pending.set(key, asking);
+  return asking;
 }
 
 /**
- * The choices of every hosts field of a form, each inventory read once. Throws an Error naming
- * the form and the inventory when one cannot be read: the import then skips the form.
+ * The choices of every hosts field of a form, each inventory listed once (by a runner, or from
+ * this node's cache). Never throws for a listing that failed: the field's problem says why.
  */
-export async function readHostChoices(
-  definition: FormDefinition,
-  sourceDir: string,
-  list: typeof listInventory = listInventory,
-): Promise<HostChoices> {
-  const choices: HostChoices = {};
-  const read = new Map<string, Promise<InventoryNames>>();
-  for (const field of definition.fields) {
-    if (field.type !== "hosts") continue;
-    const inventory = field.inventory ?? definition.inventories[0]!;
-    if (!read.has(inventory)) read.set(inventory, list(sourceDir, inventory));
-    try {
-      choices[field.name] = hostFieldChoices(await read.get(inventory)!, field.pick);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      throw new Error(`form "${definition.name}": inventory ${inventory} (for hosts field "${field.name}"): ${why}`, { cause: error });
-    }
+export async function hostChoicesOf(form: { name?: string; definition: FormDefinition; sourceDir: string }): Promise<HostChoicesState> {
+  const fields = form.definition.fields.filter((field) => field.type === "hosts");
+  const state: HostChoicesState = { choices: {}, problems: {} };
+  if (fields.length === 0) return state;
+  let files: { manifest: ReturnType<typeof buildManifest>; key: string };
+  try {
+    const manifest = buildManifest(form.sourceDir);
+    files = { manifest, key: createHash("sha256").update(JSON.stringify(manifest)).digest("hex") };
+  } catch (error) {
+    log().error({ err: error }, `form ${form.definition.name}: its files cannot be read to list its inventory`);
+    for (const field of fields) state.problems[field.name] = "the form's files cannot be read on the app (see the server log)";
+    return state;
   }
-  return choices;
+  const listings = new Map<string, Promise<{ names: InventoryNames } | { problem: string }>>();
+  for (const field of fields) {
+    const inventory = field.inventory ?? form.definition.inventories[0]!;
+    if (!listings.has(inventory)) listings.set(inventory, listOnRunner(form, inventory, files));
+    const listed = await listings.get(inventory)!;
+    if ("names" in listed) state.choices[field.name] = hostFieldChoices(listed.names, field.pick);
+    else state.problems[field.name] = `inventory ${inventory}: ${listed.problem}`;
+  }
+  return state;
 }

@@ -7,7 +7,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { describeZodError, importedFormSchema, type FormDefinition } from "./definition";
-import { readHostChoices, type HostChoices } from "./host-choices";
 
 export interface LoadedForm {
   definition: FormDefinition;
@@ -44,24 +43,4 @@ export function loadFormsFrom(root: string): { forms: LoadedForm[]; errors: stri
     }
   }
   return { forms, errors };
-}
-
-/**
- * The forms of a folder with their hosts fields' choices, read from their inventories
- * (server/forms/host-choices.ts). A form whose inventory ansible-inventory cannot read is
- * reported, naming the form and the inventory, and skipped like any other bad form.
- */
-export async function loadFormsWithHostChoices(
-  root: string,
-): Promise<{ forms: (LoadedForm & { hostChoices: HostChoices })[]; errors: string[] }> {
-  const { forms, errors } = loadFormsFrom(root);
-  const loaded: (LoadedForm & { hostChoices: HostChoices })[] = [];
-  for (const form of forms) {
-    try {
-      loaded.push({ ...form, hostChoices: await readHostChoices(form.definition, form.sourceDir) });
-    } catch (error) {
-      errors.push(error instanceof Error ? error.message : String(error));
-    }
-  }
-  return { forms: loaded, errors };
 }

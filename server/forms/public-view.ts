@@ -12,9 +12,16 @@ export type PublicField = RuleField & {
   source?: { dependsOn: string[] };
   /** hosts fields: the hosts or groups of the form's inventory. */
   choices?: FieldOption[];
+  /** hosts fields: why there are no choices now (no runner connected to list the inventory, it does not parse). */
+  choicesError?: string;
 };
 
-function publicField(field: FieldSpec, choices: Readonly<Record<string, FieldOption[]>>, user?: UserContext): PublicField {
+function publicField(
+  field: FieldSpec,
+  choices: Readonly<Record<string, FieldOption[]>>,
+  user?: UserContext,
+  problems: Readonly<Record<string, string>> = {},
+): PublicField {
   const label = field.label ?? field.name;
   if ((field.type === "text" || field.type === "textarea") && field.default !== undefined && user) {
     return { ...field, label, default: fillUserPlaceholders(field.default, user) };
@@ -29,23 +36,32 @@ function publicField(field: FieldSpec, choices: Readonly<Record<string, FieldOpt
     const { source, ...rest } = field;
     return { ...rest, label, source: { dependsOn: sourcePlaceholders(source.url) } };
   }
-  if (field.type === "hosts") return { ...field, label, choices: choices[field.name] ?? [] };
+  if (field.type === "hosts") {
+    const problem = problems[field.name];
+    return { ...field, label, choices: choices[field.name] ?? [], ...(problem !== undefined ? { choicesError: problem } : {}) };
+  }
   return { ...field, label } as PublicField;
 }
 
 /**
  * What users see of a form: its fields, not its runner, inventories or options. `hostChoices`:
- * the hosts fields' choices, read from the form's inventory when it was imported; `user`: the
- * reader, whose name and email fill the defaults' `{user.name}` placeholders.
+ * the hosts fields' choices, listed from the form's inventory by a runner (server/forms/host-choices.ts),
+ * and `hostProblems` why a field has none; `user`: the reader, whose name and email fill the
+ * defaults' `{user.name}` placeholders.
  */
-export function publicForm(definition: FormDefinition, hostChoices: Readonly<Record<string, FieldOption[]>> = {}, user?: UserContext) {
+export function publicForm(
+  definition: FormDefinition,
+  hostChoices: Readonly<Record<string, FieldOption[]>> = {},
+  user?: UserContext,
+  hostProblems: Readonly<Record<string, string>> = {},
+) {
   return {
     name: definition.name,
     title: definition.title,
     description: definition.description,
     category: definition.category ?? null,
     playbook: definition.playbook,
-    fields: definition.fields.map((field) => publicField(field, hostChoices, user)),
+    fields: definition.fields.map((field) => publicField(field, hostChoices, user, hostProblems)),
     /** What a user may choose at launch, with the form's own settings as defaults. */
     launchOptions: definition.launchOptions,
     runDefaults: {

@@ -3,6 +3,7 @@
  * handshake, stores what runners send exactly once, acknowledges it, and fans new output out
  * to the browsers following the job.
  */
+import { randomUUID } from "node:crypto";
 import type { Namespace, Server, Socket } from "socket.io";
 import {
   CONTRACT_VERSION,
@@ -13,11 +14,14 @@ import {
   RteEvents,
   RteFeatures,
   filesRequestSchema,
+  inventoryAnswerSchema,
   jobItemsSchema,
   rteHandshakeSchema,
   rteStateSchema,
   type FilesAnswer,
+  type InventoryAnswer,
   type ItemsAck,
+  type ManifestEntry,
   type RteConfig,
 } from "../protocol/rte-messages";
 import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJobDispatched } from "../data/jobs";
@@ -68,6 +72,10 @@ export interface RunnerLink {
    */
   placed: Set<number>;
   draining: boolean;
+  /** What the RTE announced it does (RteFeatures). */
+  features: readonly string[];
+  /** Inventory listings asked of this instance and not answered yet: their files, by listId. */
+  listings: Map<string, { sourceDir: string; manifest: ManifestEntry[] }>;
 }
 
 /**
@@ -167,6 +175,8 @@ export class RteHub {
       strays: new Set(),
       placed: new Set(),
       draining: false,
+      features: handshake.features ?? [],
+      listings: new Map(),
     };
     const key = `${link.runnerId}:${link.instanceId}`;
     const previous = this.links.get(key);
@@ -267,12 +277,23 @@ export class RteHub {
   private async onFiles(link: RunnerLink, payload: unknown): Promise<FilesAnswer> {
     const parsed = filesRequestSchema.safeParse(payload);
     if (!parsed.success) return { files: [], error: "malformed files request" };
+    if (parsed.data.listId !== undefined) {
+      // Only the files of a listing this node asked this very instance for, while it is open.
+      const listing = link.listings.get(parsed.data.listId);
+      if (!listing) return { files: [], error: "no inventory listing of that id is open for this runner" };
+      try {
+        return { files: readManifestFiles(listing.sourceDir, listing.manifest, parsed.data.hashes) };
+      } catch (error) {
+        return { files: [], error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+    const jobId = parsed.data.jobId!;
     // The RTE may ask before its claim answer has been recorded: a job dispatched to this very
     // instance counts, whether its status already says running or not.
-    const placement = await this.place(link, parsed.data.jobId);
-    const job = placement === "here" ? await getJobForDispatch(parsed.data.jobId) : null;
+    const placement = await this.place(link, jobId);
+    const job = placement === "here" ? await getJobForDispatch(jobId) : null;
     if (!job || (job.status !== "running" && job.status !== "queued")) {
-      return { files: [], error: `job ${parsed.data.jobId} is not running on this runner` };
+      return { files: [], error: `job ${jobId} is not running on this runner` };
     }
     try {
       const manifest = manifestSchema.parse(job.manifest);
@@ -372,6 +393,41 @@ export class RteHub {
       );
     }
     link.socket.emit(RteEvents.cancel, { v: CONTRACT_VERSION, jobId });
+  }
+
+  /**
+   * Asks an instance of runner `runnerId` connected to this node, one that reads inventories
+   * (RteFeatures.inventoryList), to list `inventory` of the form's files (server/rte/inventory-list.ts).
+   * Null when no such instance is connected here.
+   */
+  async listInventory(
+    runnerId: string,
+    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string },
+    timeoutMs: number,
+  ): Promise<InventoryAnswer | null> {
+    const link = [...this.links.values()]
+      .filter((l) => l.runnerId === runnerId && l.socket.connected && !l.draining && l.features.includes(RteFeatures.inventoryList))
+      .sort((a, b) => a.running.size / a.capacity - b.running.size / b.capacity)[0];
+    if (!link) return null;
+    const listId = randomUUID();
+    link.listings.set(listId, { sourceDir: request.sourceDir, manifest: request.manifest });
+    try {
+      const raw: unknown = await link.socket.timeout(timeoutMs).emitWithAck(RteEvents.inventory, {
+        v: CONTRACT_VERSION,
+        listId,
+        inventory: request.inventory,
+        manifest: request.manifest,
+        sourceDir: request.sourceDir,
+      });
+      const answer = inventoryAnswerSchema.safeParse(raw);
+      return answer.success
+        ? answer.data
+        : { ok: false, error: `runner ${link.runnerName} answered something else than an inventory listing` };
+    } catch {
+      return { ok: false, error: `runner ${link.runnerName} did not answer within ${Math.round(timeoutMs / 1000)} s` };
+    } finally {
+      link.listings.delete(listId);
+    }
   }
 
   /** Links of this node that can take a job for the runner, least loaded first. */

@@ -30,6 +30,8 @@ export const INBOUND_SOCKET_PATH = "/rte/v1/socket";
 export const RteFeatures = {
   /** Takes its heartbeat interval from the app's `rte:config` instead of a fixed 15 s. */
   heartbeatInterval: "heartbeat-interval",
+  /** Answers `inventory:list`: reads a form's inventory for its hosts fields. */
+  inventoryList: "inventory-list",
 } as const;
 
 /** Sent by the RTE in the socket.io handshake `auth` field. */
@@ -148,12 +150,44 @@ export type JobSecrets = z.infer<typeof jobSecretsSchema>;
 /** app -> RTE `job:cancel`. */
 export const jobCancelSchema = z.object({ v: z.literal(CONTRACT_VERSION), jobId: z.number().int().positive() });
 
-/** RTE -> app `files:get` (acknowledged with FilesAnswer). */
-export const filesRequestSchema = z.object({
+/**
+ * RTE -> app `files:get` (acknowledged with FilesAnswer): the files of a job (`jobId`) or of an
+ * inventory listing the app asked for (`listId`, see inventoryListSchema), exactly one of them.
+ */
+export const filesRequestSchema = z
+  .object({
+    v: z.literal(CONTRACT_VERSION),
+    jobId: z.number().int().positive().optional(),
+    listId: z.string().min(1).max(100).optional(),
+    hashes: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(1000),
+  })
+  .refine((request) => (request.jobId === undefined) !== (request.listId === undefined), {
+    message: "a files request names a job or a listing",
+  });
+
+/**
+ * app -> RTE `inventory:list` (acknowledged with InventoryAnswer), to RTEs that announce
+ * RteFeatures.inventoryList: run `ansible-inventory -i INVENTORY --list` in a folder of the
+ * form's files (the manifest, fetched with `files:get` and this `listId` like a job's) and
+ * answer the hosts and groups it names. The app never runs ansible-inventory itself: an
+ * inventory script or plugin is code of the form, and runs where playbooks run.
+ */
+export const inventoryListSchema = z.object({
   v: z.literal(CONTRACT_VERSION),
-  jobId: z.number().int().positive(),
-  hashes: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(1000),
+  listId: z.string().min(1).max(100),
+  /** The inventory's path in the form's folder (one of the manifest's). */
+  inventory: z.string().min(1).max(500),
+  manifest: z.array(manifestEntrySchema).max(10_000),
+  /** The form's folder as the app sees it: read directly by RTEs with RTE_FILES=local. */
+  sourceDir: z.string().optional(),
 });
+export type InventoryList = z.infer<typeof inventoryListSchema>;
+
+export const inventoryAnswerSchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), hosts: z.array(z.string()).max(100_000), groups: z.array(z.string()).max(100_000) }),
+  z.object({ ok: z.literal(false), error: z.string().max(2000) }),
+]);
+export type InventoryAnswer = z.infer<typeof inventoryAnswerSchema>;
 export const filesAnswerSchema = z.object({
   files: z.array(z.object({ sha256: z.string(), contentBase64: z.string() })),
   error: z.string().optional(),
@@ -238,6 +272,8 @@ export const RteEvents = {
   dispatch: "job:dispatch",
   cancel: "job:cancel",
   files: "files:get",
+  /** app -> RTE: list a form's inventory (InventoryList), answered with an InventoryAnswer. */
+  inventory: "inventory:list",
   items: "job:items",
   state: "rte:state",
   leaving: "rte:leaving",

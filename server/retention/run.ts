@@ -27,7 +27,7 @@ import {
   sqliteReleaseFreePages,
   withRetentionLock,
 } from "../data/retention";
-import { recordAudit } from "../audit/record";
+import { errorDetails, recordAudit } from "../audit/record";
 import { DomainError } from "../errors";
 import { deleteJobUploads } from "../forms/uploads";
 import { FINAL_STATUSES } from "../jobs/lifecycle";
@@ -167,7 +167,19 @@ export async function runRetention(
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const now = options.now ?? new Date();
   try {
-    const report = await withRetentionLock(() => clean(settings, limits, now));
+    let report: RetentionReport | null;
+    try {
+      report = await withRetentionLock(() => clean(settings, limits, now));
+    } catch (error) {
+      // A run that broke off is recorded as such (what it removed before is gone all the same).
+      await recordAudit({
+        actor: options.actor ?? null,
+        action: "retention.run",
+        outcome: "failure",
+        details: { ...errorDetails(error), settings: settingsInUse(settings) },
+      });
+      throw error;
+    }
     if (report) {
       await recordAudit({
         actor: options.actor ?? null,

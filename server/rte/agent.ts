@@ -20,6 +20,7 @@ import {
   filesAnswerSchema,
   helloAnswerSchema,
   inboundAuthSchema,
+  inventoryListSchema,
   itemsAckSchema,
   jobCancelSchema,
   jobDispatchSchema,
@@ -27,6 +28,8 @@ import {
   rteConfigSchema,
   RteFeatures,
   type ClaimAnswer,
+  type InventoryAnswer,
+  type InventoryList,
   type JobDispatch,
   type RteHandshake,
   type RteState,
@@ -36,6 +39,7 @@ import { openForJob } from "../security/seal";
 import type { LogContext } from "../logging/logger";
 import type { RteEnv } from "./env";
 import { FileCache, readSharedFiles } from "./file-cache";
+import { listInventory } from "./inventory-list";
 import { JobRun } from "./job-run";
 import { RunningJobs } from "./leftovers";
 import type { PlaybookUser } from "./playbook-user";
@@ -112,7 +116,7 @@ export class RteAgent {
       version: RTE_VERSION,
       capacity: this.env.RTE_MAX_JOBS,
       ...(this.env.runnerName !== null ? { runner: this.env.runnerName } : {}),
-      features: [RteFeatures.heartbeatInterval],
+      features: [RteFeatures.heartbeatInterval, RteFeatures.inventoryList],
     };
   }
 
@@ -224,6 +228,11 @@ export class RteAgent {
       const answer = this.claim(payload);
       if (typeof ack === "function") ack(answer);
     });
+    link.on(RteEvents.inventory, (payload: unknown, ack?: (answer: InventoryAnswer) => void) => {
+      void this.listInventory(payload).then((answer) => {
+        if (typeof ack === "function") ack(answer);
+      });
+    });
     link.on(RteEvents.closing, (payload: unknown) => {
       const reason = typeof payload === "object" && payload && "reason" in payload ? String(payload.reason) : "no reason given";
       this.log(`the app closed this runner's link: ${reason}`);
@@ -322,7 +331,8 @@ export class RteAgent {
       {
         env: this.env,
         cache: this.cache,
-        fetchFiles: (hashes) => (this.env.RTE_FILES === "local" ? this.localFiles(job, hashes) : this.fetchFiles(job.jobId, hashes)),
+        fetchFiles: (hashes) =>
+          this.env.RTE_FILES === "local" ? this.localFiles(job, hashes) : this.fetchFiles({ jobId: job.jobId }, hashes),
         emit: (items) => {
           for (const item of items) if (item.kind === "end") this.counters[item.status]++;
           this.spool.append(job.jobId, items);
@@ -344,6 +354,30 @@ export class RteAgent {
     return { claimed: true };
   }
 
+  /** `inventory:list`: a form's inventory read here (server/rte/inventory-list.ts), never on the app. */
+  private async listInventory(payload: unknown): Promise<InventoryAnswer> {
+    const parsed = inventoryListSchema.safeParse(payload);
+    if (!parsed.success)
+      return { ok: false, error: `the inventory request does not match the contract: ${parsed.error.issues[0]?.message}` };
+    const request: InventoryList = parsed.data;
+    if (this.draining) return { ok: false, error: "the runner is stopping" };
+    const answer = await listInventory(request, {
+      env: this.env,
+      cache: this.cache,
+      playbookUser: this.playbookUser,
+      fetchFiles: (hashes) =>
+        this.env.RTE_FILES === "local"
+          ? readSharedFiles(request.sourceDir, request.manifest, hashes)
+          : this.fetchFiles({ listId: request.listId }, hashes),
+    });
+    this.log(
+      answer.ok
+        ? `inventory ${request.inventory}: ${answer.hosts.length} host(s), ${answer.groups.length} group(s) listed`
+        : `inventory ${request.inventory} could not be listed: ${answer.error}`,
+    );
+    return answer;
+  }
+
   private refuse(reason: "full" | "stopping" | "secrets", message: string): ClaimAnswer {
     this.counters.refused++;
     return { claimed: false, reason, message };
@@ -361,16 +395,17 @@ export class RteAgent {
     const files = fromFolder.length > 0 ? await readSharedFiles(job.sourceDir, job.manifest, fromFolder) : new Map<string, Buffer>();
     // Edited in the folder since the launch: the app kept the content the job was launched with.
     fromApp.push(...fromFolder.filter((hash) => !files.has(hash)));
-    if (fromApp.length > 0) for (const [hash, content] of await this.fetchFiles(job.jobId, fromApp)) files.set(hash, content);
+    if (fromApp.length > 0) for (const [hash, content] of await this.fetchFiles({ jobId: job.jobId }, fromApp)) files.set(hash, content);
     return files;
   }
 
-  private async fetchFiles(jobId: number, hashes: string[]): Promise<Map<string, Buffer>> {
+  /** Files of a job, or of an inventory listing, from the app. */
+  private async fetchFiles(of: { jobId: number } | { listId: string }, hashes: string[]): Promise<Map<string, Buffer>> {
     const link = this.link;
     if (!link || !this.connected) throw new Error("not connected to the app");
-    const raw: unknown = await link.timeout(60_000).emitWithAck(RteEvents.files, { v: CONTRACT_VERSION, jobId, hashes });
+    const raw: unknown = await link.timeout(60_000).emitWithAck(RteEvents.files, { v: CONTRACT_VERSION, ...of, hashes });
     const answer = filesAnswerSchema.parse(raw);
-    if (answer.error) throw new Error(`the app refused the job files: ${answer.error}`);
+    if (answer.error) throw new Error(`the app refused the ${"jobId" in of ? "job" : "form"} files: ${answer.error}`);
     return new Map(answer.files.map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")]));
   }
 

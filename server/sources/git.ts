@@ -5,8 +5,10 @@
  * host keys against the known_hosts file the admin manages (StrictHostKeyChecking=yes).
  *
  * Secrets never reach an argument list, the URL or .git/config: an https token goes in an
- * `http.extraHeader` passed through git's GIT_CONFIG_COUNT environment (the `-c` of that one
- * command, invisible in `ps`), an ssh key in a 0600 temporary file removed after the command.
+ * `http.<origin>/.extraHeader` (sent to the source's scheme, host and port only) passed through
+ * git's GIT_CONFIG_COUNT environment (the `-c` of that one command, invisible in `ps`), an ssh
+ * key in a 0600 temporary file removed after the command. Redirects are errors, so the header
+ * never follows one.
  * Whatever git prints is masked before it is shown or logged.
  */
 import fs from "node:fs";
@@ -17,7 +19,8 @@ import { execa } from "execa";
 /** How long one git command may run before it is killed. */
 export const GIT_TIMEOUT_MS = 5 * 60 * 1000;
 
-export type GitAuth = { kind: "none" } | { kind: "token"; token: string } | { kind: "ssh"; privateKey: string };
+/** A token is for one URL (the source's): its header goes to that URL's origin only. */
+export type GitAuth = { kind: "none" } | { kind: "token"; token: string; url: string } | { kind: "ssh"; privateKey: string };
 
 export interface GitCommand {
   args: string[];
@@ -36,7 +39,27 @@ const SAFE_CONFIG = [
   // A symbolic link checks out as a plain file holding its target: nothing in a checkout can
   // point at a file of the app's host.
   "core.symlinks=false",
+  // A redirect is an error. git's default (`initial`) follows the first request's redirect and
+  // then goes on at the address it was sent to, with the token's header; `false` also stops
+  // http alternates, which point elsewhere the same way. A moved repository is registered at
+  // its new address.
+  "http.followRedirects=false",
 ];
+
+/**
+ * The config key of the token's header: `http.<origin>/.extraHeader`, which git applies only to
+ * URLs of that scheme, host and port (an `http.extraHeader` goes to any URL the command opens).
+ */
+export function tokenHeaderKey(url: string): string {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    throw new GitError(`a token is sent over https only, and "${url}" is not an https:// URL`);
+  }
+  if (!/^https?:\/\/[^/]+$/.test(origin)) throw new GitError(`a token is sent over https only, and "${url}" is not an https:// URL`);
+  return `http.${origin}/.extraHeader`;
+}
 
 /** The value of the Authorization header git sends for an https token (user name ignored by GitHub, GitLab, Gitea). */
 export function tokenHeader(token: string): string {
@@ -78,7 +101,7 @@ export function buildGitCommand(
   if (auth.kind === "token") {
     const header = tokenHeader(auth.token);
     env.GIT_CONFIG_COUNT = "1";
-    env.GIT_CONFIG_KEY_0 = "http.extraHeader";
+    env.GIT_CONFIG_KEY_0 = tokenHeaderKey(auth.url);
     env.GIT_CONFIG_VALUE_0 = header;
     secrets.push(auth.token, header.slice("Authorization: Basic ".length));
   }

@@ -38,7 +38,9 @@ export const sourceNameSchema = z
 
 /**
  * https://, http://, ssh://, scp-like `user@host:path`, file:// or an absolute local path. Never
- * an option (a leading '-'), never a password or token in the URL: those go in a credential.
+ * an option (a leading '-', nor a user or host starting with one: `ssh://-oProxyCommand=…` would
+ * reach ssh as an option), never a password or token in the URL: those go in a credential.
+ * http:// only without a credential (checkCredential): a token would travel in clear.
  */
 const urlSchema = z
   .string()
@@ -46,15 +48,26 @@ const urlSchema = z
   .min(1, "is required")
   .max(2000)
   .superRefine((url, ctx) => {
-    if (/^(https?|ssh|file):\/\//.test(url)) {
+    const scheme = /^(https?|ssh|file):\/\/([^/]*)/.exec(url);
+    const scpLike = /^([^@\s/:]+)@([^:\s/]+):(.*)$/.exec(url);
+    if (scheme) {
       if (/^https?:\/\/[^/]*@/.test(url)) {
         ctx.addIssue({
           code: "custom",
           message: "must not hold a user or token: store an https token as a credential of kind secret and name it in credential",
         });
       }
-    } else if (!/^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]/.test(url) && !url.startsWith("/")) {
-      ctx.addIssue({ code: "custom", message: "must be an https://, ssh://, file:// URL, user@host:path or an absolute path" });
+      const authority = scheme[2]!;
+      const user = authority.includes("@") ? authority.slice(0, authority.lastIndexOf("@")) : "";
+      const host = authority.slice(authority.lastIndexOf("@") + 1);
+      if (host.startsWith("-") || user.startsWith("-"))
+        ctx.addIssue({ code: "custom", message: "must not have a user or host starting with '-' (git would pass it to ssh as an option)" });
+    } else if (scpLike && (scpLike[1]!.startsWith("-") || scpLike[2]!.startsWith("-"))) {
+      ctx.addIssue({ code: "custom", message: "must not have a user or host starting with '-' (git would pass it to ssh as an option)" });
+    } else if (scpLike && /^[A-Za-z0-9._-]+$/.test(scpLike[1]!) && /^[A-Za-z0-9.-]+$/.test(scpLike[2]!) && /^[^/]/.test(scpLike[3]!)) {
+      // user@host:path
+    } else if (!url.startsWith("/")) {
+      ctx.addIssue({ code: "custom", message: "must be an https://, http://, ssh://, file:// URL, user@host:path or an absolute path" });
     }
     if (/\s/.test(url)) ctx.addIssue({ code: "custom", message: "must not contain spaces" });
   });
@@ -161,11 +174,22 @@ export async function getSourceView(name: string): Promise<SourceView> {
   return toView(await requireSource(name));
 }
 
-/** A credential a source may use: it exists, and is an ssh key or an https token. */
-async function checkCredential(name: string | null | undefined): Promise<void> {
+/**
+ * A credential a source may use: it exists, and is an ssh key or an https token; a token goes
+ * to an https:// URL only, and no credential goes with an http:// one (it would travel in clear).
+ */
+async function checkCredential(name: string | null | undefined, url: string): Promise<void> {
   if (!name) return;
+  if (url.startsWith("http://")) {
+    const message = "must be https:// when the source has a credential: over http:// its token would be sent in clear";
+    throw new DomainError("validation_failed", `url: ${message}`, { url: message });
+  }
   const secret = await gitSourceSecret(name);
   if (!secret.ok) throw new DomainError("validation_failed", `credential: ${secret.message}`, { credential: secret.message });
+  if (secret.kind === "token" && !url.startsWith("https://")) {
+    const message = `"${name}" is an https token, sent to an https:// url only; this source's url is not one (use an ssh key for ssh)`;
+    throw new DomainError("validation_failed", `credential: ${message}`, { credential: message });
+  }
 }
 
 function newWebhookSecret(id: string): { secret: string; encrypted: string } {
@@ -185,7 +209,7 @@ export async function createSource(
     details: { url: input.url, ref: input.ref ?? null },
   } as const;
   return audited(audit, async () => {
-    await checkCredential(input.credential);
+    await checkCredential(input.credential, input.url);
     const id = randomUUID();
     const webhook = input.webhook ? newWebhookSecret(id) : null;
     try {
@@ -216,7 +240,9 @@ export async function changeSource(
   const audit = { actor, action: "source.update", target: `source:${name}`, details: { fields: Object.keys(input) } } as const;
   return audited(audit, async () => {
     const row = await requireSource(name);
-    await checkCredential(input.credential);
+    // The source as it will be: a new url is checked against the kept credential, and back.
+    if (input.url !== undefined || input.credential !== undefined)
+      await checkCredential(input.credential === undefined ? row.credential : input.credential, input.url ?? row.url);
     const webhook = input.webhook ? newWebhookSecret(row.id) : null;
     const updated = await updateSource(name, {
       ...(input.url !== undefined ? { url: input.url } : {}),

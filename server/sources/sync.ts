@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { DomainError } from "../errors";
-import { audited } from "../audit/record";
+import { audited, recordAudit } from "../audit/record";
 import { gitSourceSecret } from "../credentials/resolve";
 import {
   finishSync,
@@ -26,7 +26,7 @@ import {
   type SourceRow,
 } from "../data/sources";
 import { upsertForm } from "../data/forms";
-import { loadFormsWithHostChoices } from "../forms/import";
+import { loadFormsFrom } from "../forms/import";
 import { loggerFor } from "../logging/logger";
 import { GIT_TIMEOUT_MS, GitError, runGit, type GitAuth } from "./git";
 
@@ -64,7 +64,13 @@ async function authOf(source: SourceRow): Promise<GitAuth> {
   if (!source.credential) return { kind: "none" };
   const secret = await gitSourceSecret(source.credential);
   if (!secret.ok) throw new SyncError(secret.message);
-  return secret.kind === "ssh" ? { kind: "ssh", privateKey: secret.privateKey } : { kind: "token", token: secret.token };
+  if (secret.kind === "ssh") return { kind: "ssh", privateKey: secret.privateKey };
+  // Refused at registration too; a source stored before that rule fails its sync here.
+  if (!source.url.startsWith("https://"))
+    throw new SyncError(
+      `credential "${source.credential}" is an https token, and the source's url is not https://: it would be sent in clear`,
+    );
+  return { kind: "token", token: secret.token, url: source.url };
 }
 
 /** The commit's folder, checked out once (into a temporary folder renamed at the end, so it is whole or absent). */
@@ -117,7 +123,8 @@ async function fetchAndImport(source: SourceRow): Promise<{ commit: string; impo
   if (!fs.existsSync(formsRoot))
     throw new SyncError(`commit ${commit.slice(0, 12)} has no folder "${source.formsPath}" (the source's formsPath)`);
 
-  const loaded = await loadFormsWithHostChoices(formsRoot);
+  // Nothing of the repository runs on the app: a runner lists a hosts field's inventory when a page needs it.
+  const loaded = loadFormsFrom(formsRoot);
   // Paths inside the repository, not the cache's.
   const errors = loaded.errors.map((error) => error.split(`${dir}${path.sep}`).join(""));
   const origins = await findFormOrigins(loaded.forms.map((form) => form.definition.name));
@@ -131,7 +138,7 @@ async function fetchAndImport(source: SourceRow): Promise<{ commit: string; impo
       );
       continue;
     }
-    await upsertForm(form.definition, form.sourceDir, form.hostChoices, { sourceName: source.name, sourceCommit: commit });
+    await upsertForm(form.definition, form.sourceDir, {}, { sourceName: source.name, sourceCommit: commit });
     imported.push(name);
   }
   return { commit, imported: imported.sort(), errors };
@@ -180,17 +187,27 @@ export async function trySync(name: string): Promise<SyncResult | null> {
   }
 }
 
+/** The audit details of a sync's result; a failed sync is recorded as a failure, with why. */
+function syncAuditDetails(result: SyncResult): Record<string, unknown> {
+  return {
+    status: result.status,
+    commit: result.commit,
+    imported: result.imported.length,
+    errors: result.errors.length,
+    ...(result.error === null ? {} : { reason: result.error.slice(0, 300) }),
+  };
+}
+
+const syncOutcome = (result: SyncResult) => (result.status === "ok" ? "success" : "failure") as "success" | "failure";
+
 /** An admin's Sync: waits for the end; 409 while another sync of the source runs. */
 export async function syncSourceNow(name: string, actor: string): Promise<SyncResult> {
   const audit = { actor, action: "source.sync", target: `source:${name}`, details: { via: "api" } } as const;
-  return audited(
-    { ...audit, detailsOf: (r) => ({ status: r.status, commit: r.commit, imported: r.imported.length, errors: r.errors.length }) },
-    async () => {
-      const result = await trySync(name);
-      if (!result) throw new DomainError("conflict", `a sync of source "${name}" is running: wait for its end (the Sources page shows it)`);
-      return result;
-    },
-  );
+  return audited({ ...audit, detailsOf: syncAuditDetails, outcomeOf: syncOutcome }, async () => {
+    const result = await trySync(name);
+    if (!result) throw new DomainError("conflict", `a sync of source "${name}" is running: wait for its end (the Sources page shows it)`);
+    return result;
+  });
 }
 
 /**
@@ -204,10 +221,13 @@ export async function syncInBackground(name: string, via: "webhook" | "schedule"
     const result = await trySync(name);
     if (result) {
       if (via === "webhook") {
-        await audited(
-          { actor: null, action: "source.sync", target: `source:${name}`, details: { via, status: result.status, commit: result.commit } },
-          async () => result,
-        );
+        await recordAudit({
+          actor: null,
+          action: "source.sync",
+          target: `source:${name}`,
+          outcome: syncOutcome(result),
+          details: { via, ...syncAuditDetails(result) },
+        });
       }
       return;
     }

@@ -246,6 +246,35 @@ it("lists newest first with filters and a cursor, and exports JSON lines", async
   expect(lines.map((line) => line.id)).toEqual(launches.events.map((e: { id: number }) => e.id));
 });
 
+it("records a failed Git sync as a failure with git's reason, and the page says how long events are kept", async () => {
+  const missing = path.join(formsDir, "no-such-repo.git");
+  expect((await admin.call("POST", "/api/sources", { json: { name: "audit-gone", url: `file://${missing}`, ref: "main" } })).status).toBe(
+    201,
+  );
+  const sync = await admin.call("POST", "/api/sources/audit-gone/sync");
+  expect(sync.status).toBe(200);
+  expect(sync.json.status).toBe("failed");
+  expect(await rows().then((all) => all.filter((row) => row.action === "source.sync" && row.outcome === "success"))).toEqual([]);
+  const failed = await one("source.sync", "source:audit-gone", "failure");
+  expect(failed.actor).toBe("admin");
+  expect(JSON.parse(failed.details!)).toMatchObject({ via: "api", status: "failed", reason: sync.json.error });
+
+  // The page's description says what retention does (PLAYFORM_AUDIT_RETENTION_DAYS is not set here).
+  const login = await fetch(`${app.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password: app.adminPassword }),
+  });
+  const session = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("playform_session="))!
+    .split(";")[0]!;
+  secrets.push(session.slice(session.indexOf("=") + 1));
+  const html = await (await fetch(`${app.url}/audit`, { headers: { cookie: session } })).text();
+  expect(html).not.toContain("no automatic retention");
+  expect(html).toContain("PLAYFORM_AUDIT_RETENTION_DAYS is not set, so the daily retention run deletes none");
+});
+
 it("stores no password, token or credential value in any column", async () => {
   const stored = JSON.stringify(await rows());
   expect(stored.length).toBeGreaterThan(1000);

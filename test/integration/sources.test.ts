@@ -180,3 +180,40 @@ it("imports a repository's forms, runs the committed playbook, follows pushes by
   });
   expect(late.status).toBe(401);
 });
+
+it("refuses http:// with a credential, a token with a URL that is not https://, and a user or host starting with '-' (422 naming the field)", async () => {
+  const token = "tok-http-source-123";
+  expect((await api.call("POST", "/api/credentials", { json: { name: "git-token", kind: "secret", variables: { token } } })).status).toBe(
+    201,
+  );
+  const refused = async (method: "POST" | "PATCH", url: string, json: Record<string, unknown>, field: string, pattern: RegExp) => {
+    const answer = await api.call(method, url, { json });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(422);
+    expect(JSON.stringify(answer.json)).not.toContain(token);
+    expect(answer.json.error.fields?.[field], JSON.stringify(answer.json)).toMatch(pattern);
+  };
+  await refused("POST", "/api/sources", { name: "clear", url: "http://git.example/ops.git", credential: "git-token" }, "url", /https:\/\//);
+  await refused(
+    "POST",
+    "/api/sources",
+    { name: "clear", url: "ssh://git@git.example/ops.git", credential: "git-token" },
+    "credential",
+    /https token/,
+  );
+  await refused("POST", "/api/sources", { name: "dash", url: "ssh://-oProxyCommand=touch%20/tmp/x/ops.git" }, "url", /starting with '-'/);
+  await refused("POST", "/api/sources", { name: "dash", url: "git@-oProxyCommand=x:ops.git" }, "url", /starting with '-'/);
+  expect((await api.call("GET", "/api/sources/clear")).status).toBe(404);
+  expect((await api.call("GET", "/api/sources/dash")).status).toBe(404);
+
+  // A public http:// source (no credential) is taken; giving it the token later is not.
+  const open = await api.call("POST", "/api/sources", { json: { name: "open", url: "http://git.example/ops.git" } });
+  expect(open.status, JSON.stringify(open.json)).toBe(201);
+  await refused("PATCH", "/api/sources/open", { credential: "git-token" }, "url", /https:\/\//);
+  // Nor can an https source with the token move to http://.
+  expect(
+    (await api.call("POST", "/api/sources", { json: { name: "tls", url: "https://git.example/ops.git", credential: "git-token" } })).status,
+  ).toBe(201);
+  await refused("PATCH", "/api/sources/tls", { url: "http://git.example/ops.git" }, "url", /https:\/\//);
+  expect((await api.get("/api/sources/tls")).source.url).toBe("https://git.example/ops.git");
+  for (const name of ["open", "tls"]) expect((await api.call("DELETE", `/api/sources/${name}`)).status).toBe(204);
+});

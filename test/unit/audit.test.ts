@@ -4,13 +4,18 @@
  * newest-first paging by cursor, the batched export, and the query's checks (docs/api.md).
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { execa } from "execa";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseAuditExportQuery, parseAuditQuery } from "../../server/api/audit-query";
 import { auditExportStream } from "../../server/audit/export";
 import { withAuditOrigin } from "../../server/audit/origin";
 import { AUDIT_ACTIONS, audited, recordAudit } from "../../server/audit/record";
 import { eachAuditEvent, listAuditEvents } from "../../server/data/audit";
+import { insertSource } from "../../server/data/sources";
+import { runRetention } from "../../server/retention/run";
+import { syncInBackground, syncSourceNow } from "../../server/sources/sync";
 import { closeDb, getDb } from "../../server/data/db";
 import { DomainError } from "../../server/errors";
 import { maskInLogs } from "../../server/logging/logger";
@@ -123,6 +128,56 @@ describe("recording", () => {
       details: { error: "conflict", reason: "job 4 already ended" },
     });
     expect(denied).toMatchObject({ action: "job.approve", outcome: "denied" });
+  });
+});
+
+describe("outcomes", () => {
+  it("a Git sync that fails is recorded as a failure with its reason, by an admin and by a webhook; one that works as a success", async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "playform-audit-sync-"));
+    try {
+      const source = (name: string, url: string) =>
+        insertSource({ id: name, name, url, ref: "main", credential: null, formsPath: "", syncIntervalMinutes: null, webhookSecret: null });
+      await source("gone", `file://${path.join(root, "no-such-repo.git")}`);
+      const result = await syncSourceNow("gone", "admin");
+      expect(result.status).toBe("failed");
+      await syncInBackground("gone", "webhook");
+
+      // A repository that syncs: an empty forms folder imports nothing and fails nothing.
+      const bare = path.join(root, "ok.git");
+      const work = path.join(root, "work");
+      await execa("git", ["init", "-q", "--bare", "--initial-branch=main", bare]);
+      await execa("git", ["init", "-q", "--initial-branch=main", work]);
+      fs.writeFileSync(path.join(work, "README"), "no forms yet\n");
+      const git = (...args: string[]) => execa("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: work });
+      await git("add", "-A");
+      await git("commit", "-q", "-m", "one");
+      await git("push", "-q", bare, "HEAD:main");
+      await source("ok", `file://${bare}`);
+      expect((await syncSourceNow("ok", "admin")).status).toBe("ok");
+
+      const syncs = (await all()).filter((e) => e.action === "source.sync").reverse();
+      expect(syncs.map((e) => [e.target, e.actor, e.outcome])).toEqual([
+        ["source:gone", "admin", "failure"],
+        ["source:gone", null, "failure"],
+        ["source:ok", "admin", "success"],
+      ]);
+      expect(syncs[0]!.details).toMatchObject({ via: "api", status: "failed", reason: result.error });
+      expect(syncs[1]!.details).toMatchObject({ via: "webhook", status: "failed", reason: result.error });
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("a retention run that breaks off is recorded as a failure", async () => {
+    // An invalid date makes the run's first query throw.
+    const run = runRetention({
+      settings: { days: 3, keepPerForm: null, auditDays: null, hour: null },
+      now: new Date(Number.NaN),
+      actor: "alice",
+    });
+    await expect(run).rejects.toThrow();
+    const [event] = (await all()).filter((e) => e.action === "retention.run");
+    expect(event).toMatchObject({ actor: "alice", outcome: "failure", details: { error: "internal" } });
   });
 });
 

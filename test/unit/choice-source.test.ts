@@ -20,7 +20,11 @@ import {
   type SourceField,
 } from "../../server/forms/choice-source";
 import { formDefinitionSchema, type FormDefinition } from "../../server/forms/definition";
-import { hostFieldChoices, inventoryNames, readHostChoices } from "../../server/forms/host-choices";
+import { buildManifest, readManifestFiles } from "../../server/forms/manifest";
+import { hostFieldChoices, inventoryNames } from "../../server/forms/host-choices";
+import { loadRteEnv } from "../../server/rte/env";
+import { FileCache } from "../../server/rte/file-cache";
+import { listInventory } from "../../server/rte/inventory-list";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures");
 
@@ -211,7 +215,7 @@ describe("sourceChoices against an HTTP server", () => {
     await failure(`${base}/down`);
     expect(requests.filter((r) => r === "/down")).toHaveLength(2);
   });
-  it("at launch: fetches shown source fields that hold a value, keeps the hosts choices, and names the field on failure", async () => {
+  it("at launch: fetches shown source fields that hold a value, and names the field on failure", async () => {
     const definition = formDefinitionSchema.parse({
       name: "f",
       title: "F",
@@ -226,10 +230,10 @@ describe("sourceChoices against an HTTP server", () => {
         { name: "preset", type: "select", default: "x-2", source: { url: `${base}/items?q={q}&preset` } },
       ],
     });
-    const form = { id: "1", name: "f", sourceDir: "/nowhere", definition, hostChoices: { targets: [{ value: "h", label: "h" }] } };
+    // (Hosts fields' choices at launch come from a runner: test/integration/choices.test.ts.)
+    const form = { id: "1", name: "f", sourceDir: "/nowhere", definition };
     const user = { username: "u" };
     expect(await choicesAtLaunch(form, { q: "x", pick: "x-1", hidden: "y", empty: "" }, user)).toEqual({
-      targets: [{ value: "h", label: "h" }],
       pick: [
         { value: "x-1", label: "x-1" },
         { value: "x-2", label: "x-2" },
@@ -289,26 +293,67 @@ describe("hosts fields' choices", () => {
   });
 
   it(
-    "runs ansible-inventory on the form's inventory; an unreadable one names the form and the inventory",
+    "a runner lists the form's inventory in a folder of its files (fetched by hash) and answers only the names; an unreadable one says why",
     { timeout: 60_000 },
     async () => {
-      const dir = path.join(FIXTURES, "forms-choices/choices");
-      const definition = formDefinitionSchema.parse({
-        name: "f",
-        title: "F",
-        playbook: "playbook.yml",
-        inventories: ["inventory.ini"],
-        fields: [{ name: "targets", type: "hosts", pick: "groups" }],
+      const work = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-rte-"));
+      const env = loadRteEnv({
+        RTE_TOKEN: "t",
+        APP_URL: "http://127.0.0.1:1",
+        RTE_WORK_DIR: work,
+        RTE_SPOOL_PATH: path.join(work, "spool"),
+        RTE_STATE_PATH: path.join(work, "state"),
+        RTE_JOBS_DIR: path.join(work, "jobs"),
       });
-      expect(await readHostChoices(definition, dir)).toEqual({
-        targets: ["db", "prod", "web"].map((g) => ({ value: g, label: g })),
-      });
-      const bad = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-"));
-      fs.writeFileSync(path.join(bad, "broken.ini"), "this is [ not\n[[x\n");
-      await expect(readHostChoices({ ...definition, inventories: ["broken.ini"] }, bad)).rejects.toThrow(
-        /^form "f": inventory broken.ini \(for hosts field "targets"\): ansible-inventory cannot read it: .*No inventory was parsed/,
-      );
-      fs.rmSync(bad, { recursive: true });
+      const deps = (dir: string) => {
+        const manifest = buildManifest(dir);
+        const asked: string[] = [];
+        return {
+          manifest,
+          asked,
+          deps: {
+            env,
+            cache: new FileCache(env.cacheDir),
+            playbookUser: null,
+            fetchFiles: async (hashes: string[]) => {
+              asked.push(...hashes);
+              return new Map(readManifestFiles(dir, manifest, hashes).map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")]));
+            },
+          },
+        };
+      };
+      // As the RTE's start leaves it when playbooks run as another user: a listing never tightens it.
+      fs.mkdirSync(env.jobsDir, { mode: 0o711 });
+      fs.chmodSync(env.jobsDir, 0o711);
+      try {
+        const dir = path.join(FIXTURES, "forms-choices/choices");
+        const good = deps(dir);
+        const answer = await listInventory({ v: 1, listId: "l1", inventory: "inventory.ini", manifest: good.manifest }, good.deps);
+        expect(answer).toEqual({
+          ok: true,
+          ...inventoryNames(JSON.parse(fs.readFileSync(path.join(FIXTURES, "inventory-list/choices-inventory.json"), "utf8"))),
+        });
+        expect(good.asked.length).toBe(new Set(good.manifest.map((e) => e.sha256)).size);
+        // Its folder is gone once answered, and the jobs folder is as it was.
+        expect(fs.readdirSync(env.jobsDir)).toEqual([]);
+        expect(fs.statSync(env.jobsDir).mode & 0o777).toBe(0o711);
+
+        const bad = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-"));
+        fs.writeFileSync(path.join(bad, "broken.ini"), "this is [ not\n[[x\n");
+        const broken = deps(bad);
+        const refused = await listInventory({ v: 1, listId: "l2", inventory: "broken.ini", manifest: broken.manifest }, broken.deps);
+        expect(refused).toMatchObject({
+          ok: false,
+          error: expect.stringMatching(/^ansible-inventory cannot read it: .*No inventory was parsed/),
+        });
+        // Only a file (or folder) of the form's.
+        expect(
+          await listInventory({ v: 1, listId: "l3", inventory: "../etc/hosts", manifest: broken.manifest }, broken.deps),
+        ).toMatchObject({ ok: false });
+        fs.rmSync(bad, { recursive: true });
+      } finally {
+        fs.rmSync(work, { recursive: true, force: true });
+      }
     },
   );
 });

@@ -21,6 +21,10 @@ const fieldSchema = z.looseObject({
     "hosts",
   ]),
   required: z.boolean(),
+  /** hosts fields: the inventory's hosts or groups, as a runner lists them (GET /api/forms/NAME only). */
+  choices: z.array(z.object({ value: z.string(), label: z.string() })).optional(),
+  /** hosts fields: why they have no choices now (no runner connected to list the inventory, it does not parse). */
+  choicesError: z.string().optional(),
 });
 
 const formSummarySchema = z.looseObject({

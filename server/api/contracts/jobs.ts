@@ -44,7 +44,7 @@ export const launchJob = endpoint({
     404: "unknown form",
     // A source field's value is checked against the source's current choices (docs/api.md, Choice sources).
     502: "a choice source the values are checked against answered badly",
-    503: "a choice source's credential cannot be used",
+    503: "a choice source's credential cannot be used, or a hosts field's inventory cannot be listed now (no runner connected)",
     504: "a choice source the values are checked against did not answer in time",
   },
 });
