@@ -282,7 +282,7 @@ export class RteHub {
       const listing = link.listings.get(parsed.data.listId);
       if (!listing) return { files: [], error: "no inventory listing of that id is open for this runner" };
       try {
-        return { files: readManifestFiles(listing.sourceDir, listing.manifest, parsed.data.hashes) };
+        return { files: await readLaunchedFiles(listing.sourceDir, listing.manifest, parsed.data.hashes) };
       } catch (error) {
         return { files: [], error: error instanceof Error ? error.message : String(error) };
       }

@@ -20,7 +20,8 @@ import {
   type SourceField,
 } from "../../server/forms/choice-source";
 import { formDefinitionSchema, type FormDefinition } from "../../server/forms/definition";
-import { buildManifest, readManifestFiles } from "../../server/forms/manifest";
+import { buildManifest } from "../../server/forms/manifest";
+import { readLaunchedFiles } from "../../server/jobs/job-files";
 import { hostFieldChoices, inventoryNames } from "../../server/forms/host-choices";
 import { loadRteEnv } from "../../server/rte/env";
 import { FileCache } from "../../server/rte/file-cache";
@@ -317,7 +318,9 @@ describe("hosts fields' choices", () => {
             playbookUser: null,
             fetchFiles: async (hashes: string[]) => {
               asked.push(...hashes);
-              return new Map(readManifestFiles(dir, manifest, hashes).map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")]));
+              return new Map(
+                (await readLaunchedFiles(dir, manifest, hashes)).map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")]),
+              );
             },
           },
         };
