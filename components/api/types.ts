@@ -87,6 +87,7 @@ export type { FieldValue as FormValue } from "@/server/form-rules/values";
 
 /** The job as the API and the /ui socket carry it (the server's JobView is checked against it). */
 export type Job = JobView;
+export type { JobFileValue } from "@/server/forms/uploads";
 
 /** `-created`: newest first (the API's default); `created`: oldest first. */
 export type JobListSort = "-created" | "created";

@@ -18,6 +18,7 @@ export const queryKeys = {
   jobRecap: (id: number) => ["jobs", "detail", id, "recap"] as const,
   jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,
   jobTasks: (id: number) => ["jobs", "detail", id, "tasks"] as const,
+  jobErrorLines: (id: number) => ["jobs", "detail", id, "error-lines"] as const,
   jobProgress: (id: number) => ["jobs", "detail", id, "progress"] as const,
   jobNotifications: (id: number) => ["jobs", "detail", id, "notifications"] as const,
   jobsProgress: (ids: readonly number[]) => ["jobs", "progress", ids] as const,

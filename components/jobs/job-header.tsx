@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { ABORTABLE_STATUSES, isFinalStatus, type Job } from "@/components/api/types";
+import { useHydrated } from "@/components/hooks/use-hydrated";
 import { useJobProgress } from "@/components/hooks/use-job-progress";
 import { useNow } from "@/components/hooks/use-now";
 import { ButtonLink } from "@/components/ui/button";
@@ -25,11 +26,16 @@ function Meta({ label, children, mono, title }: { label: string; children: React
 }
 
 const muted = <span className="text-zinc-400">—</span>;
+/** Until hydrated: the server knows neither the reader's clock nor their locale and time zone. */
+const pending = <span className="text-zinc-300">…</span>;
 
 export function JobHeader({ job }: { job: Job }) {
   const final = isFinalStatus(job.status);
   const running = job.status === "running";
   const now = useNow(running);
+  // Times in the reader's locale and zone, and a running job's duration (up to now), only once
+  // hydrated: the server's HTML cannot have them as the browser shows them (React #418).
+  const hydrated = useHydrated();
   const progress = useJobProgress(job.id, running);
   const permissions = useJobPermissions(job.id);
   const exitTone = job.exitCode === null ? "" : job.exitCode === 0 ? "text-green-700" : "text-red-600";
@@ -105,21 +111,21 @@ export function JobHeader({ job }: { job: Job }) {
             </span>
           </Meta>
         )}
-        <Meta label="Created" title={formatDateTime(job.createdAt)}>
-          {formatWhen(job.createdAt)}
+        <Meta label="Created" title={hydrated ? formatDateTime(job.createdAt) : undefined}>
+          {hydrated ? formatWhen(job.createdAt) : pending}
         </Meta>
-        <Meta label="Started" title={job.startedAt ? formatDateTime(job.startedAt) : undefined}>
-          {job.startedAt ? formatWhen(job.startedAt) : muted}
+        <Meta label="Started" title={hydrated && job.startedAt ? formatDateTime(job.startedAt) : undefined}>
+          {job.startedAt ? (hydrated ? formatWhen(job.startedAt) : pending) : muted}
         </Meta>
-        <Meta label="Finished" title={job.finishedAt ? formatDateTime(job.finishedAt) : undefined}>
-          {job.finishedAt ? formatWhen(job.finishedAt) : muted}
+        <Meta label="Finished" title={hydrated && job.finishedAt ? formatDateTime(job.finishedAt) : undefined}>
+          {job.finishedAt ? (hydrated ? formatWhen(job.finishedAt) : pending) : muted}
         </Meta>
         <Meta
           label="Duration (launch to end)"
           title="Job wall time, from the runner starting the job to its end: includes setup before the playbook's first play (see Playbook elapsed in the recap)"
         >
           <span className="tabular-nums" data-testid="job-duration">
-            {formatDuration(job.startedAt, job.finishedAt, now)}
+            {job.startedAt && !job.finishedAt && !hydrated ? pending : formatDuration(job.startedAt, job.finishedAt, now)}
           </span>
         </Meta>
       </dl>

@@ -10,14 +10,17 @@ import { Panel } from "@/components/ui/panel";
 import { Spinner } from "@/components/ui/states";
 import { firstTaskLine } from "./task-links";
 
-/** PLAY RECAP and run analytics of a finished job; task names link to their first line in the output. */
-export function JobRecap({ jobId }: { jobId: number }) {
+/**
+ * PLAY RECAP and run analytics of a finished job; task names link to their first line in the
+ * output. `timeline`: the run has one to measure its elapsed time with (it printed a play).
+ */
+export function JobRecap({ jobId, timeline: withTimeline }: { jobId: number; timeline: boolean }) {
   const recap = useJobRecap(jobId, true);
   const markers = useJobTasks(jobId).data;
   // The timeline (same query as the Timeline panel, fetched once) measures the playbook to the
   // millisecond; the recap's elapsed_sec is whole seconds. Without events there is none. A run
   // that stopped before its end has no playbook end: so far is where its plays end, as drawn.
-  const timeline = useJobTimeline(jobId, true).data;
+  const timeline = useJobTimeline(jobId, withTimeline).data;
   const measured = timeline?.total_sec ?? (timeline?.plays.length ? Math.max(...timeline.plays.map((play) => play.end_sec)) : null);
   const taskLine = useCallback((task: string) => (markers ? firstTaskLine(markers, task) : null), [markers]);
 

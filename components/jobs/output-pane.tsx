@@ -349,7 +349,7 @@ export function OutputPane({
         </div>
         <div className="flex w-full flex-wrap items-center gap-2" role="toolbar" aria-label="Find in the output">
           <GoToLine total={total} />
-          <TaskJump markers={tasks.data} />
+          <TaskJump markers={tasks.data} final={done} />
           <div className="ml-auto">
             <SearchBox search={search} />
           </div>

@@ -119,7 +119,7 @@ function markerLabel(marker: OutputMarker): string {
 }
 
 /** "Jump to task": the task index grouped by play; choosing one goes to its first line. */
-export const TaskJump = memo(function TaskJump({ markers }: { markers: readonly OutputMarker[] | undefined }) {
+export const TaskJump = memo(function TaskJump({ markers, final }: { markers: readonly OutputMarker[] | undefined; final: boolean }) {
   const id = useId();
   const groups = markers ? groupByPlay(markers) : [];
   return (
@@ -139,7 +139,7 @@ export const TaskJump = memo(function TaskJump({ markers }: { markers: readonly 
         data-testid="output-task-jump"
       >
         <option value="" disabled>
-          {markers ? (markers.length === 0 ? "No tasks yet" : "Jump to task…") : "Jump to task…"}
+          {markers && markers.length === 0 ? (final ? "No tasks" : "No tasks yet") : "Jump to task…"}
         </option>
         {groups.map((group, g) => (
           <optgroup key={`${g}-${group.play}`} label={group.play === "" ? "—" : `Play: ${group.play}`}>

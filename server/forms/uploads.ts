@@ -333,3 +333,31 @@ export async function sweepUploads(now: Date = new Date()): Promise<{ uploads: n
 export async function deleteJobUploads(jobId: number, now: Date = new Date()): Promise<number> {
   return removeUnreferenced(await deleteUploadsOfJob(jobId), now.getTime());
 }
+
+/** An uploaded file as the job page shows it: its name and size (the job's value is the upload's id). */
+export interface JobFileValue {
+  name: string;
+  size: number;
+}
+
+/**
+ * The files a job's file fields name, by field (the form as it is now says which fields are
+ * file fields). Only uploads made for that form and field count, so a value can never name
+ * someone else's file; a field whose upload is gone (removed with an old job) is left out.
+ */
+export async function uploadedFilesOfJob(
+  form: StoredForm,
+  values: Readonly<Record<string, unknown>>,
+): Promise<Record<string, JobFileValue>> {
+  const wanted = form.definition.fields.flatMap((f) => {
+    const value = values[f.name];
+    return f.type === "file" && typeof value === "string" ? [{ field: f.name, id: value }] : [];
+  });
+  const rows = new Map((await findUploads(wanted.map((w) => w.id))).map((row) => [row.id, row]));
+  const files: Record<string, JobFileValue> = {};
+  for (const { field, id } of wanted) {
+    const row = rows.get(id);
+    if (row && row.formName === form.name && row.field === field) files[field] = { name: row.name, size: row.size };
+  }
+  return files;
+}

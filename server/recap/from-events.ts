@@ -200,6 +200,12 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
   };
 
   const onItemResult = (e: PlayformEventOf<"item_result">): void => {
+    // An item's result is a result of its host, as the text's `ok: [h] => (item=…)` line is: a
+    // loop cut short (an aborted job) never gets the summary task_result that would count it.
+    // Items and the summary fall on the same (occurrence, host), so a loop still counts once.
+    const occurrence = occurrenceOf.get(e.task);
+    if (occurrence !== undefined)
+      partial.add(occurrence, e.host, e.status === "ok" ? (e.changed && !isInclude(e) ? "changed" : "ok") : e.status);
     if (!counts(e.host)) return;
     if (e.status === "ok" && e.changed && !isInclude(e)) {
       const name = nameOf(e.task);

@@ -2,10 +2,13 @@
 
 import Link from "next/link";
 import { ApiError } from "@/components/api/client";
-import { isFinalStatus, type Job, type JobPermissions } from "@/components/api/types";
+import { isFinalStatus, type Job, type JobFileValue, type JobPermissions } from "@/components/api/types";
 import { useJob, useJobPermissions } from "@/components/hooks/use-job";
+import { useHydrated } from "@/components/hooks/use-hydrated";
 import { useJobLines } from "@/components/hooks/use-job-lines";
+import { useJobRecap } from "@/components/hooks/use-job-recap";
 import { ApprovalPanel } from "@/components/jobs/approval-panel";
+import { FailedBeforeTasks } from "@/components/jobs/failed-before-tasks";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
 import { JobPlan } from "@/components/jobs/job-plan";
@@ -18,7 +21,16 @@ import { Panel } from "@/components/ui/panel";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
 /** `initial`: the job and permissions the server page read, shown at once (no "Loading job…" round trip). */
-export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: Job; permissions: JobPermissions } }) {
+export function JobClient({
+  jobId,
+  initial,
+  files = {},
+}: {
+  jobId: number;
+  initial?: { job: Job; permissions: JobPermissions };
+  /** The uploaded files the job's file fields name, by field (their values are upload ids). */
+  files?: Record<string, JobFileValue>;
+}) {
   const job = useJob(jobId, { initialData: initial?.job });
   // Seeds the permissions the header's buttons read (same query key).
   useJobPermissions(jobId, initial?.permissions);
@@ -26,6 +38,13 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
   // Started beside the job query, not after it: output shows as soon as it is there.
   const output = useJobLines(jobId, job.data ? { lines: job.data.lines, final } : undefined);
   const purgedAt = job.data?.outputPurgedAt ?? null;
+  // A run that printed no play (a syntax error, a missing inventory: ansible-playbook stopped
+  // before its first task) has no timeline: the page does not ask for one (it would answer
+  // 404, retried), and a failed one says where it stopped. The recap (same query as its panel)
+  // comes from the events or, without them, the text, so it always knows the plays.
+  const recap = useJobRecap(jobId, final);
+  const played = recap.data ? recap.data.plays.length > 0 : undefined;
+  const hydrated = useHydrated();
 
   if (job.isPending) return <LoadingState label="Loading job…" />;
   // A failed refresh (the app restarting, the network gone for a moment) keeps the page as it
@@ -51,7 +70,7 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
         <div className="min-w-0 lg:col-span-3">
           {/* Keyed by job: another job starts with its own scroll position, search and follow mode. */}
           {purgedAt ? (
-            <EmptyState title={`Output removed by retention on ${new Date(purgedAt).toLocaleString()}`}>
+            <EmptyState title={`Output removed by retention${hydrated ? ` on ${new Date(purgedAt).toLocaleString()}` : ""}`}>
               The recap below was kept; the output lines and the timeline are gone.
             </EmptyState>
           ) : (
@@ -59,7 +78,7 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
           )}
         </div>
         <div className="min-w-0">
-          <JobValues values={job.data.values} runOptions={job.data.runOptions} />
+          <JobValues values={job.data.values} runOptions={job.data.runOptions} files={files} />
           {job.data.plan && job.data.status !== "approval" && (
             <Panel title="What it runs" className="mt-6">
               <JobPlan job={job.data} />
@@ -67,8 +86,9 @@ export function JobClient({ jobId, initial }: { jobId: number; initial?: { job: 
           )}
         </div>
       </div>
-      {final && <JobRecap jobId={jobId} />}
-      {final && !purgedAt && <JobTimeline jobId={jobId} />}
+      {final && job.data.status === "failed" && played === false && !purgedAt && <FailedBeforeTasks jobId={jobId} />}
+      {final && <JobRecap jobId={jobId} timeline={played === true} />}
+      {final && !purgedAt && played === true && <JobTimeline jobId={jobId} />}
       {final && <JobComparisonPanel jobId={jobId} />}
       <JobNotifications jobId={jobId} status={job.data.status} />
     </div>

@@ -5,6 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parsePlayformEventLines } from "../../../server/recap/events";
+import { recapFromEvents } from "../../../server/recap/from-events";
 import { parseRecapText, RecapTextParser } from "../../../server/recap/parse-text";
 import type { Recap } from "../../../server/recap/types";
 
@@ -99,5 +101,39 @@ describe("partial figures of an incomplete run (text)", () => {
     );
     expect(done.status).toBe("successful");
     expect(done).not.toHaveProperty("partial_hosts");
+  });
+});
+
+describe("an aborted loop (issue 19, item 16)", () => {
+  // A real run (test/fixtures/recap/README.md, "killed_loop_sigterm"): ansible-playbook with the
+  // playform_events callback, its process group sent SIGTERM (as the RTE aborts a job) after 14
+  // item results of a 40-item loop on node1 and node2; odd items report changed.
+  const dir = join(ROOT, "killed_loop_sigterm");
+  const text = readFileSync(join(dir, "log.txt"), "utf8");
+  const events = parsePlayformEventLines(readFileSync(join(dir, "events.jsonl"), "utf8"), (line, reason) => {
+    throw new Error(`bad event (${reason}): ${line}`);
+  });
+  // Per host: Prepare (ok), and the loop's 7 items so far (ok, changed at item 1): one result, changed.
+  const soFar = [row("node1", { ok: 2, changed: 1 }), row("node2", { ok: 2, changed: 1 })];
+  const changedResults = { changed: [{ task: "Slow items", hosts: ["node1", "node2"], results: 2 }], ignored_failures: [] };
+
+  it("the recording is what the item is about: 14 item results, no task result of the loop", () => {
+    expect(events.filter((e) => e.type === "item_result")).toHaveLength(14);
+    expect(text.match(/^(ok|changed): \[node\d\] => \(item=\d+\)$/gm)).toHaveLength(14);
+    expect(events.some((e) => e.type === "stats")).toBe(false);
+  });
+
+  it("from the text: the item lines count as results of their host", () => {
+    const recap = partial(text);
+    expect(recap.status).toBe("incomplete");
+    expect(recap.partial_hosts).toEqual(soFar);
+  });
+
+  it("from the events: the item results count as results of their host", () => {
+    const recap = recapFromEvents(events, { partial: true });
+    expect(recap.status).toBe("incomplete");
+    expect(recap.partial_hosts).toEqual(soFar);
+    expect(recap.changed_results).toEqual(changedResults);
+    expect(recap.changed_tasks).toEqual(["Slow items"]);
   });
 });
