@@ -327,9 +327,14 @@ export function checkValues(
     if (value !== undefined) values[field.name] = value;
   }
   if (issues.length > 0) {
-    const errors: FieldErrors = {};
-    for (const issue of issues) errors[issue.path.join(".")] ??= issue.message;
-    return { ok: false, errors };
+    // A Map, then own properties: on a plain object, `errors.constructor ??= …` sees the
+    // inherited function and writes nothing, and a key named `__proto__` would set the prototype.
+    const errors = new Map<string, string>();
+    for (const issue of issues) {
+      const key = issue.path.join(".");
+      if (!errors.has(key)) errors.set(key, issue.message);
+    }
+    return { ok: false, errors: Object.fromEntries(errors) as FieldErrors };
   }
   return { ok: true, values, hidden };
 }

@@ -158,6 +158,14 @@ describe("body text", () => {
     expect(() => checkJsonText({ fine: ["text", 1, null, { ok: true }] }, false)).not.toThrow();
   });
 
+  it("names a __proto__ key instead of letting a schema's copy drop it", () => {
+    const problem = thrown(() => checkJsonText(JSON.parse('{"form":"f","values":{"__proto__":"z","constructor":"x"}}'), false));
+    expect(problem.code).toBe("validation_failed");
+    expect(problem.fields).toEqual({ "values.__proto__": "is not accepted as a key name" });
+    expect(problem.message).toBe("values.__proto__: is not accepted as a key name");
+    expect(() => checkJsonText(JSON.parse('{"list":[{"constructor":1,"toString":2}]}'), false)).not.toThrow();
+  });
+
   it("formats limits for people", () => {
     expect(formatBytes(16 * 1024)).toBe("16 KiB");
     expect(formatBytes(1024 * 1024)).toBe("1 MiB");
