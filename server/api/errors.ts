@@ -7,11 +7,16 @@
 import type { z } from "zod";
 import { type DomainError, type DomainErrorCode } from "../errors";
 
-export const ERROR_STATUS: Record<DomainErrorCode | "internal", number> = {
+/**
+ * Every error code's status. Besides the domain's: `internal` (a bug) and `method_not_allowed`,
+ * which only the HTTP entry answers (a route without a handler for the method).
+ */
+export const ERROR_STATUS: Record<DomainErrorCode | "internal" | "method_not_allowed", number> = {
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   gone: 410,
   payload_too_large: 413,

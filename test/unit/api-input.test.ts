@@ -10,6 +10,7 @@ import { parseTrustProxy, resolveClientAddress } from "@/server/api/client-addre
 import { errorBody, zodMessage } from "@/server/api/errors";
 import { isApiPath, isCanonicalApiPath } from "@/server/api/http-entry";
 import { parseIdListParam } from "@/server/api/id-list";
+import { methodRefusal } from "@/server/api/methods";
 import { parseJobId } from "@/server/api/route";
 import { RecentEvents, addressKey } from "@/server/auth/throttle";
 import { DomainError } from "@/server/errors";
@@ -49,6 +50,23 @@ describe("a list of job ids in a query parameter", () => {
       expect(error.code, query).toBe("bad_request");
       expect(error.message, query).toMatch(/^ids: /);
     }
+  });
+});
+
+describe("methods a route has no handler for", () => {
+  it("are refused with the route's own methods named; HEAD follows GET, OPTIONS and unknown paths pass", () => {
+    expect(methodRefusal("/api/forms", "POST")).toEqual({ route: "/api/forms", handled: ["GET"], allow: "GET, HEAD, OPTIONS" });
+    expect(methodRefusal("/api/jobs/12", "DELETE")).toMatchObject({ route: "/api/jobs/[id]", handled: ["GET"] });
+    expect(methodRefusal("/api/users/bob", "GET")).toEqual({
+      route: "/api/users/[username]",
+      handled: ["PATCH", "DELETE"],
+      allow: "PATCH, DELETE, OPTIONS",
+    });
+    expect(methodRefusal("/api/jobs", "POST")).toBeNull();
+    expect(methodRefusal("/api/forms", "HEAD")).toBeNull();
+    expect(methodRefusal("/api/users/bob", "HEAD")).not.toBeNull();
+    expect(methodRefusal("/api/forms", "OPTIONS")).toBeNull();
+    expect(methodRefusal("/api/no/such/thing", "PUT")).toBeNull();
   });
 });
 
