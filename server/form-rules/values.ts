@@ -114,12 +114,14 @@ function notAChoice(choices: readonly FieldOption[], dependsOn?: string): string
   return `must be one of: ${choices.map((o) => o.value).join(", ")}`;
 }
 
-function checkText(field: { maxLength?: number; pattern?: string }, raw: unknown): Checked {
+function checkText(field: { maxLength?: number; pattern?: string; patternMessage?: string }, raw: unknown): Checked {
   if (typeof raw !== "string") return { ok: false, message: "must be a string" };
   if (field.maxLength !== undefined && raw.length > field.maxLength) {
     return { ok: false, message: `must be at most ${field.maxLength} characters (has ${raw.length})` };
   }
-  if (field.pattern && !new RegExp(`^(?:${field.pattern})$`).test(raw)) return { ok: false, message: `must match ${field.pattern}` };
+  if (field.pattern && !new RegExp(`^(?:${field.pattern})$`).test(raw)) {
+    return { ok: false, message: field.patternMessage ?? `must match ${field.pattern}` };
+  }
   return { ok: true, value: raw };
 }
 
