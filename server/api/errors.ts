@@ -79,3 +79,16 @@ export function zodMessage(error: z.ZodError): string {
   const more = error.issues.length - listed.length;
   return more > 0 ? `${listed.join("; ")}; and ${more} more` : listed.join("; ");
 }
+
+/**
+ * Each issue's message by its path ("" → `whole`), the first per path. Built in a Map: on a
+ * plain object `fields.constructor ??= …` would see the inherited function and drop the issue.
+ */
+export function issueFields(issues: readonly z.core.$ZodIssue[], whole: string): Record<string, string> {
+  const fields = new Map<string, string>();
+  for (const issue of issues) {
+    const key = issuePath(issue) || whole;
+    if (!fields.has(key)) fields.set(key, issueText(issue));
+  }
+  return Object.fromEntries(fields);
+}

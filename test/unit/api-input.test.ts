@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkJsonText, decodeUtf8, formatBytes } from "@/server/api/body";
 import { parseTrustProxy, resolveClientAddress } from "@/server/api/client-address";
-import { errorBody, zodMessage } from "@/server/api/errors";
+import { errorBody, issueFields, zodMessage } from "@/server/api/errors";
 import { isApiPath, isCanonicalApiPath } from "@/server/api/http-entry";
 import { parseIdListParam } from "@/server/api/id-list";
 import { methodRefusal } from "@/server/api/methods";
@@ -192,6 +192,15 @@ describe("body text", () => {
 });
 
 describe("error answers", () => {
+  it("name a field called like an Object.prototype member", () => {
+    const parsed = z.record(z.string(), z.number()).safeParse(JSON.parse('{"constructor": "x", "toString": "y", "ok": 1}'));
+    expect(parsed.success).toBe(false);
+    expect(issueFields(parsed.error!.issues, "body")).toEqual({
+      constructor: "Invalid input: expected number, received string",
+      toString: "Invalid input: expected number, received string",
+    });
+  });
+
   it("stay short however many fields or unknown keys there are", () => {
     const fields = Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`f${i}`, "is not a field of this form"]));
     const body = errorBody("validation_failed", "x".repeat(5_000_000), fields);
