@@ -1,7 +1,6 @@
 "use client";
 
 import { useDeferredValue, useState } from "react";
-import type { FormSummary } from "@/components/api/types";
 import { byCategory } from "@/components/forms/catalog-groups";
 import { FormCard } from "@/components/forms/form-card";
 import { ImportFormsButton, ImportReport } from "@/components/forms/import-forms";

@@ -90,8 +90,8 @@ function PlanView({ plan, tags, onToggleTag }: { plan: PreviewPlan; tags: string
       {plan.plays.length === 0 && !plan.error && <p className="text-sm text-zinc-600">No play would run.</p>}
       {hasTemplatedNames(plan.plays) && (
         <p className="text-xs text-zinc-500" data-testid="preview-templated-note">
-          Names are shown as written in the playbook: the parts in <code className="font-mono">{"{{ }}"}</code> are filled in when the
-          job runs (loop items, facts, values).
+          Names are shown as written in the playbook: the parts in <code className="font-mono">{"{{ }}"}</code> are filled in when the job
+          runs (loop items, facts, values).
         </p>
       )}
       {plan.plays.map((play) => (

@@ -167,7 +167,8 @@ export function checkJsonText(value: unknown, invalidUtf8: boolean): void {
       if (problem) report(item.path, `has a key that ${problem}`);
       // JSON.parse makes "__proto__" an own key, but any schema that copies the object assigns
       // it, which sets a prototype instead of a key: the key would vanish without a word.
-      else if (key === "__proto__" && !Array.isArray(item.value)) report(item.path ? `${item.path}.${key}` : key, "is not accepted as a key name");
+      else if (key === "__proto__" && !Array.isArray(item.value))
+        report(item.path ? `${item.path}.${key}` : key, "is not accepted as a key name");
       else children.push({ value: child, path: item.path ? `${item.path}.${key}` : key, depth: item.depth + 1 });
     }
     // Reversed onto the stack, so problems are reported in the body's order.

@@ -71,7 +71,11 @@ export async function multipartFile(request: Request, name: string): Promise<Mul
   let parser: busboy.Busboy;
   try {
     // Browsers send a part's file name as raw UTF-8; busboy's default (latin1) turned "ñame€.txt" into "Ã±ameâ\u0082¬.txt".
-    parser = busboy({ headers: { "content-type": contentType }, defParamCharset: "utf8", limits: { files: 10, fields: 20, fieldSize: 64 * 1024, headerPairs: 20 } });
+    parser = busboy({
+      headers: { "content-type": contentType },
+      defParamCharset: "utf8",
+      limits: { files: 10, fields: 20, fieldSize: 64 * 1024, headerPairs: 20 },
+    });
   } catch (error) {
     throw new DomainError("bad_request", `malformed multipart body: ${error instanceof Error ? error.message : String(error)}`);
   }

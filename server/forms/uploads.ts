@@ -105,7 +105,8 @@ export function sanitizeFileName(raw: string): string {
     .replace(/^[.\s]+/, "");
   if ([...name].length > MAX_NAME_LENGTH || Buffer.byteLength(name, "utf8") > MAX_NAME_BYTES) {
     const ext = /\.[\p{L}\p{N}_-]{1,16}$/u.exec(name)?.[0] ?? "";
-    name = cutTo(name.slice(0, name.length - ext.length), MAX_NAME_LENGTH - ext.length, MAX_NAME_BYTES - Buffer.byteLength(ext, "utf8")) + ext;
+    name =
+      cutTo(name.slice(0, name.length - ext.length), MAX_NAME_LENGTH - ext.length, MAX_NAME_BYTES - Buffer.byteLength(ext, "utf8")) + ext;
   }
   return name === "" || /^\.*$/.test(name) ? "upload" : name;
 }

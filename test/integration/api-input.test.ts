@@ -65,7 +65,12 @@ function routesOnDisk(dir = path.resolve(import.meta.dirname, "../../app/api"), 
       if (entry.name !== "[[...rest]]") found.push(...routesOnDisk(full, `${prefix}/${entry.name}`));
     } else if (entry.name === "route.ts") {
       const source = fs.readFileSync(full, "utf8");
-      found.push([prefix, ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => new RegExp(`export\\s+(const|(async\\s+)?function)\\s+${m}\\b`).test(source))]);
+      found.push([
+        prefix,
+        ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) =>
+          new RegExp(`export\\s+(const|(async\\s+)?function)\\s+${m}\\b`).test(source),
+        ),
+      ]);
     }
   }
   return found;
@@ -82,7 +87,10 @@ describe("methods", () => {
       const target = pattern.replace(/\[[^\]]+\]/g, "1");
       for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.includes(m))) {
         checked++;
-        const answer = await raw(method, target, { headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: "{}" });
+        const answer = await raw(method, target, {
+          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+          body: "{}",
+        });
         let body: { error?: { code?: string; message?: string } } = {};
         try {
           body = JSON.parse(answer.text) as typeof body;

@@ -289,7 +289,11 @@ describe("patternMessage", () => {
   it("is the message of a value that does not match, for a field and a table column", () => {
     expect(checkValues(explained, { login: "Ada", accounts: [{ user: "Ada!" }], plain: "x" })).toEqual({
       ok: false,
-      errors: { login: "must be lowercase letters", "accounts.0.user": "must be a Linux user name like deploy", plain: "must match [0-9]+" },
+      errors: {
+        login: "must be lowercase letters",
+        "accounts.0.user": "must be a Linux user name like deploy",
+        plain: "must match [0-9]+",
+      },
     });
     expect(checkValues(explained, { login: "ada", accounts: [{ user: "ada" }], plain: "1" }).ok).toBe(true);
   });

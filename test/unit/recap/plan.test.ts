@@ -69,7 +69,13 @@ it("reads nothing from empty or unrelated text", () => {
 
 it("tells a plan whose task or play names hold Jinja (printed as written, filled only at run time)", () => {
   // Issue 19: the preview showed "Show {{ item }}" without a word; the page says so when this holds.
-  const play = (name: string, tasks: string[]) => ({ number: 1, name, hosts: "local", tags: [], tasks: tasks.map((n) => ({ name: n, tags: [] })) });
+  const play = (name: string, tasks: string[]) => ({
+    number: 1,
+    name,
+    hosts: "local",
+    tags: [],
+    tasks: tasks.map((n) => ({ name: n, tags: [] })),
+  });
   expect(hasTemplatedNames([play("Packages", ["Install {{ package }}"])])).toBe(true);
   expect(hasTemplatedNames([play("Packages", ["Show {{item}}", "plain"])])).toBe(true);
   expect(hasTemplatedNames([play("For {% if x %}x{% endif %}", [])])).toBe(true);
