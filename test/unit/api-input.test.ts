@@ -10,7 +10,8 @@ import { parseTrustProxy, resolveClientAddress } from "@/server/api/client-addre
 import { errorBody, issueFields, zodMessage } from "@/server/api/errors";
 import { isApiPath, isCanonicalApiPath } from "@/server/api/http-entry";
 import { parseIdListParam } from "@/server/api/id-list";
-import { methodRefusal } from "@/server/api/methods";
+import { ENDPOINTS } from "@/server/api/contracts";
+import { API_METHODS, methodRefusal } from "@/server/api/methods";
 import { parseJobId } from "@/server/api/route";
 import { RecentEvents, addressKey } from "@/server/auth/throttle";
 import { DomainError } from "@/server/errors";
@@ -54,6 +55,14 @@ describe("a list of job ids in a query parameter", () => {
 });
 
 describe("methods a route has no handler for", () => {
+  it("are known from a table equal to the endpoints' contracts", () => {
+    const fromContracts: Record<string, string[]> = {};
+    for (const endpoint of ENDPOINTS) (fromContracts[endpoint.path] ??= []).push(endpoint.method.toUpperCase());
+    const sorted = (table: Readonly<Record<string, readonly string[]>>) =>
+      Object.fromEntries(Object.entries(table).map(([route, methods]) => [route, [...methods].sort()]));
+    expect(sorted(API_METHODS)).toEqual(sorted(fromContracts));
+  });
+
   it("are refused with the route's own methods named; HEAD follows GET, OPTIONS and unknown paths pass", () => {
     expect(methodRefusal("/api/forms", "POST")).toEqual({ route: "/api/forms", handled: ["GET"], allow: "GET, HEAD, OPTIONS" });
     expect(methodRefusal("/api/jobs/12", "DELETE")).toMatchObject({ route: "/api/jobs/[id]", handled: ["GET"] });
