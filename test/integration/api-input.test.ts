@@ -87,9 +87,11 @@ describe("methods", () => {
       const target = pattern.replace(/\[[^\]]+\]/g, "1");
       for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.includes(m))) {
         checked++;
+        // A body only where one belongs (a GET's would be ignored, and kept the socket waiting).
+        const sent = ["POST", "PUT", "PATCH"].includes(method) ? "{}" : undefined;
         const answer = await raw(method, target, {
-          headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-          body: "{}",
+          headers: { authorization: `Bearer ${token}`, ...(sent ? { "content-type": "application/json", "content-length": "2" } : {}) },
+          body: sent,
         });
         let body: { error?: { code?: string; message?: string } } = {};
         try {
