@@ -85,7 +85,7 @@ it("fills dependent fields, a table and a file, launches, sees the values in the
   await page.getByTestId("upload-authorized_keys").waitFor();
 
   // A host from the form's inventory (its groups are offered too).
-  await page.getByLabel("Target", { exact: true }).selectOption("runner-self");
+  await page.locator("#field-target").selectOption("runner-self");
 
   // The page runs the form's rules: the empty notice address and the bad cell are marked, and
   // nothing is sent.
