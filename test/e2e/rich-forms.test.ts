@@ -130,3 +130,26 @@ it("fills dependent fields, a table and a file, launches, sees the values in the
   expect(second.output).toContain("keys.pub: 2 key(s)");
   expect(await page.getByTestId("job-relaunch-of").textContent()).toBe(`Repeats job #${firstId}`);
 });
+
+it("sets your email on the account page, and user-accounts' Notice to starts with it", async () => {
+  // Issue 19: "Notice to" defaults to {user.email}, which a local user had no way to set.
+  const page = await signedIn();
+  await page.goto("/account");
+  const email = page.getByTestId("own-email");
+  await email.waitFor();
+  await email.fill("not an email");
+  await page.getByTestId("save-email").click();
+  await page.getByText("Email must be an email address like ops@example.org").waitFor();
+  await email.fill("admin@example.org");
+  await page.getByTestId("save-email").click();
+  await page.waitForFunction(() => !document.querySelector("[data-testid=save-email]")?.hasAttribute("disabled"));
+  await page.reload();
+  await page.getByTestId("own-email").waitFor();
+  await page.waitForFunction(
+    () => (document.querySelector<HTMLInputElement>("[data-testid=own-email]")?.value ?? "") === "admin@example.org",
+  );
+
+  await page.goto("/forms/user-accounts");
+  await page.getByLabel("Send a notice when done").check();
+  expect(await page.getByLabel("Notice to").inputValue()).toBe("admin@example.org");
+});
