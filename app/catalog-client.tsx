@@ -1,7 +1,7 @@
 "use client";
 
 import { useDeferredValue, useState } from "react";
-import type { FormSummary } from "@/components/api/types";
+import { byCategory } from "@/components/forms/catalog-groups";
 import { FormCard } from "@/components/forms/form-card";
 import { ImportFormsButton, ImportReport } from "@/components/forms/import-forms";
 import { useImportForms } from "@/components/hooks/use-import-forms";
@@ -9,18 +9,6 @@ import { useForms } from "@/components/hooks/use-forms";
 import { inputClass } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
-
-const OTHER = "Other";
-
-/** The forms by category (form.yaml `category`), categories by name, those without one last. */
-function byCategory(forms: readonly FormSummary[]): [string, FormSummary[]][] {
-  const groups = new Map<string, FormSummary[]>();
-  for (const form of forms) {
-    const category = form.category ?? OTHER;
-    groups.set(category, [...(groups.get(category) ?? []), form]);
-  }
-  return [...groups.entries()].sort(([a], [b]) => (a === OTHER ? 1 : b === OTHER ? -1 : a.localeCompare(b)));
-}
 
 export function CatalogClient({ isAdmin }: { isAdmin: boolean }) {
   const forms = useForms();

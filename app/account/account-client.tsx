@@ -1,12 +1,12 @@
 "use client";
 
-import type { FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { errorMessage, fieldErrors } from "@/components/api/client";
-import type { User } from "@/components/api/types";
+import type { Profile, User } from "@/components/api/types";
 import { useTextFields } from "@/components/hooks/use-text-fields";
-import { useChangeOwnPassword } from "@/components/hooks/use-users";
+import { useChangeOwnEmail, useChangeOwnPassword, useOwnProfile } from "@/components/hooks/use-users";
 import { Button } from "@/components/ui/button";
-import { TextFields } from "@/components/ui/field";
+import { TextField, TextFields } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { AccountTokens } from "@/components/tokens/account-tokens";
 import { Panel } from "@/components/ui/panel";
@@ -27,6 +27,63 @@ const PASSWORD_FIELDS = [
     "data-testid": "new-password",
   },
 ] as const;
+
+/** Your email: the `{user.email}` default of forms ("Notice to" in user-accounts). */
+function EmailPanel() {
+  const profile = useOwnProfile();
+  return (
+    <Panel title="Your email" className="mt-6 max-w-lg">
+      {profile.isPending ? (
+        <p className="text-sm text-zinc-500">Loading…</p>
+      ) : profile.isError ? (
+        <p className="text-sm text-red-700">{errorMessage(profile.error)}</p>
+      ) : (
+        // Keyed by the stored email: a saved change starts the form again from it.
+        <EmailForm key={profile.data.email ?? ""} profile={profile.data} />
+      )}
+    </Panel>
+  );
+}
+
+function EmailForm({ profile }: { profile: Profile }) {
+  const change = useChangeOwnEmail();
+  const [email, setEmail] = useState(profile.email ?? "");
+  const sso = profile.source !== "local";
+  const fields = fieldErrors(change.error);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    change.mutate(email);
+  };
+
+  return (
+    <form className="space-y-3" onSubmit={submit} noValidate>
+      <TextField
+        label="Email"
+        type="email"
+        autoComplete="email"
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+        disabled={sso}
+        help={
+          sso
+            ? "Your single sign-on provider sets it at each sign-in."
+            : "Forms fill it in where they ask for your email. Leave it empty to have none."
+        }
+        error={fields.email && `Email ${fields.email}`}
+        data-testid="own-email"
+      />
+      {!sso && (
+        <div className="flex items-center gap-3">
+          <Button type="submit" variant="primary" disabled={change.isPending} data-testid="save-email">
+            {change.isPending ? "Saving…" : "Save email"}
+          </Button>
+          {change.isError && Object.keys(fields).length === 0 && <span className="text-sm text-red-700">{errorMessage(change.error)}</span>}
+        </div>
+      )}
+    </form>
+  );
+}
 
 export function AccountClient({ user }: { user: User }) {
   const change = useChangeOwnPassword();
@@ -66,6 +123,7 @@ export function AccountClient({ user }: { user: User }) {
           </div>
         </form>
       </Panel>
+      <EmailPanel />
       <div className="mt-6">
         <AccountTokens />
       </div>

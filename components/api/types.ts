@@ -153,6 +153,9 @@ export type FormIdempotence = IdempotenceReport & { form: string; last: number }
 
 export type RunnerStatus = RunnerView["status"];
 
+/** Your own profile, as GET and PATCH /api/auth/me return it. */
+export type { Profile } from "@/server/auth/users";
+
 /** An account as GET /api/users returns it (the server's view type). */
 export type UserAccount = UserView;
 

@@ -155,12 +155,9 @@ export function FormTrendPanel({ form }: { form: string }) {
           <p className="text-xs text-zinc-500">Last {trend.data.durations.length} finished</p>
           <DurationBars durations={trend.data.durations} />
           <div className="grid grid-cols-1 gap-5 border-t border-zinc-100 pt-4 md:grid-cols-2">
-            {trend.data.completed_runs < 2 ? (
-              <div className="min-w-0" data-testid="trend-never-idempotent">
-                <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Never idempotent</h3>
-                <p className="text-xs text-zinc-400">Needs two runs that reached their PLAY RECAP.</p>
-              </div>
-            ) : (
+            {/* One complete run says nothing about idempotence (a first run legitimately changes
+                things): no "Never idempotent" heading at all until two runs can be compared. */}
+            {trend.data.completed_runs < 2 ? null : (
               <RecapList
                 title="Never idempotent"
                 hint={`Changed in every one of the ${trend.data.completed_runs} completed runs.`}

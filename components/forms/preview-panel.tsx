@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePreviewPlan, type PlanPlay, type PreviewPlan } from "@/components/hooks/use-form-preview";
 import { Button } from "@/components/ui/button";
 import { cx } from "@/components/ui/cx";
+import { hasTemplatedNames } from "@/server/recap/plan";
 import { ErrorState, Spinner } from "@/components/ui/states";
 
 /** The comma-separated tags of the run options with `tag` added, or taken out when it was there. */
@@ -87,6 +88,12 @@ function PlanView({ plan, tags, onToggleTag }: { plan: PreviewPlan; tags: string
         </div>
       )}
       {plan.plays.length === 0 && !plan.error && <p className="text-sm text-zinc-600">No play would run.</p>}
+      {hasTemplatedNames(plan.plays) && (
+        <p className="text-xs text-zinc-500" data-testid="preview-templated-note">
+          Names are shown as written in the playbook: the parts in <code className="font-mono">{"{{ }}"}</code> are filled in when the job
+          runs (loop items, facts, values).
+        </p>
+      )}
       {plan.plays.map((play) => (
         <PlayView key={play.number} play={play} />
       ))}

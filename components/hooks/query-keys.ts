@@ -27,6 +27,7 @@ export const queryKeys = {
   credentials: () => ["credentials"] as const,
   sources: () => ["sources"] as const,
   users: () => ["users"] as const,
+  ownProfile: () => ["auth", "me"] as const,
   groups: () => ["groups"] as const,
   audit: (search: string) => ["audit", search] as const,
   /** Personal API tokens: your own ("mine") or, for admins, everyone's ("all"). */

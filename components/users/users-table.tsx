@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { errorMessage } from "@/components/api/client";
+import { errorMessage, fieldErrors } from "@/components/api/client";
 import type { User, UserAccount } from "@/components/api/types";
 import { inputClass } from "@/components/ui/field";
 import { useUserChange } from "@/components/hooks/use-users";
@@ -39,6 +39,7 @@ export function UsersTable({ users, me }: { users: UserAccount[]; me: User }) {
         </span>
       ),
     },
+    { key: "email", header: "Email", cell: (user) => <EmailCell user={user} /> },
     { key: "jobs", header: "Jobs", align: "right", className: "tabular-nums", cell: (user) => user.jobs },
     { key: "created", header: "Created", className: "text-zinc-600", cell: (user) => formatDateTime(user.createdAt) },
     {
@@ -55,6 +56,57 @@ export function UsersTable({ users, me }: { users: UserAccount[]; me: User }) {
       columns={columns}
       row={(user) => ({ key: user.id, "data-testid": `user-row-${user.username}` })}
     />
+  );
+}
+
+/** A user's email (the `{user.email}` of forms), set by the admin here; single sign-on accounts get it from their provider. */
+function EmailCell({ user }: { user: UserAccount }) {
+  const change = useUserChange();
+  const [editing, setEditing] = useState(false);
+  const [email, setEmail] = useState(user.email ?? "");
+  const fields = fieldErrors(change.error);
+  if (!editing) {
+    return (
+      <span className="flex items-center gap-2" data-testid={`email-${user.username}`}>
+        <span className={user.email ? "text-zinc-700" : "text-zinc-400"}>{user.email ?? "none"}</span>
+        {user.source === "local" ? (
+          <Button size="sm" variant="ghost" onClick={() => (setEmail(user.email ?? ""), setEditing(true))}>
+            Edit
+          </Button>
+        ) : (
+          <span className="text-xs text-zinc-400" title="Set by the single sign-on provider at each sign-in">
+            (from sign-on)
+          </span>
+        )}
+      </span>
+    );
+  }
+  return (
+    <form
+      className="flex flex-wrap items-center gap-1.5"
+      onSubmit={(event) => {
+        event.preventDefault();
+        change.mutate({ kind: "update", username: user.username, email }, { onSuccess: () => setEditing(false) });
+      }}
+    >
+      <input
+        className={inputClass(Boolean(fields.email), "w-56")}
+        type="email"
+        aria-label={`Email of ${user.username}`}
+        placeholder="name@example.org"
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+      />
+      <Button size="sm" type="submit" variant="primary" disabled={change.isPending}>
+        Save
+      </Button>
+      <Button size="sm" variant="ghost" onClick={() => setEditing(false)}>
+        Cancel
+      </Button>
+      {change.isError && (
+        <span className="text-xs text-red-700">{fields.email ? `Email ${fields.email}` : errorMessage(change.error)}</span>
+      )}
+    </form>
   );
 }
 

@@ -13,6 +13,8 @@
  *    cannot be stored in PostgreSQL or handed to ansible intact, so it is refused here,
  *    before any schema, for every body.
  * 5. At most MAX_DEPTH levels of nesting.
+ * 6. No object key is `__proto__` (422 naming it): copying such an object sets its prototype
+ *    instead, so the key would silently vanish.
  */
 import { DomainError } from "../errors";
 
@@ -163,6 +165,10 @@ export function checkJsonText(value: unknown, invalidUtf8: boolean): void {
     for (const [key, child] of entries) {
       const problem = Array.isArray(item.value) ? null : textProblem(key, invalidUtf8);
       if (problem) report(item.path, `has a key that ${problem}`);
+      // JSON.parse makes "__proto__" an own key, but any schema that copies the object assigns
+      // it, which sets a prototype instead of a key: the key would vanish without a word.
+      else if (key === "__proto__" && !Array.isArray(item.value))
+        report(item.path ? `${item.path}.${key}` : key, "is not accepted as a key name");
       else children.push({ value: child, path: item.path ? `${item.path}.${key}` : key, depth: item.depth + 1 });
     }
     // Reversed onto the stack, so problems are reported in the body's order.

@@ -7,11 +7,16 @@
 import type { z } from "zod";
 import { type DomainError, type DomainErrorCode } from "../errors";
 
-export const ERROR_STATUS: Record<DomainErrorCode | "internal", number> = {
+/**
+ * Every error code's status. Besides the domain's: `internal` (a bug) and `method_not_allowed`,
+ * which only the HTTP entry answers (a route without a handler for the method).
+ */
+export const ERROR_STATUS: Record<DomainErrorCode | "internal" | "method_not_allowed", number> = {
   bad_request: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
@@ -73,4 +78,17 @@ export function zodMessage(error: z.ZodError): string {
   const listed = error.issues.slice(0, MAX_LISTED_FIELDS).map((i) => (i.path.length ? `${issuePath(i)}: ${issueText(i)}` : issueText(i)));
   const more = error.issues.length - listed.length;
   return more > 0 ? `${listed.join("; ")}; and ${more} more` : listed.join("; ");
+}
+
+/**
+ * Each issue's message by its path ("" → `whole`), the first per path. Built in a Map: on a
+ * plain object `fields.constructor ??= …` would see the inherited function and drop the issue.
+ */
+export function issueFields(issues: readonly z.core.$ZodIssue[], whole: string): Record<string, string> {
+  const fields = new Map<string, string>();
+  for (const issue of issues) {
+    const key = issuePath(issue) || whole;
+    if (!fields.has(key)) fields.set(key, issueText(issue));
+  }
+  return Object.fromEntries(fields);
 }

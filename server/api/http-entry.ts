@@ -9,6 +9,8 @@
  *   segments, empty segments, control characters, malformed percent-encoding. Next would
  *   normalise such a path, redirect it or resolve it outside /api (`/api/%2e%2e/login` is the
  *   login page) and answer with HTML; no API client means any of them.
+ * - A method an API route has no handler for is answered here with a JSON 405 naming the
+ *   methods it has, and `Allow` (server/api/methods.ts): Next's own 405 has an empty body.
  * - A state-changing API request from another site's page, without a bearer token, is refused
  *   here with a JSON 403 (server/auth/cross-site.ts): every route, the login included.
  * - A response that ends before its request body was read (a body refused for its size or
@@ -28,6 +30,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { CLIENT_ADDRESS_HEADER, resolveClientAddress } from "./client-address";
 import { withAuditOrigin } from "../audit/origin";
 import { errorBody } from "./errors";
+import { methodRefusal, type MethodRefusal } from "./methods";
 import { crossSiteRefusal } from "../auth/cross-site";
 import { appMetrics } from "../metrics/app-metrics";
 import { loggerFor, withLogContext } from "../logging/logger";
@@ -95,6 +98,19 @@ function answerNotFound(res: ServerResponse, path: string): void {
   res.end(body);
 }
 
+function answerMethodNotAllowed(res: ServerResponse, method: string, refusal: MethodRefusal): void {
+  const body = JSON.stringify(
+    errorBody("method_not_allowed", `${method} is not allowed on ${refusal.route}: use ${refusal.handled.join(" or ")}`),
+  );
+  res.writeHead(405, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+    allow: refusal.allow,
+  });
+  res.end(body);
+}
+
 function answerCrossSite(res: ServerResponse, message: string): void {
   const body = JSON.stringify(errorBody("forbidden", message));
   res.writeHead(403, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
@@ -148,6 +164,8 @@ export function httpEntry(
       withAuditOrigin(origin, () => {
         if (own) return own(req, res);
         if (isApiPath(path) && !isCanonicalApiPath(path)) return answerNotFound(res, path);
+        const refusal = isApiPath(path) ? methodRefusal(path, req.method ?? "GET") : null;
+        if (refusal) return answerMethodNotAllowed(res, req.method ?? "GET", refusal);
         const crossSite = isApiPath(path) ? crossSiteRefusal(req.method ?? "GET", req.headers, options) : null;
         if (crossSite) return answerCrossSite(res, crossSite);
         void handle(req, res);

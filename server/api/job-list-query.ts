@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { DomainError } from "../errors";
-import { issuePath, issueText } from "./errors";
+import { issueFields } from "./errors";
 import { decodeJobListCursor, JOB_LIST_SORTS, type JobListCursor, type JobListQuery } from "../data/job-list";
 import { JOB_STATUSES, type JobStatus } from "../protocol/ui-messages";
 
@@ -214,8 +214,7 @@ export function parseJobListQuery(request: Request, schema: typeof jobListQueryS
       cursor: query.cursor,
     };
   }
-  const fields: Record<string, string> = {};
-  for (const issue of parsed.error.issues) fields[issuePath(issue) || "query"] ??= issueText(issue);
+  const fields = issueFields(parsed.error.issues, "query");
   throw new DomainError(
     "validation_failed",
     Object.entries(fields)

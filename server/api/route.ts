@@ -6,7 +6,7 @@ import { NextResponse } from "next/server";
 import { z } from "zod";
 import { DomainError } from "../errors";
 import { DEFAULT_JSON_BODY_BYTES, readJsonBody } from "./body";
-import { errorBody, httpAnswer, issuePath, issueText, zodMessage } from "./errors";
+import { errorBody, httpAnswer, issueFields, zodMessage } from "./errors";
 import { authenticateCredential } from "../auth/authenticate";
 import type { TokenCredential } from "../data/auth-tokens";
 import type { PublicUser } from "../data/users";
@@ -111,9 +111,7 @@ export async function parseJsonBody<S extends z.ZodType>(request: Request, schem
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   if (!options.fields) throw new DomainError("bad_request", zodMessage(parsed.error));
-  const fields: Record<string, string> = {};
-  for (const issue of parsed.error.issues) fields[issuePath(issue) || "body"] ??= issueText(issue);
-  throw new DomainError("validation_failed", zodMessage(parsed.error), fields);
+  throw new DomainError("validation_failed", zodMessage(parsed.error), issueFields(parsed.error.issues, "body"));
 }
 
 /** A JSON body that may be left out entirely (no body parses as `{}`). */

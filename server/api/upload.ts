@@ -70,7 +70,12 @@ export async function multipartFile(request: Request, name: string): Promise<Mul
   if (!request.body) throw new DomainError("bad_request", `send the file in a multipart part named \`${name}\``);
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: { "content-type": contentType }, limits: { files: 10, fields: 20, fieldSize: 64 * 1024, headerPairs: 20 } });
+    // Browsers send a part's file name as raw UTF-8; busboy's default (latin1) turned "ñame€.txt" into "Ã±ameâ\u0082¬.txt".
+    parser = busboy({
+      headers: { "content-type": contentType },
+      defParamCharset: "utf8",
+      limits: { files: 10, fields: 20, fieldSize: 64 * 1024, headerPairs: 20 },
+    });
   } catch (error) {
     throw new DomainError("bad_request", `malformed multipart body: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,6 +1,6 @@
 /**
- * Managing accounts: admins create users, set roles, reset passwords and delete unused
- * accounts; everyone can change their own password. Rules that protect the installation
+ * Managing accounts: admins create users, set roles, reset passwords, set emails and delete
+ * unused accounts; everyone can change their own password and email. Rules that protect the installation
  * (the last admin stays an admin, a user with job history is not deleted) live here.
  */
 import { z } from "zod";
@@ -12,6 +12,7 @@ import {
   deleteUser,
   findUserByUsername,
   revokeUserTokens,
+  setEmail,
   setPassword,
   setRole,
   type PublicUser,
@@ -28,9 +29,36 @@ export const newUserSchema = z.strictObject({
   role: z.enum(["admin", "user"]).default("user"),
 });
 
+/** Loose on purpose (mail servers decide the rest): something@domain.tld, no spaces. */
+const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+/**
+ * A user's email, the `{user.email}` of form defaults: trimmed; null or "" clears it. Single
+ * sign-on accounts get theirs from the provider at each sign-in (server/auth/oidc).
+ */
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(254, "must be at most 254 characters")
+  .refine((text) => text === "" || EMAIL.test(text), "must be an email address like ops@example.org")
+  .transform((text) => (text === "" ? null : text))
+  .nullable();
+
 export const userChangeSchema = z
-  .strictObject({ role: z.enum(["admin", "user"]).optional(), password: passwordSchema.optional() })
-  .refine((change) => change.role !== undefined || change.password !== undefined, "send role and/or password");
+  .strictObject({ role: z.enum(["admin", "user"]).optional(), password: passwordSchema.optional(), email: emailSchema.optional() })
+  .refine(
+    (change) => change.role !== undefined || change.password !== undefined || change.email !== undefined,
+    "send role, password and/or email",
+  );
+
+export const ownProfileSchema = z.strictObject({ email: emailSchema });
+
+/** What a user's account page shows and may change. */
+export interface Profile {
+  email: string | null;
+  displayName: string | null;
+  /** "local" (a password here) or "oidc" (single sign-on: the provider sets the email). */
+  source: string;
+}
 
 export const ownPasswordSchema = z.strictObject({ currentPassword: z.string().min(1, "is required"), newPassword: passwordSchema });
 
@@ -80,9 +108,47 @@ export async function changeUser(
     await setPassword(username, change.password);
     await recordAudit({ ...audit, action: "user.password", outcome: "success" });
   }
-  // New credentials or rights take effect at once: no session keeps the old ones.
-  if (user.id !== actor.id || change.role) await revokeUserTokens(user.id);
-  else await revokeUserTokensExcept(user.id, actorTokenId);
+  if (change.email !== undefined) await changeEmail({ ...audit, action: "user.email" }, user, change.email);
+  // New credentials or rights take effect at once: no session keeps the old ones. An email
+  // is neither, so changing only that ends nothing.
+  const credentials = change.password !== undefined || change.role !== undefined;
+  if (credentials) {
+    if (user.id !== actor.id || change.role) await revokeUserTokens(user.id);
+    else await revokeUserTokensExcept(user.id, actorTokenId);
+  }
+}
+
+async function changeEmail(
+  audit: { actor: string; action: "user.email" | "auth.email"; target: string },
+  user: { username: string; source: string },
+  email: string | null,
+): Promise<void> {
+  if (user.source !== "local") {
+    const error = new DomainError(
+      "conflict",
+      `"${user.username}" signs in through single sign-on: the provider sets the email at each sign-in`,
+    );
+    await recordAudit({ ...audit, outcome: "failure", details: errorDetails(error) });
+    throw error;
+  }
+  await setEmail(user.username, email);
+  await recordAudit({ ...audit, outcome: "success", details: { cleared: email === null } });
+}
+
+export function profileOf(user: { email: string | null; displayName: string | null; source: string }): Profile {
+  return { email: user.email, displayName: user.displayName, source: user.source };
+}
+
+/** The signed-in user's own profile. */
+export async function ownProfile(actor: PublicUser): Promise<Profile> {
+  return profileOf(await requireAccount(actor.username));
+}
+
+/** Sets your own email (null clears it): the `{user.email}` default of forms. */
+export async function changeOwnEmail(actor: PublicUser, email: string | null): Promise<Profile> {
+  const user = await requireAccount(actor.username);
+  await changeEmail({ actor: actor.username, action: "auth.email", target: `user:${actor.username}` }, user, email);
+  return profileOf({ ...user, email });
 }
 
 export async function removeUser(actor: PublicUser, username: string): Promise<void> {

@@ -39,14 +39,30 @@ export async function setPassword(username: string, password: string): Promise<v
   await getDb().user.update({ where: { username }, data: { passwordHash: await hashPassword(password) } });
 }
 
+/** A user's email (null clears it): the `{user.email}` of form defaults. */
+export async function setEmail(username: string, email: string | null): Promise<void> {
+  await getDb().user.update({ where: { username }, data: { email } });
+}
+
 export interface UserView extends PublicUser {
   createdAt: string;
   jobs: number;
+  email: string | null;
+  /** "local" or "oidc" (the provider sets the email). */
+  source: string;
 }
 
 export async function listUsers(): Promise<UserView[]> {
   const users = await getDb().user.findMany({ orderBy: { username: "asc" }, include: { _count: { select: { jobs: true } } } });
-  return users.map((u) => ({ id: u.id, username: u.username, role: u.role, createdAt: u.createdAt.toISOString(), jobs: u._count.jobs }));
+  return users.map((u) => ({
+    id: u.id,
+    username: u.username,
+    role: u.role,
+    createdAt: u.createdAt.toISOString(),
+    jobs: u._count.jobs,
+    email: u.email,
+    source: u.source,
+  }));
 }
 
 export async function countAdmins(): Promise<number> {

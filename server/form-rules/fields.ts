@@ -118,6 +118,8 @@ const choiceKeys = {
 const textKeys = {
   default: z.string().optional(),
   pattern: z.string().optional(),
+  /** What a value that does not match `pattern` is told, instead of the regex ("must match [a-z]+"). */
+  patternMessage: z.string().trim().min(1).max(300).optional(),
   maxLength: z.number().int().positive().max(1_000_000).optional(),
 };
 const numberKeys = {
@@ -219,8 +221,9 @@ export function checkFieldRules(fields: readonly FieldSpec[], addIssue: (path: (
         if (!before.has(name)) addIssue([index, "visibleWhen"], `names "${name}", which is not a field defined before this one`);
       }
     }
-    if ((field.type === "text" || field.type === "textarea" || field.type === "password") && field.pattern) {
-      if (!validRegExp(field.pattern)) addIssue([index, "pattern"], "is not a valid regular expression");
+    if (field.type === "text" || field.type === "textarea" || field.type === "password") {
+      if (field.pattern && !validRegExp(field.pattern)) addIssue([index, "pattern"], "is not a valid regular expression");
+      if (field.patternMessage !== undefined && !field.pattern) addIssue([index, "patternMessage"], "needs a pattern to explain");
     }
     if ((field.type === "text" || field.type === "textarea") && field.default) {
       for (const match of field.default.matchAll(/\{([^{}]*)\}/g)) {
@@ -254,6 +257,9 @@ export function checkFieldRules(fields: readonly FieldSpec[], addIssue: (path: (
         if (column.visibleWhen) addIssue([index, "columns", c, "visibleWhen"], "columns are always shown: visibleWhen applies to fields");
         if ((column.type === "text" || column.type === "textarea") && column.pattern && !validRegExp(column.pattern)) {
           addIssue([index, "columns", c, "pattern"], "is not a valid regular expression");
+        }
+        if ((column.type === "text" || column.type === "textarea") && column.patternMessage !== undefined && !column.pattern) {
+          addIssue([index, "columns", c, "patternMessage"], "needs a pattern to explain");
         }
         if (column.type === "select" && column.default !== undefined && !column.options.some((o) => o.value === column.default)) {
           addIssue([index, "columns", c, "default"], "is not one of the options");

@@ -114,12 +114,14 @@ function notAChoice(choices: readonly FieldOption[], dependsOn?: string): string
   return `must be one of: ${choices.map((o) => o.value).join(", ")}`;
 }
 
-function checkText(field: { maxLength?: number; pattern?: string }, raw: unknown): Checked {
+function checkText(field: { maxLength?: number; pattern?: string; patternMessage?: string }, raw: unknown): Checked {
   if (typeof raw !== "string") return { ok: false, message: "must be a string" };
   if (field.maxLength !== undefined && raw.length > field.maxLength) {
     return { ok: false, message: `must be at most ${field.maxLength} characters (has ${raw.length})` };
   }
-  if (field.pattern && !new RegExp(`^(?:${field.pattern})$`).test(raw)) return { ok: false, message: `must match ${field.pattern}` };
+  if (field.pattern && !new RegExp(`^(?:${field.pattern})$`).test(raw)) {
+    return { ok: false, message: field.patternMessage ?? `must match ${field.pattern}` };
+  }
   return { ok: true, value: raw };
 }
 
@@ -327,9 +329,14 @@ export function checkValues(
     if (value !== undefined) values[field.name] = value;
   }
   if (issues.length > 0) {
-    const errors: FieldErrors = {};
-    for (const issue of issues) errors[issue.path.join(".")] ??= issue.message;
-    return { ok: false, errors };
+    // A Map, then own properties: on a plain object, `errors.constructor ??= …` sees the
+    // inherited function and writes nothing, and a key named `__proto__` would set the prototype.
+    const errors = new Map<string, string>();
+    for (const issue of issues) {
+      const key = issue.path.join(".");
+      if (!errors.has(key)) errors.set(key, issue.message);
+    }
+    return { ok: false, errors: Object.fromEntries(errors) as FieldErrors };
   }
   return { ok: true, values, hidden };
 }

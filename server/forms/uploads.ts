@@ -65,21 +65,48 @@ export function uploadContentPath(sha256: string): string {
 }
 
 /**
+ * Characters a file name loses (each run becomes one `_`): control characters (C0, DEL, C1),
+ * lone UTF-16 halves, and the bidirectional controls that make "evil\u202Etxt.exe" display as
+ * "evilexe.txt". Path separators are dealt with first (only the base name is kept).
+ */
+const UNSAFE_IN_NAME = /[\p{Cc}\p{Cs}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu;
+
+/** The longest name in UTF-8 bytes: file systems allow 255, and a suffix may be added by copies. */
+const MAX_NAME_BYTES = 240;
+
+/** The code points of `text` that fit in `bytes` UTF-8 bytes and `chars` code points, whole. */
+function cutTo(text: string, chars: number, bytes: number): string {
+  let out = "";
+  let used = 0;
+  let count = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char, "utf8");
+    if (count + 1 > chars || used + size > bytes) break;
+    out += char;
+    used += size;
+    count++;
+  }
+  return out;
+}
+
+/**
  * The name a file gets in the job folder: its base name (a browser may send a full Windows
- * path), letters, digits, `.`, `_` and `-` only, never starting with a dot (hidden, `..`),
- * at most MAX_NAME_LENGTH characters with its extension kept; "upload" when nothing is left.
+ * path), in Unicode NFC, as given but for control and bidi characters (replaced with `_`) and
+ * leading dots or spaces (hidden, `..`), at most MAX_NAME_LENGTH characters and MAX_NAME_BYTES
+ * bytes with its extension kept; "upload" when nothing is left. No shell ever sees it (the
+ * playbook gets its path as an extravar), so spaces, `$` and quotes are kept.
  */
 export function sanitizeFileName(raw: string): string {
   const base = raw.split(/[/\\]/).pop() ?? "";
   let name = base
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .replace(/[^A-Za-z0-9._-]+/g, "_")
-    .replace(/^[._-]+/, "")
-    .replace(/_+/g, "_");
-  if (name.length > MAX_NAME_LENGTH) {
-    const ext = /\.[A-Za-z0-9_-]{1,16}$/.exec(name)?.[0] ?? "";
-    name = name.slice(0, MAX_NAME_LENGTH - ext.length) + ext;
+    .normalize("NFC")
+    .replace(UNSAFE_IN_NAME, "_")
+    .trim()
+    .replace(/^[.\s]+/, "");
+  if ([...name].length > MAX_NAME_LENGTH || Buffer.byteLength(name, "utf8") > MAX_NAME_BYTES) {
+    const ext = /\.[\p{L}\p{N}_-]{1,16}$/u.exec(name)?.[0] ?? "";
+    name =
+      cutTo(name.slice(0, name.length - ext.length), MAX_NAME_LENGTH - ext.length, MAX_NAME_BYTES - Buffer.byteLength(ext, "utf8")) + ext;
   }
   return name === "" || /^\.*$/.test(name) ? "upload" : name;
 }

@@ -96,3 +96,13 @@ export function parsePlan(text: string): Plan {
   const error = errorLines.join("\n").trim();
   return { plays, tags: [...tags].sort(), error: error === "" ? null : error };
 }
+
+const JINJA = /\{\{|\{%/;
+
+/**
+ * Whether a play's or task's name holds Jinja (`{{ item }}`, `{% if %}`). `--list-tasks` prints
+ * names as written: Ansible fills them in only when the task runs (loop items, facts, values).
+ */
+export function hasTemplatedNames(plays: readonly PlanPlay[]): boolean {
+  return plays.some((play) => JINJA.test(play.name) || play.tasks.some((task) => JINJA.test(task.name)));
+}

@@ -70,6 +70,28 @@ it("previews the plan of the form as filled in, offers its tags, and runs nothin
   expect(fs.existsSync(marker), "a preview wrote the marker: the playbook ran").toBe(false);
 });
 
+it("says that task names are shown as written when they hold {{ }}", async () => {
+  // Issue 19: "Show {{ item }}" was listed without a word about it.
+  const opened = await newPage(browser, app.url);
+  await context?.close();
+  context = opened.context;
+  const { page } = opened;
+  await logIn(page, "admin", app.adminPassword);
+  await page.waitForURL((url) => url.pathname === "/");
+  await page.goto("/forms/templated-names");
+  await page.getByTestId("preview-button").click();
+  await page.getByTestId("preview-play").waitFor({ timeout: 60_000 });
+  expect(await page.getByTestId("preview-play").textContent()).toContain("Show {{ item }}");
+  expect(await page.getByTestId("preview-templated-note").textContent()).toContain("filled in when the job runs");
+
+  // A plan without Jinja in its names says nothing of it.
+  await page.goto("/forms/plan-probe");
+  await page.locator("#field-marker").fill(marker);
+  await page.getByTestId("preview-button").click();
+  await page.getByTestId("preview-play").nth(1).waitFor({ timeout: 60_000 });
+  expect(await page.getByTestId("preview-templated-note").count()).toBe(0);
+});
+
 it("shows Ansible's error for a playbook that does not parse", async () => {
   const opened = await newPage(browser, app.url);
   await context?.close();

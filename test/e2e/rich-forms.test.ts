@@ -84,14 +84,17 @@ it("fills dependent fields, a table and a file, launches, sees the values in the
   });
   await page.getByTestId("upload-authorized_keys").waitFor();
 
-  // The host from the form's inventory.
-  await page.getByLabel("Target host").selectOption("runner-self");
+  // A host from the form's inventory (its groups are offered too).
+  await page.locator("#field-target").selectOption("runner-self");
 
   // The page runs the form's rules: the empty notice address and the bad cell are marked, and
   // nothing is sent.
   await page.getByRole("button", { name: "Launch" }).click();
   expect(await page.getByTestId("field-error-notify_email").textContent()).toBe("is required");
-  expect(await page.locator("#field-accounts-1-user-error").textContent()).toBe("must match [a-z_][a-z0-9_-]{0,31}");
+  // The form's patternMessage, not the raw regex (issue 19).
+  expect(await page.locator("#field-accounts-1-user-error").textContent()).toBe(
+    "must start with a lowercase letter or _, then lowercase letters, digits, _ or - (at most 32)",
+  );
   await screenshot(page, "rich-form-errors");
   await notify.fill("ops@example.org");
   await page.getByLabel("User name, row 2").fill("ada");
@@ -126,4 +129,27 @@ it("fills dependent fields, a table and a file, launches, sees the values in the
   expect(second.output).toContain("ada uid=2002 shell=/bin/bash sudo=False expires=2027-01-31");
   expect(second.output).toContain("keys.pub: 2 key(s)");
   expect(await page.getByTestId("job-relaunch-of").textContent()).toBe(`Repeats job #${firstId}`);
+});
+
+it("sets your email on the account page, and user-accounts' Notice to starts with it", async () => {
+  // Issue 19: "Notice to" defaults to {user.email}, which a local user had no way to set.
+  const page = await signedIn();
+  await page.goto("/account");
+  const email = page.getByTestId("own-email");
+  await email.waitFor();
+  await email.fill("not an email");
+  await page.getByTestId("save-email").click();
+  await page.getByText("Email must be an email address like ops@example.org").waitFor();
+  await email.fill("admin@example.org");
+  await page.getByTestId("save-email").click();
+  await page.waitForFunction(() => !document.querySelector("[data-testid=save-email]")?.hasAttribute("disabled"));
+  await page.reload();
+  await page.getByTestId("own-email").waitFor();
+  await page.waitForFunction(
+    () => (document.querySelector<HTMLInputElement>("[data-testid=own-email]")?.value ?? "") === "admin@example.org",
+  );
+
+  await page.goto("/forms/user-accounts");
+  await page.getByLabel("Send a notice when done").check();
+  expect(await page.getByLabel("Notice to").inputValue()).toBe("admin@example.org");
 });

@@ -286,6 +286,14 @@ describe("job page compared with the previous run", () => {
     expect(problems).toEqual([]);
     expect(askedPrevious).toBeGreaterThan(0); // the listeners did see the page's question
 
+    // One complete run says nothing about idempotence (issue 19: "Never idempotent" showed
+    // above a form with one run): the form's trend has the run but no such heading.
+    await page.goto("/forms/hello-world");
+    await page.locator('[data-testid="trend-durations"] li[data-run]').first().waitFor();
+    expect(await page.locator('[data-testid="trend-durations"] li[data-run]').count()).toBe(1);
+    expect(await page.getByTestId("trend-never-idempotent").count()).toBe(0);
+    expect(await page.getByTestId("form-trend").textContent()).not.toContain("Never idempotent");
+
     const secondId = await launchHelloWorld(page, "second run");
     const again = page.getByTestId("changed-again");
     await again.waitFor({ timeout: 30_000 });

@@ -187,6 +187,7 @@ const rows: Row[] = [
   },
   // Your own things: every signed-in user.
   { route: "/api/auth/me", method: "GET", url: () => "/api/auth/me", expect: SIGNED_IN },
+  { route: "/api/auth/me", method: "PATCH", url: () => "/api/auth/me", body: { email: null }, expect: by(401, 200, 200, 200, 200, 200) },
   { route: "/api/auth/password", method: "POST", url: () => "/api/auth/password", body: {}, expect: by(401, PASS, PASS, PASS, PASS, PASS) },
   { route: "/api/auth/logout", method: "POST", url: () => "/api/auth/logout", fresh: true, expect: by(PASS, PASS, PASS, PASS, PASS, PASS) },
   { route: "/api/tokens", method: "GET", url: () => "/api/tokens", expect: SIGNED_IN },

@@ -7,6 +7,7 @@
  */
 import http from "node:http";
 import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
@@ -53,6 +54,64 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.stop();
+});
+
+/** Every route.ts under app/api (but the catch-all) with the methods it exports: ["/api/jobs/[id]", ["GET"]]. */
+function routesOnDisk(dir = path.resolve(import.meta.dirname, "../../app/api"), prefix = "/api"): [string, string[]][] {
+  const found: [string, string[]][] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "[[...rest]]") found.push(...routesOnDisk(full, `${prefix}/${entry.name}`));
+    } else if (entry.name === "route.ts") {
+      const source = fs.readFileSync(full, "utf8");
+      found.push([
+        prefix,
+        ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) =>
+          new RegExp(`export\\s+(const|(async\\s+)?function)\\s+${m}\\b`).test(source),
+        ),
+      ]);
+    }
+  }
+  return found;
+}
+
+describe("methods", () => {
+  it("answers a method a route does not have with a JSON 405 naming it and an Allow header, on every route", async () => {
+    // Issue 19: Next answered these itself, 405 with an empty body.
+    const routes = routesOnDisk();
+    expect(routes.length).toBeGreaterThan(40);
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const [pattern, methods] of routes) {
+      const target = pattern.replace(/\[[^\]]+\]/g, "1");
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"].filter((m) => !methods.includes(m))) {
+        checked++;
+        // A body only where one belongs (a GET's would be ignored, and kept the socket waiting).
+        const sent = ["POST", "PUT", "PATCH"].includes(method) ? "{}" : undefined;
+        const answer = await raw(method, target, {
+          headers: { authorization: `Bearer ${token}`, ...(sent ? { "content-type": "application/json", "content-length": "2" } : {}) },
+          body: sent,
+        });
+        let body: { error?: { code?: string; message?: string } } = {};
+        try {
+          body = JSON.parse(answer.text) as typeof body;
+        } catch {
+          // not JSON: reported below
+        }
+        const allow = String(answer.headers.allow ?? "");
+        const ok =
+          answer.status === 405 &&
+          String(answer.headers["content-type"]).startsWith("application/json") &&
+          body.error?.code === "method_not_allowed" &&
+          body.error.message === `${method} is not allowed on ${pattern}: use ${methods.join(" or ")}` &&
+          methods.every((m) => allow.includes(m));
+        if (!ok) wrong.push(`${method} ${target}: ${answer.status} allow=${allow} ${answer.text.slice(0, 120)}`);
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(wrong).toEqual([]);
+  });
 });
 
 describe("ids and paths", () => {

@@ -180,4 +180,63 @@ describe("users", () => {
     // Other names are not affected.
     expect((await tokenFor("admin", app.adminPassword)).status).toBe(201);
   });
+
+  it("a user sets their own email, an admin sets anyone's, and the form's {user.email} default follows it", async () => {
+    // Issue 19: local users had no way to set an email, so user-accounts' "Notice to" was empty.
+    await admin.call("POST", "/api/users", { json: { username: "dora", password: "dora-password-1" } });
+    const dora = apiClient(app, (await tokenFor("dora", "dora-password-1")).token!);
+    expect((await dora.get("/api/auth/me")).profile).toEqual({ email: null, displayName: null, source: "local" });
+
+    const own = await dora.call("PATCH", "/api/auth/me", { json: { email: " dora@example.org " } });
+    expect(own.status).toBe(200);
+    expect(own.json.profile.email).toBe("dora@example.org");
+    expect((await dora.get("/api/auth/me")).profile.email).toBe("dora@example.org");
+    const noticeTo = async (client: ApiClient) =>
+      ((await client.get("/api/forms/user-accounts")).form.fields as { name: string; default?: unknown }[]).find(
+        (f) => f.name === "notify_email",
+      )?.default;
+    expect(await noticeTo(dora)).toBe("dora@example.org");
+
+    // Bad input is named; unknown keys and someone else's account are not for a user.
+    const bad = await dora.call("PATCH", "/api/auth/me", { json: { email: "not an email" } });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.fields).toEqual({ email: "must be an email address like ops@example.org" });
+    const promote = await dora.call("PATCH", "/api/auth/me", { json: { email: "dora@example.org", role: "admin" } });
+    expect(promote.status).toBe(422);
+    expect(promote.json.error.message).toMatch(/unknown key "role"/);
+    expect((await dora.call("PATCH", "/api/users/dora", { json: { email: "x@example.org" } })).status).toBe(403);
+
+    // An admin sets it from the Users page: the list shows it, and dora's sessions go on.
+    expect((await admin.call("PATCH", "/api/users/dora", { json: { email: "ops-dora@example.org" } })).status).toBe(204);
+    const listed = (await admin.get("/api/users")).users.find((u: { username: string }) => u.username === "dora");
+    expect(listed.email).toBe("ops-dora@example.org");
+    expect((await dora.call("GET", "/api/auth/me")).status).toBe(200);
+    expect(await noticeTo(dora)).toBe("ops-dora@example.org");
+    const badByAdmin = await admin.call("PATCH", "/api/users/dora", { json: { email: "a@b" } });
+    expect(badByAdmin.status).toBe(422);
+    expect(badByAdmin.json.error.fields).toEqual({ email: "must be an email address like ops@example.org" });
+
+    // null (or "") clears it.
+    expect((await dora.call("PATCH", "/api/auth/me", { json: { email: null } })).json.profile.email).toBeNull();
+    expect(await noticeTo(dora)).toBe("");
+    expect((await admin.call("PATCH", "/api/users/dora", { json: { email: "" } })).status).toBe(204);
+  });
+});
+
+describe("the user-accounts example", () => {
+  it("runs without Ansible's reserved-name warning, offers its inventory's groups, and sends the notice address", async () => {
+    // Issue 19: a field named `notify` (a task keyword) made Ansible warn on every run, and the
+    // inventory's comment promised groups the hosts field did not offer.
+    const form = (await admin.get("/api/forms/user-accounts")).form as { fields: { name: string; choices?: { value: string }[] }[] };
+    const target = form.fields.find((f) => f.name === "target")!;
+    expect(target.choices!.map((c) => c.value)).toEqual(expect.arrayContaining(["servers", "workstations", "localhost", "runner-self"]));
+
+    const id = await admin.launch("user-accounts", { target: "servers", send_notice: true, notify_email: "ops@example.org" });
+    const job = await admin.waitForEnd(id);
+    const output = await admin.output(id);
+    expect(job.status, output).toBe("success");
+    expect(output).toMatch(/ok: \[runner-self\]/);
+    expect(output).not.toMatch(/reserved name/i);
+    expect(output).not.toMatch(/\[WARNING\]/);
+  });
 });

@@ -7,9 +7,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { checkJsonText, decodeUtf8, formatBytes } from "@/server/api/body";
 import { parseTrustProxy, resolveClientAddress } from "@/server/api/client-address";
-import { errorBody, zodMessage } from "@/server/api/errors";
+import { errorBody, issueFields, zodMessage } from "@/server/api/errors";
 import { isApiPath, isCanonicalApiPath } from "@/server/api/http-entry";
 import { parseIdListParam } from "@/server/api/id-list";
+import { ENDPOINTS } from "@/server/api/contracts";
+import { API_METHODS, methodRefusal } from "@/server/api/methods";
 import { parseJobId } from "@/server/api/route";
 import { RecentEvents, addressKey } from "@/server/auth/throttle";
 import { DomainError } from "@/server/errors";
@@ -49,6 +51,31 @@ describe("a list of job ids in a query parameter", () => {
       expect(error.code, query).toBe("bad_request");
       expect(error.message, query).toMatch(/^ids: /);
     }
+  });
+});
+
+describe("methods a route has no handler for", () => {
+  it("are known from a table equal to the endpoints' contracts", () => {
+    const fromContracts: Record<string, string[]> = {};
+    for (const endpoint of ENDPOINTS) (fromContracts[endpoint.path] ??= []).push(endpoint.method.toUpperCase());
+    const sorted = (table: Readonly<Record<string, readonly string[]>>) =>
+      Object.fromEntries(Object.entries(table).map(([route, methods]) => [route, [...methods].sort()]));
+    expect(sorted(API_METHODS)).toEqual(sorted(fromContracts));
+  });
+
+  it("are refused with the route's own methods named; HEAD follows GET, OPTIONS and unknown paths pass", () => {
+    expect(methodRefusal("/api/forms", "POST")).toEqual({ route: "/api/forms", handled: ["GET"], allow: "GET, HEAD, OPTIONS" });
+    expect(methodRefusal("/api/jobs/12", "DELETE")).toMatchObject({ route: "/api/jobs/[id]", handled: ["GET"] });
+    expect(methodRefusal("/api/users/bob", "GET")).toEqual({
+      route: "/api/users/[username]",
+      handled: ["PATCH", "DELETE"],
+      allow: "PATCH, DELETE, OPTIONS",
+    });
+    expect(methodRefusal("/api/jobs", "POST")).toBeNull();
+    expect(methodRefusal("/api/forms", "HEAD")).toBeNull();
+    expect(methodRefusal("/api/users/bob", "HEAD")).not.toBeNull();
+    expect(methodRefusal("/api/forms", "OPTIONS")).toBeNull();
+    expect(methodRefusal("/api/no/such/thing", "PUT")).toBeNull();
   });
 });
 
@@ -158,6 +185,14 @@ describe("body text", () => {
     expect(() => checkJsonText({ fine: ["text", 1, null, { ok: true }] }, false)).not.toThrow();
   });
 
+  it("names a __proto__ key instead of letting a schema's copy drop it", () => {
+    const problem = thrown(() => checkJsonText(JSON.parse('{"form":"f","values":{"__proto__":"z","constructor":"x"}}'), false));
+    expect(problem.code).toBe("validation_failed");
+    expect(problem.fields).toEqual({ "values.__proto__": "is not accepted as a key name" });
+    expect(problem.message).toBe("values.__proto__: is not accepted as a key name");
+    expect(() => checkJsonText(JSON.parse('{"list":[{"constructor":1,"toString":2}]}'), false)).not.toThrow();
+  });
+
   it("formats limits for people", () => {
     expect(formatBytes(16 * 1024)).toBe("16 KiB");
     expect(formatBytes(1024 * 1024)).toBe("1 MiB");
@@ -166,6 +201,15 @@ describe("body text", () => {
 });
 
 describe("error answers", () => {
+  it("name a field called like an Object.prototype member", () => {
+    const parsed = z.record(z.string(), z.number()).safeParse(JSON.parse('{"constructor": "x", "toString": "y", "ok": 1}'));
+    expect(parsed.success).toBe(false);
+    expect(issueFields(parsed.error!.issues, "body")).toEqual({
+      constructor: "Invalid input: expected number, received string",
+      toString: "Invalid input: expected number, received string",
+    });
+  });
+
   it("stay short however many fields or unknown keys there are", () => {
     const fields = Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`f${i}`, "is not a field of this form"]));
     const body = errorBody("validation_failed", "x".repeat(5_000_000), fields);

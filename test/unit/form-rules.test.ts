@@ -273,3 +273,43 @@ describe("form definitions with the new fields", () => {
     expect(problems({ ...minimal, category: "Databases", fields: [{ name: "day", type: "date", default: "2026-12-01" }] })).toBe("");
   });
 });
+
+describe("patternMessage", () => {
+  // Issue 19: a value that did not match showed the raw regex ("must match [a-z_][a-z0-9_-]{0,31}").
+  const explained = fields(
+    { name: "login", type: "text", pattern: "[a-z]+", patternMessage: "must be lowercase letters" },
+    {
+      name: "accounts",
+      type: "table",
+      columns: [{ name: "user", type: "text", pattern: "[a-z_][a-z0-9_-]{0,31}", patternMessage: "must be a Linux user name like deploy" }],
+    },
+    { name: "plain", type: "text", pattern: "[0-9]+" },
+  );
+
+  it("is the message of a value that does not match, for a field and a table column", () => {
+    expect(checkValues(explained, { login: "Ada", accounts: [{ user: "Ada!" }], plain: "x" })).toEqual({
+      ok: false,
+      errors: {
+        login: "must be lowercase letters",
+        "accounts.0.user": "must be a Linux user name like deploy",
+        plain: "must match [0-9]+",
+      },
+    });
+    expect(checkValues(explained, { login: "ada", accounts: [{ user: "ada" }], plain: "1" }).ok).toBe(true);
+  });
+
+  it("needs a pattern to explain", () => {
+    const parsed = formDefinitionSchema.safeParse({
+      name: "f",
+      title: "F",
+      playbook: "site.yml",
+      fields: [
+        { name: "t", type: "text", patternMessage: "explains nothing" },
+        { name: "rows", type: "table", columns: [{ name: "c", type: "text", patternMessage: "nothing either" }] },
+      ],
+    });
+    expect(parsed.success ? "" : describeZodError(parsed.error)).toBe(
+      "fields.0.patternMessage: needs a pattern to explain; fields.1.columns.0.patternMessage: needs a pattern to explain",
+    );
+  });
+});

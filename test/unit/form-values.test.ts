@@ -159,6 +159,21 @@ describe("validateValues: the whole form", () => {
       values: { constructor: null, toString: null },
     });
   });
+
+  it("names an unknown key called like an Object.prototype member (constructor, toString, __proto__, hasOwnProperty)", () => {
+    // Issue 19: the error of such a key used to vanish (a plain object's `??=` saw the
+    // inherited function), so the API answered 422 with an empty message.
+    const input = JSON.parse('{"constructor": "x", "toString": "y", "__proto__": "z", "hasOwnProperty": 1, "valueOf": 2}') as Record<
+      string,
+      unknown
+    >;
+    const result = validateValues(form([{ name: "host", type: "text" }]), input);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(Object.keys(result.errors).sort()).toEqual(["__proto__", "constructor", "hasOwnProperty", "toString", "valueOf"]);
+    for (const key of Object.keys(result.errors)) expect(result.errors[key]).toBe("is not a field of this form");
+    expect(JSON.parse(JSON.stringify(result.errors))).toHaveProperty(["__proto__"], "is not a field of this form");
+  });
 });
 
 describe("buildExtravars", () => {

@@ -36,15 +36,23 @@ import { useTempSqliteDatabase } from "../support/sqlite-db";
 describe("sanitizeFileName", () => {
   it.each([
     ["id_rsa.pem", "id_rsa.pem"],
-    ["C:\\Users\\me\\key file.pem", "key_file.pem"],
+    ["C:\\Users\\me\\key file.pem", "key file.pem"],
     ["../../etc/passwd", "passwd"],
     [".bashrc", "bashrc"],
     ["..", "upload"],
     ["", "upload"],
     ["   ", "upload"],
-    ["clé été.txt", "cle_ete.txt"],
-    ["a\u0000b\nc.txt", "a_b_c.txt"],
-    ["$(rm -rf).txt", "rm_-rf_.txt"],
+    // Unicode names are kept (issue 19: "ñame€.txt" became "A_amea_.txt"), in NFC.
+    ["ñame€.txt", "ñame€.txt"],
+    ["clé été.txt", "clé été.txt"],
+    ["cle\u0301.txt", "cl\u00e9.txt"],
+    ["日本語の鍵.pem", "日本語の鍵.pem"],
+    ["🔑 key.pem", "🔑 key.pem"],
+    // Only path separators and control characters (and bidi overrides, which disguise an extension) are replaced.
+    ["a\u0000b\nc\u007f\u009b.txt", "a_b_c_.txt"],
+    ["evil\u202Etxt.exe", "evil_txt.exe"],
+    ["$(rm -rf).txt", "$(rm -rf).txt"],
+    ["  padded.txt  ", "padded.txt"],
   ])("%j → %j", (raw, expected) => {
     expect(sanitizeFileName(raw)).toBe(expected);
   });
@@ -53,6 +61,15 @@ describe("sanitizeFileName", () => {
     const name = sanitizeFileName(`${"x".repeat(300)}.pem`);
     expect(name.length).toBeLessThanOrEqual(120);
     expect(name.endsWith(".pem")).toBe(true);
+  });
+
+  it("cuts a long Unicode name to whole characters and at most 240 bytes, keeping the extension", () => {
+    for (const raw of [`${"€".repeat(200)}.pem`, `${"🔑".repeat(200)}.pem`]) {
+      const name = sanitizeFileName(raw);
+      expect(Buffer.byteLength(name, "utf8")).toBeLessThanOrEqual(240);
+      expect(name.endsWith(".pem")).toBe(true);
+      expect(name).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+    }
   });
 });
 
@@ -96,6 +113,15 @@ describe("multipartFile", () => {
     const file = await multipartFile(post(form), "file");
     expect(file).toMatchObject({ filename: "key.txt", mimeType: "text/plain" });
     expect(await read(file.stream)).toBe("the content");
+  });
+
+  it("reads a file name in UTF-8, as browsers send it", async () => {
+    const form = new FormData();
+    form.append("file", new Blob(["x"]), "ñame€.txt");
+    const file = await multipartFile(post(form), "file");
+    expect(file.filename).toBe("ñame€.txt");
+    expect(sanitizeFileName(file.filename)).toBe("ñame€.txt");
+    file.stream.resume();
   });
 
   it("refuses another body type (415), a body without the part and a malformed one (400)", async () => {

@@ -1,6 +1,6 @@
 /** Contracts of sign-in, tokens and account management (server/api/contract.ts). */
 import { z } from "zod";
-import { newUserSchema, ownPasswordSchema, userChangeSchema } from "../../auth/users";
+import { newUserSchema, ownPasswordSchema, ownProfileSchema, userChangeSchema } from "../../auth/users";
 import { endpoint } from "../contract";
 
 export const publicUserSchema = z.object({ id: z.string(), username: z.string(), role: z.enum(["admin", "user"]) }).meta({ id: "User" });
@@ -27,13 +27,32 @@ export const logout = endpoint({
   responses: { 204: { description: "signed out" } },
 });
 
+export const profileSchema = z
+  .object({
+    email: z.string().nullable().meta({ description: "the `{user.email}` of form defaults" }),
+    displayName: z.string().nullable(),
+    source: z.string().meta({ description: '"local", or "oidc": single sign-on, whose provider sets the email' }),
+  })
+  .meta({ id: "Profile" });
+
 export const me = endpoint({
   method: "get",
   path: "/api/auth/me",
   summary: "Who is signed in",
   tags: ["auth"],
   access: "user",
-  responses: { 200: { description: "the user", schema: z.object({ user: publicUserSchema }) } },
+  responses: { 200: { description: "the user and their profile", schema: z.object({ user: publicUserSchema, profile: profileSchema }) } },
+});
+
+export const changeOwnProfile = endpoint({
+  method: "patch",
+  path: "/api/auth/me",
+  summary: 'Set your own email (null or "" clears it): the {user.email} default of forms',
+  tags: ["auth"],
+  access: "user",
+  body: { schema: ownProfileSchema },
+  responses: { 200: { description: "the user and their profile", schema: z.object({ user: publicUserSchema, profile: profileSchema }) } },
+  errors: { 409: "a single sign-on account: its provider sets the email" },
 });
 
 export const changeOwnPassword = endpoint({
@@ -65,6 +84,8 @@ export const userViewSchema = z.object({
   createdAt: z.string(),
   /** How many jobs the user launched. */
   jobs: z.number().int().nonnegative(),
+  email: z.string().nullable(),
+  source: z.string().meta({ description: '"local", or "oidc": single sign-on, whose provider sets the email' }),
 });
 
 export const listUsers = endpoint({
@@ -92,13 +113,13 @@ const usernameParams = z.object({ username: z.string() });
 export const changeUser = endpoint({
   method: "patch",
   path: "/api/users/[username]",
-  summary: "Change a user's role and/or password: their sessions and tokens end",
+  summary: "Change a user's role, password and/or email: after a role or password change their sessions and tokens end",
   tags: ["users"],
   access: "admin",
   params: usernameParams,
   body: { schema: userChangeSchema },
   responses: { 204: { description: "changed" } },
-  errors: { 409: "demoting the last admin" },
+  errors: { 409: "demoting the last admin, or an email for a single sign-on account" },
 });
 
 export const removeUser = endpoint({

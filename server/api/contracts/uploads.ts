@@ -10,7 +10,9 @@ export const uploadQuerySchema = z.object({
 export const uploadAnswerSchema = z
   .object({
     id: z.string().meta({ description: "the upload id: the file field's value at launch" }),
-    name: z.string().meta({ description: "the file's name, reduced to safe characters: its name in the job folder" }),
+    name: z.string().meta({
+      description: "the file's name in the job folder: as sent, in NFC, without folders, control or bidi characters (docs/forms.md, file)",
+    }),
     size: z.number().int().positive(),
     sha256: z.string(),
     contentType: z.string().nullable(),

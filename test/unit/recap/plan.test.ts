@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { parsePlan } from "@/server/recap/plan";
+import { hasTemplatedNames, parsePlan } from "@/server/recap/plan";
 
 const fixture = (name: string) => fs.readFileSync(path.resolve(import.meta.dirname, "../../fixtures/plan", name), "utf8");
 
@@ -65,4 +65,20 @@ it("keeps Ansible's error of a playbook that does not parse, without colours", (
 it("reads nothing from empty or unrelated text", () => {
   expect(parsePlan("")).toEqual({ plays: [], tags: [], error: null });
   expect(parsePlan("      Stray\tTAGS: [x]\n")).toEqual({ plays: [], tags: [], error: null });
+});
+
+it("tells a plan whose task or play names hold Jinja (printed as written, filled only at run time)", () => {
+  // Issue 19: the preview showed "Show {{ item }}" without a word; the page says so when this holds.
+  const play = (name: string, tasks: string[]) => ({
+    number: 1,
+    name,
+    hosts: "local",
+    tags: [],
+    tasks: tasks.map((n) => ({ name: n, tags: [] })),
+  });
+  expect(hasTemplatedNames([play("Packages", ["Install {{ package }}"])])).toBe(true);
+  expect(hasTemplatedNames([play("Packages", ["Show {{item}}", "plain"])])).toBe(true);
+  expect(hasTemplatedNames([play("For {% if x %}x{% endif %}", [])])).toBe(true);
+  expect(hasTemplatedNames(parsePlan(fixture("plan-probe.txt")).plays)).toBe(false);
+  expect(hasTemplatedNames([play("Braces {not jinja}", ["a { b } c"])])).toBe(false);
 });
