@@ -93,6 +93,18 @@ export async function resolveRunnerFor(name: string | undefined): Promise<{ id: 
   return runner && runner.status === "approved" ? { id: runner.id, name: runner.name } : null;
 }
 
+/**
+ * The runners of these names (those that exist): id, status, and whether an instance is
+ * connected now (a form's choice of runners shows it; a job for a runner that is away waits).
+ */
+export async function runnerStatesByName(names: readonly string[]): Promise<Map<string, { id: string; status: string; connected: boolean }>> {
+  const rows = await getDb().runner.findMany({
+    where: { name: { in: [...names] } },
+    select: { id: true, name: true, status: true, _count: { select: { instances: { where: { connected: true } } } } },
+  });
+  return new Map(rows.map((row) => [row.name, { id: row.id, status: row.status, connected: row._count.instances > 0 }]));
+}
+
 /** A runner's name and the load of its connected instances (on any app node), or null. */
 export async function findRunnerLoad(
   runnerId: string,

@@ -3,6 +3,7 @@
  * with its defaults filled for them (server/forms/public-view.ts), and a source field's choices.
  */
 import { launchableForms, requireLaunchableForm, type Viewer } from "../access/policy";
+import { runnerStatesByName } from "../data/runners";
 import { findUserByUsername } from "../data/users";
 import { DomainError } from "../errors";
 import type { FieldOption } from "../form-rules/fields";
@@ -21,10 +22,29 @@ export async function catalogFor(viewer: Viewer): Promise<ReturnType<typeof publ
   return forms.map((form) => publicForm(form.definition, form.hostChoices, user));
 }
 
-/** A form the viewer may launch (404 for one they may not, as for one that does not exist). */
-export async function formFor(viewer: Viewer, name: string): Promise<ReturnType<typeof publicForm>> {
+/** One of the runners a form lets its launcher choose, with its state now. */
+export interface RunnerChoice {
+  name: string;
+  /** approved (takes jobs), pending, rejected, revoked, or unknown (no runner of that name yet). */
+  status: string;
+  /** Whether an instance is connected now: a job for a runner that is away waits in the queue. */
+  connected: boolean;
+}
+
+/**
+ * A form the viewer may launch (404 for one they may not, as for one that does not exist), with
+ * the runners it lets them choose from (`runners:` in form.yaml), or null when it offers none.
+ */
+export async function formFor(viewer: Viewer, name: string): Promise<ReturnType<typeof publicForm> & { runners: RunnerChoice[] | null }> {
   const [form, user] = await Promise.all([requireLaunchableForm(viewer, name), userContext(viewer)]);
-  return publicForm(form.definition, form.hostChoices, user);
+  const names = form.definition.runners;
+  if (names === undefined) return { ...publicForm(form.definition, form.hostChoices, user), runners: null };
+  const states = await runnerStatesByName(names);
+  const runners = names.map((runner) => {
+    const state = states.get(runner);
+    return { name: runner, status: state?.status ?? "unknown", connected: state?.connected ?? false };
+  });
+  return { ...publicForm(form.definition, form.hostChoices, user), runners };
 }
 
 /**
