@@ -176,6 +176,10 @@ export interface JoinRequest {
   version: string;
   capacity: number;
   certFingerprint: string | null;
+  /** The host name the RTE reported (null: an RTE too old to say). */
+  hostName: string | null;
+  /** The client address the request came from, as the app saw it. */
+  joinAddress: string;
 }
 
 /**
@@ -197,6 +201,8 @@ export async function createJoinRequest(request: JoinRequest): Promise<{ runnerI
       version: request.version,
       capacity: request.capacity,
       certFingerprint: request.certFingerprint,
+      hostName: request.hostName,
+      joinAddress: request.joinAddress,
     },
   });
   return { runnerId: runner.id, joinSecret };
@@ -369,6 +375,9 @@ export interface RunnerView {
   isDefault: boolean;
   mode: string;
   address: string | null;
+  /** Where its join request came from (the client address the app saw), and the host name the RTE reported. */
+  joinAddress: string | null;
+  hostName: string | null;
   version: string | null;
   capacity: number;
   certFingerprint: string | null;
@@ -386,6 +395,11 @@ export interface RunnerView {
   instances: { instanceId: string; connected: boolean; runningJobs: number; capacity: number; version: string | null; lastSeenAt: string }[];
 }
 
+/** Deletes a rejected runner (its name is free again); false when there is none or it is not rejected. */
+export async function deleteRejectedRunner(id: string): Promise<boolean> {
+  return (await getDb().runner.deleteMany({ where: { id, status: "rejected" } })).count === 1;
+}
+
 export async function listRunnerViews(): Promise<RunnerView[]> {
   const db = getDb();
   const runners = await db.runner.findMany({ orderBy: [{ status: "asc" }, { name: "asc" }], include: { instances: { orderBy: { instanceId: "asc" } } } });
@@ -399,6 +413,8 @@ export async function listRunnerViews(): Promise<RunnerView[]> {
     isDefault: r.isDefault,
     mode: r.mode,
     address: r.address,
+    joinAddress: r.joinAddress,
+    hostName: r.hostName,
     version: r.version,
     capacity: r.capacity,
     certFingerprint: r.certFingerprint,
