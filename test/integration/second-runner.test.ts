@@ -65,10 +65,14 @@ it("joins, connects and runs a job next to the local RTE, with the README's comm
   const details = () => `--- second RTE ---\n${secondOutput}`;
 
   const runner = async () => ((await admin.get("/api/runners")).runners as any[]).find((r) => r.name === "datacenter-2");
-  const pending = await waitFor("the join request of datacenter-2", async () => ((await runner())?.status === "pending" ? runner() : null), {
-    timeoutMs: 60_000,
-    details,
-  });
+  const pending = await waitFor(
+    "the join request of datacenter-2",
+    async () => ((await runner())?.status === "pending" ? runner() : null),
+    {
+      timeoutMs: 60_000,
+      details,
+    },
+  );
   expect((await admin.call("POST", `/api/runners/${pending.id}/approve`)).status).toBe(200);
   await waitFor("datacenter-2 connected", async () => (await runner())?.instances.some((i: any) => i.connected), {
     timeoutMs: 60_000,
