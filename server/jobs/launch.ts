@@ -49,7 +49,7 @@ export async function launchJob(
   optionsInput?: unknown,
   origin: LaunchOrigin = {},
 ): Promise<number> {
-  return startJob("run", jobs, user, formName, input, optionsInput, origin);
+  return (await startJob("run", jobs, user, formName, input, optionsInput, origin)).id;
 }
 
 /**
@@ -85,9 +85,10 @@ export async function previewJob(
   input: Record<string, unknown>,
   optionsInput?: unknown,
 ): Promise<number> {
-  return startJob("preview", jobs, user, formName, input, optionsInput, {});
+  return (await startJob("preview", jobs, user, formName, input, optionsInput, {})).id;
 }
 
+/** The job launched (`created`), or the one an earlier request with the same Idempotency-Key started. */
 async function startJob(
   kind: JobKind,
   jobs: JobLifecycle,
@@ -96,27 +97,8 @@ async function startJob(
   input: Record<string, unknown>,
   optionsInput: unknown,
   origin: LaunchOrigin,
-): Promise<number>;
-async function startJob(
-  kind: JobKind,
-  jobs: JobLifecycle,
-  user: Viewer,
-  formName: string,
-  input: Record<string, unknown>,
-  optionsInput: unknown,
-  origin: LaunchOrigin,
-  extras: LaunchRequestExtras,
-): Promise<{ id: number; created: boolean }>;
-async function startJob(
-  kind: JobKind,
-  jobs: JobLifecycle,
-  user: Viewer,
-  formName: string,
-  input: Record<string, unknown>,
-  optionsInput: unknown,
-  origin: LaunchOrigin,
-  extras?: LaunchRequestExtras,
-): Promise<number | { id: number; created: boolean }> {
+  extras: LaunchRequestExtras = {},
+): Promise<{ id: number; created: boolean }> {
   const action = kind === "preview" ? "job.preview" : "job.launch";
   const details = {
     form: formName,
@@ -131,7 +113,7 @@ async function startJob(
       // A repeated Idempotency-Key started nothing: recorded, saying which job it answered.
       detailsOf: (r) => ({ runner: r.runner, ...(r.created ? {} : { idempotentReplay: true }) }),
     },
-    () => createJob(kind, jobs, user, formName, input, optionsInput, origin, extras ?? {}),
+    () => createJob(kind, jobs, user, formName, input, optionsInput, origin, extras),
   );
   if (launched.created) {
     for (const credential of launched.credentials) {
@@ -145,7 +127,7 @@ async function startJob(
       });
     }
   }
-  return extras === undefined ? launched.id : { id: launched.id, created: launched.created };
+  return { id: launched.id, created: launched.created };
 }
 
 /** What a launch runs once checked: the form, the values as validated (defaults applied) and the run options. */
