@@ -12,6 +12,7 @@ import { LOG_FORMATS, LOG_LEVELS } from "./logging/logger";
 import { checkOidcEnv, oidcEnvShape } from "./auth/oidc-settings";
 import { notifyEnvShape } from "./jobs/notify-settings";
 import { retentionEnvShape } from "./retention/settings";
+import { scheduleLimitsEnvShape } from "./schedules/limits";
 
 const bool = z.enum(["1", "0", "true", "false", "yes", "no"]).transform((v) => ["1", "true", "yes"].includes(v));
 
@@ -102,6 +103,8 @@ const appEnvSchema = z
     ...notifyEnvShape,
     /** Retention of job output and of the audit trail: server/retention/settings.ts. */
     ...retentionEnvShape,
+    /** What a non-admin may schedule: server/schedules/limits.ts. */
+    ...scheduleLimitsEnvShape,
   })
   .superRefine(checkOidcEnv);
 

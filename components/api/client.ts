@@ -50,6 +50,8 @@ interface RequestOptions {
   /** Sent as multipart/form-data (a file upload); the browser sets the boundary. */
   form?: FormData;
   signal?: AbortSignal;
+  /** More request headers (e.g. Idempotency-Key on a launch). */
+  headers?: Record<string, string>;
   /**
    * On 401 the session is gone: send the browser to the login page so it comes back here.
    * The login call itself turns this off, its 401 means "wrong password".
@@ -59,7 +61,7 @@ interface RequestOptions {
 
 export async function apiFetch<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const { method = "GET", body, text, form, signal, redirectOnUnauthorized = true } = options;
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", ...options.headers };
   let requestBody: BodyInit | undefined;
   if (form !== undefined) {
     requestBody = form;

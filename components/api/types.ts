@@ -65,11 +65,21 @@ export interface RunDefaults {
 /** Run options sent with a launch: only those the form lists in `launchOptions`. */
 export type RunOptions = Partial<Omit<RunDefaults, "limit"> & { limit: string }>;
 
+/** One of the runners a form lets its launcher choose (`runners:` in form.yaml), with its state now. */
+export interface RunnerChoice {
+  name: string;
+  /** approved (takes jobs), pending, rejected, revoked, or unknown. */
+  status: string;
+  connected: boolean;
+}
+
 export interface FormDetail extends FormSummary {
   playbook: string;
   launchOptions: RunOptionName[];
   runDefaults: RunDefaults;
   requiresApproval: boolean;
+  /** The runners the launcher chooses from; null when the form offers no choice. */
+  runners: RunnerChoice[] | null;
 }
 
 export type { JobStatus, OutputChunk } from "@/server/protocol/ui-messages";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
 import { ApiError, errorMessage } from "@/components/api/client";
 import type { FormDetail } from "@/components/api/types";
 import { useStartPreview } from "@/components/hooks/use-form-preview";
@@ -11,6 +11,7 @@ import { Button } from "@/components/ui/button";
 import { relaunchValues } from "./draft-from-job";
 import { FormField } from "./form-field";
 import { PreviewPanel, toggleTag } from "./preview-panel";
+import { RunnerSelect, firstApprovedRunner } from "./runner-select";
 import { draftToRunOptions, initialRunOptions, RunOptionsFields, type RunOptionsDraft } from "./run-options";
 import { initialDraft, readDraft, type DraftValue, type DraftValues } from "./form-values";
 import { checkValues } from "@/server/form-rules/values";
@@ -45,6 +46,11 @@ export function LaunchForm({
   const [formError, setFormError] = useState<string | null>(null);
   const startPreview = useStartPreview(form.name);
   const [previewId, setPreviewId] = useState<number | null>(null);
+  const [runner, setRunner] = useState<string | null>(() => firstApprovedRunner(form.runners));
+  // The launch being sent, if any: a second click before the button shows disabled (a double
+  // click) sends nothing, and a request sent again (a retry) carries the same Idempotency-Key,
+  // so the server answers the first job instead of starting another. A new attempt, a new key.
+  const sending = useRef<string | null>(null);
 
   const { visible, values } = readDraft(form.fields, draft);
 
@@ -65,7 +71,7 @@ export function LaunchForm({
   // A launch's or a preview's refusal: a 422 marks the fields it names.
   const showError = (error: Error) => {
     if (error instanceof ApiError && error.status === 422) {
-      const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`)]);
+      const known = new Set([...form.fields.map((f) => f.name), ...form.launchOptions.map((o) => `options.${o}`), "runner"]);
       const isKnown = (path: string) => known.has(path) || known.has(fieldOf(path));
       const errors = Object.fromEntries(Object.entries(error.fields).filter(([path]) => isKnown(path)));
       const unknown = Object.entries(error.fields).filter(([path]) => !isKnown(path));
@@ -87,15 +93,25 @@ export function LaunchForm({
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setFormError(null);
-    if (!checkDraft()) return;
+    if (sending.current !== null || !checkDraft()) return;
+    const idempotencyKey = crypto.randomUUID();
+    sending.current = idempotencyKey;
     launch.mutate(
       {
         form: form.name,
         values: relaunchOf === undefined ? values : relaunchValues(form.fields, values),
         options: draftToRunOptions(form.launchOptions, runDraft),
         relaunchOf,
+        ...(form.runners !== null && runner !== null ? { runner } : {}),
+        idempotencyKey,
       },
-      { onSuccess: ({ id }) => router.push(`/jobs/${id}`), onError: showError },
+      {
+        onSuccess: ({ id }) => router.push(`/jobs/${id}`),
+        onError: (error) => {
+          sending.current = null;
+          showError(error);
+        },
+      },
     );
   };
 
@@ -151,6 +167,9 @@ export function LaunchForm({
               />
             ))}
         </div>
+      )}
+      {form.runners !== null && (
+        <RunnerSelect runners={form.runners} value={runner} onChange={setRunner} error={fieldErrors.runner} disabled={submitting} />
       )}
       <RunOptionsFields
         allowed={form.launchOptions}

@@ -9,14 +9,21 @@ export interface LaunchRequest {
   options?: RunOptions;
   /** Run again: POST /api/jobs/ID/relaunch, so the new job links back to job ID. */
   relaunchOf?: number;
+  /** The form's choice among its runners (`runners:` in form.yaml). */
+  runner?: string;
+  /**
+   * One per launch attempt (the Idempotency-Key header of POST /api/jobs): a request sent twice
+   * (a double click, a retry after a lost answer) answers the job the first one started.
+   */
+  idempotencyKey: string;
 }
 
 export function useLaunchJob() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ relaunchOf, ...request }: LaunchRequest) =>
+    mutationFn: ({ relaunchOf, idempotencyKey, ...request }: LaunchRequest) =>
       relaunchOf === undefined
-        ? apiFetch<{ id: number }>("/api/jobs", { method: "POST", body: request })
+        ? apiFetch<{ id: number }>("/api/jobs", { method: "POST", body: request, headers: { "Idempotency-Key": idempotencyKey } })
         : apiFetch<{ id: number }>(`/api/jobs/${relaunchOf}/relaunch`, {
             method: "POST",
             body: { values: request.values, options: request.options },

@@ -50,6 +50,13 @@ export function JoinRequests({ runners }: { runners: Runner[] }) {
               </p>
             </div>
             <dl className="grid min-w-0 flex-1 grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4">
+              {/* Where the request came from is what the app saw; the host name is what the RTE says. */}
+              <Said label="From address">
+                <span data-testid="join-address">{runner.joinAddress ?? "—"}</span>
+              </Said>
+              <Said label="Host name (as the runner reports it)">
+                <span data-testid="join-host-name">{runner.hostName ?? "—"}</span>
+              </Said>
               <Said label="Version">{runner.version ?? "—"}</Said>
               <Said label="Capacity">{runner.capacity} jobs</Said>
               <Said label="Mode">

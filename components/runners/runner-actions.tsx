@@ -1,13 +1,13 @@
 "use client";
 
 import { errorMessage } from "@/components/api/client";
-import type { Runner, RunnerAction } from "@/components/api/types";
-import { useRunnerAction } from "@/components/hooks/use-runner-action";
+import type { Runner } from "@/components/api/types";
+import { useRunnerAction, type RunnerPageAction } from "@/components/hooks/use-runner-action";
 import { Button } from "@/components/ui/button";
 import { ConfirmButton } from "@/components/ui/confirm-button";
 
 interface ActionSpec {
-  action: RunnerAction;
+  action: RunnerPageAction;
   label: string;
   pendingLabel: string;
   /** For runners in this state. */
@@ -100,6 +100,16 @@ const ACTIONS: ActionSpec[] = [
     variant: "danger",
     testId: "runner-revoke",
   },
+  {
+    action: "delete",
+    label: "Delete",
+    pendingLabel: "Deleting…",
+    // A rejected runner only lingers in the list; deleting it frees its name to ask again.
+    offered: (runner) => runner.status === "rejected",
+    confirm: { question: (runner) => `Remove “${runner.name}” from the list? Its name may then ask to join again.`, label: "Yes, delete" },
+    variant: "danger",
+    testId: "runner-delete",
+  },
 ];
 
 /**
@@ -109,10 +119,10 @@ const ACTIONS: ActionSpec[] = [
  */
 export function RunnerActions({ runner, onRotated }: { runner: Runner; onRotated: (token: string) => void }) {
   const action = useRunnerAction(runner.id);
-  const run = (which: RunnerAction) =>
+  const run = (which: RunnerPageAction) =>
     action.mutate(which, {
       onSuccess: (result) => {
-        if (which === "rotate" && result.token) onRotated(result.token);
+        if (which === "rotate" && result?.token) onRotated(result.token);
       },
     });
 

@@ -43,6 +43,7 @@ export const AUDIT_ACTIONS = [
   "runner.no-tls",
   "runner.require-tls",
   "runner.default",
+  "runner.delete",
   "credential.create",
   "credential.update",
   "credential.delete",

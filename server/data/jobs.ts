@@ -123,6 +123,9 @@ export interface NewJob {
   scheduleId?: number | null;
   /** What it runs, frozen now (server/jobs/plan.ts); launches always give one. */
   plan?: unknown;
+  /** The launch's Idempotency-Key and the hash of what it asked for (unique per user: server/jobs/launch.ts). */
+  idempotencyKey?: string | null;
+  idempotencyHash?: string | null;
 }
 
 /**
@@ -160,6 +163,8 @@ export async function createJob(
     sourceCommit: input.sourceCommit ?? null,
     scheduleId: input.scheduleId ?? null,
     ...(input.plan === undefined ? {} : { plan: input.plan as object }),
+    idempotencyKey: input.idempotencyKey ?? null,
+    idempotencyHash: input.idempotencyHash ?? null,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
     outputIndexed: true,
   };
@@ -171,6 +176,25 @@ export async function createJob(
     await tx.job.update({ where: { id }, data: { secretExtravars: seal(id, secrets) } });
     return id;
   });
+}
+
+/** The job a user launched with an Idempotency-Key, if any: its id, when, and the hash of what it asked for. */
+export async function findJobByIdempotencyKey(
+  userId: string,
+  key: string,
+): Promise<{ id: number; createdAt: Date; idempotencyHash: string | null } | null> {
+  return getDb().job.findUnique({
+    where: { userId_idempotencyKey: { userId, idempotencyKey: key } },
+    select: { id: true, createdAt: true, idempotencyHash: true },
+  });
+}
+
+/**
+ * Frees an expired Idempotency-Key for a new launch: only while the job still holds it and was
+ * created before `before` (two requests freeing it at once both succeed harmlessly).
+ */
+export async function releaseIdempotencyKey(id: number, before: Date): Promise<void> {
+  await getDb().job.updateMany({ where: { id, createdAt: { lt: before } }, data: { idempotencyKey: null, idempotencyHash: null } });
 }
 
 /** Jobs that may still run (waiting, queued, running), with what they hold of their extravars. */

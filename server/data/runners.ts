@@ -93,6 +93,18 @@ export async function resolveRunnerFor(name: string | undefined): Promise<{ id: 
   return runner && runner.status === "approved" ? { id: runner.id, name: runner.name } : null;
 }
 
+/**
+ * The runners of these names (those that exist): id, status, and whether an instance is
+ * connected now (a form's choice of runners shows it; a job for a runner that is away waits).
+ */
+export async function runnerStatesByName(names: readonly string[]): Promise<Map<string, { id: string; status: string; connected: boolean }>> {
+  const rows = await getDb().runner.findMany({
+    where: { name: { in: [...names] } },
+    select: { id: true, name: true, status: true, _count: { select: { instances: { where: { connected: true } } } } },
+  });
+  return new Map(rows.map((row) => [row.name, { id: row.id, status: row.status, connected: row._count.instances > 0 }]));
+}
+
 /** A runner's name and the load of its connected instances (on any app node), or null. */
 export async function findRunnerLoad(
   runnerId: string,
@@ -164,6 +176,10 @@ export interface JoinRequest {
   version: string;
   capacity: number;
   certFingerprint: string | null;
+  /** The host name the RTE reported (null: an RTE too old to say). */
+  hostName: string | null;
+  /** The client address the request came from, as the app saw it. */
+  joinAddress: string;
 }
 
 /**
@@ -185,6 +201,8 @@ export async function createJoinRequest(request: JoinRequest): Promise<{ runnerI
       version: request.version,
       capacity: request.capacity,
       certFingerprint: request.certFingerprint,
+      hostName: request.hostName,
+      joinAddress: request.joinAddress,
     },
   });
   return { runnerId: runner.id, joinSecret };
@@ -357,6 +375,9 @@ export interface RunnerView {
   isDefault: boolean;
   mode: string;
   address: string | null;
+  /** Where its join request came from (the client address the app saw), and the host name the RTE reported. */
+  joinAddress: string | null;
+  hostName: string | null;
   version: string | null;
   capacity: number;
   certFingerprint: string | null;
@@ -374,6 +395,11 @@ export interface RunnerView {
   instances: { instanceId: string; connected: boolean; runningJobs: number; capacity: number; version: string | null; lastSeenAt: string }[];
 }
 
+/** Deletes a rejected runner (its name is free again); false when there is none or it is not rejected. */
+export async function deleteRejectedRunner(id: string): Promise<boolean> {
+  return (await getDb().runner.deleteMany({ where: { id, status: "rejected" } })).count === 1;
+}
+
 export async function listRunnerViews(): Promise<RunnerView[]> {
   const db = getDb();
   const runners = await db.runner.findMany({ orderBy: [{ status: "asc" }, { name: "asc" }], include: { instances: { orderBy: { instanceId: "asc" } } } });
@@ -387,6 +413,8 @@ export async function listRunnerViews(): Promise<RunnerView[]> {
     isDefault: r.isDefault,
     mode: r.mode,
     address: r.address,
+    joinAddress: r.joinAddress,
+    hostName: r.hostName,
     version: r.version,
     capacity: r.capacity,
     certFingerprint: r.certFingerprint,

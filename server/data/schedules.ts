@@ -80,6 +80,11 @@ export async function listSchedules(ownerId: string | null): Promise<ScheduleRow
   return rows.map(toRow);
 }
 
+/** How many enabled schedules the owner has (a non-admin's are limited: server/schedules/limits.ts). */
+export async function countEnabledSchedules(ownerId: string): Promise<number> {
+  return getDb().schedule.count({ where: { ownerId, enabled: true } });
+}
+
 export async function deleteSchedule(id: number): Promise<boolean> {
   return (await getDb().schedule.deleteMany({ where: { id } })).count === 1;
 }

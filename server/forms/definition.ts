@@ -33,6 +33,15 @@ export const formDefinitionSchema = z
     inventories: z.array(relativePath).default([]),
     /** Runner name; the default runner when absent. */
     runner: z.string().optional(),
+    /**
+     * Runners the launcher chooses from (docs/forms.md, "Choosing a runner"): the first approved
+     * one unless they pick another. Not with `runner:`.
+     */
+    runners: z
+      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, "must be a runner name (letters, digits, . _ -)"))
+      .min(1, "must name at least one runner")
+      .max(50, "at most 50 runners")
+      .optional(),
     fields: z.array(fieldSchema).default([]),
     tags: z.array(z.string()).default([]),
     skipTags: z.array(z.string()).default([]),
@@ -72,6 +81,14 @@ export const formDefinitionSchema = z
     notify: z.array(notifySchema).default([]),
   })
   .superRefine((form, ctx) => {
+    if (form.runner !== undefined && form.runners !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["runners"], message: "give either runner: (one runner) or runners: (a choice), not both" });
+    }
+    form.runners?.forEach((name, index) => {
+      if (form.runners!.indexOf(name) !== index) {
+        ctx.addIssue({ code: "custom", path: ["runners", index], message: `runner "${name}" is named twice` });
+      }
+    });
     form.credentials.forEach((name, index) => {
       if (form.credentials.indexOf(name) !== index) {
         ctx.addIssue({ code: "custom", path: ["credentials", index], message: `credential "${name}" is named twice` });

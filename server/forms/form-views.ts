@@ -3,6 +3,7 @@
  * with its defaults filled for them (server/forms/public-view.ts), and a source field's choices.
  */
 import { launchableForms, requireLaunchableForm, type Viewer } from "../access/policy";
+import { runnerStatesByName } from "../data/runners";
 import { findUserByUsername } from "../data/users";
 import { DomainError } from "../errors";
 import type { FieldOption } from "../form-rules/fields";
@@ -23,15 +24,33 @@ export async function catalogFor(viewer: Viewer): Promise<ReturnType<typeof publ
   return forms.map((form) => publicForm(form.definition, {}, user));
 }
 
+/** One of the runners a form lets its launcher choose, with its state now. */
+export interface RunnerChoice {
+  name: string;
+  /** approved (takes jobs), pending, rejected, revoked, or unknown (no runner of that name yet). */
+  status: string;
+  /** Whether an instance is connected now: a job for a runner that is away waits in the queue. */
+  connected: boolean;
+}
+
 /**
  * A form the viewer may launch (404 for one they may not, as for one that does not exist), with
- * its hosts fields' choices as a runner lists its inventory (cached per form files); a hosts
- * field whose inventory cannot be listed now says why (`choicesError`).
+ * its hosts fields' choices as a runner lists its inventory (cached per form files; a hosts
+ * field whose inventory cannot be listed now says why, `choicesError`), and the runners it lets
+ * them choose from (`runners:` in form.yaml), or null when it offers none.
  */
-export async function formFor(viewer: Viewer, name: string): Promise<ReturnType<typeof publicForm>> {
+export async function formFor(viewer: Viewer, name: string): Promise<ReturnType<typeof publicForm> & { runners: RunnerChoice[] | null }> {
   const [form, user] = await Promise.all([requireLaunchableForm(viewer, name), userContext(viewer)]);
   const hosts = await hostChoicesOf(form);
-  return publicForm(form.definition, hosts.choices, user, hosts.problems);
+  const view = publicForm(form.definition, hosts.choices, user, hosts.problems);
+  const names = form.definition.runners;
+  if (names === undefined) return { ...view, runners: null };
+  const states = await runnerStatesByName(names);
+  const runners = names.map((runner) => {
+    const state = states.get(runner);
+    return { name: runner, status: state?.status ?? "unknown", connected: state?.connected ?? false };
+  });
+  return { ...view, runners };
 }
 
 /**

@@ -76,6 +76,7 @@ export const APP_ROUTES: readonly string[] = [
   "/api/retention",
   "/api/retention/run",
   "/api/runners",
+  "/api/runners/[id]",
   "/api/runners/[id]/[action]",
   "/api/runners/join",
   "/api/runners/join/status",

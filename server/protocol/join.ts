@@ -12,6 +12,8 @@ export const joinRequestSchema = z.object({
   version: z.string().max(100),
   capacity: z.number().int().min(1).max(1000),
   certFingerprint: z.string().max(200).nullable().default(null),
+  /** The RTE machine's host name, shown on the join request card (older RTEs do not send it). */
+  hostName: z.string().max(255).nullable().default(null),
 });
 export type JoinRequestBody = z.infer<typeof joinRequestSchema>;
 

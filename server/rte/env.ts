@@ -23,8 +23,11 @@ const rteEnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, "letters, digits, . _ - (max 63)")
     .default(hostname()),
-  /** Where a joined RTE keeps the token it was issued (and its pending join request). */
-  RTE_STATE_PATH: z.string().default("data/rte/state"),
+  /**
+   * Where a joined RTE keeps the token it was issued (and its pending join request). Unset:
+   * data/rte/<runner name>/state (see runnerDefaultDir).
+   */
+  RTE_STATE_PATH: z.string().min(1).optional(),
   /**
    * The URL the app connects to in inbound mode (https://host:port, or http:// when an admin
    * allows that runner without TLS); informational in outbound mode.
@@ -39,8 +42,9 @@ const rteEnvSchema = z.object({
   RTE_FILES: z.enum(["transfer", "local"]).default("transfer"),
   RTE_INSTANCE_ID: z.string().min(1).default(hostname()),
   RTE_MAX_JOBS: positiveInt(4),
-  RTE_SPOOL_PATH: z.string().default("data/rte/spool"),
-  RTE_WORK_DIR: z.string().default("data/rte/work"),
+  /** Unset: data/rte/<runner name>/spool and …/work (see runnerDefaultDir). */
+  RTE_SPOOL_PATH: z.string().min(1).optional(),
+  RTE_WORK_DIR: z.string().min(1).optional(),
   /**
    * Where running jobs' folders are laid out (the folder the playbook runs in). Every folder
    * above it must be open to the playbook user, so by default it is not in the work dir (which
@@ -94,6 +98,17 @@ export type RteEnv = z.infer<typeof rteEnvSchema> & {
   jobsDir: string;
 };
 
+/**
+ * The default RTE_SPOOL_PATH, RTE_WORK_DIR and RTE_STATE_PATH of a runner: data/rte/<name>/…,
+ * one folder per runner name. So a second runner started on the machine that runs `npm start`
+ * (README, "Runners": `RTE_RUNNER_NAME=datacenter-2 npm run rte` in the same folder) neither
+ * meets the local RTE's lock on data/rte/spool nor reads the local runner's token from
+ * data/rte/state: the app always names the local RTE's folders explicitly (server/local-rte.ts).
+ */
+export function runnerDefaultDir(runnerName: string, kind: "spool" | "work" | "state"): string {
+  return path.join("data", "rte", runnerName, kind);
+}
+
 /** The default RTE_JOBS_DIR: in the temp folder, named after the work dir it belongs to. */
 export function defaultJobsDir(workDir: string): string {
   const id = createHash("sha256").update(path.resolve(workDir)).digest("hex").slice(0, 12);
@@ -109,8 +124,9 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("\n  ");
     throw new Error(`invalid RTE configuration:\n  ${problems}`);
   }
-  const work = path.resolve(parsed.data.RTE_WORK_DIR);
   const data = parsed.data;
+  const name = data.RTE_RUNNER_NAME;
+  const work = path.resolve(data.RTE_WORK_DIR ?? runnerDefaultDir(name, "work"));
   if (data.RTE_MODE === "inbound") {
     const problems: string[] = [];
     if (!data.RTE_ADDRESS)
@@ -123,10 +139,10 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
   }
   return {
     ...parsed.data,
-    spoolDir: path.resolve(parsed.data.RTE_SPOOL_PATH),
+    spoolDir: path.resolve(data.RTE_SPOOL_PATH ?? runnerDefaultDir(name, "spool")),
     workDir: work,
     cacheDir: path.join(work, "cache"),
-    stateDir: path.resolve(parsed.data.RTE_STATE_PATH),
+    stateDir: path.resolve(data.RTE_STATE_PATH ?? runnerDefaultDir(name, "state")),
     runnerName: env.RTE_RUNNER_NAME !== undefined ? parsed.data.RTE_RUNNER_NAME : null,
     jobsDir: path.resolve(parsed.data.RTE_JOBS_DIR ?? defaultJobsDir(work)),
   };

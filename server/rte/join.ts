@@ -4,6 +4,7 @@
  * exactly once and keeps it in RTE_STATE_PATH (mode 0600), so a restart needs no new approval.
  * A rejected RTE stops retrying.
  */
+import { hostname } from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import { CONTRACT_VERSION } from "../protocol/rte-messages";
@@ -80,6 +81,7 @@ async function requestJoin(env: RteEnv, version: string, certFingerprint: string
     version,
     capacity: env.RTE_MAX_JOBS,
     certFingerprint,
+    hostName: hostname(),
   });
   if (answer.status === 409 || answer.status === 400) {
     const message = (answer.body as { error?: { message?: string } }).error?.message ?? `HTTP ${answer.status}`;

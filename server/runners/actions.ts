@@ -7,6 +7,7 @@ import { DomainError } from "../errors";
 import { audited, type AuditAction } from "../audit/record";
 import {
   approveRunner,
+  deleteRejectedRunner,
   findRunner,
   rejectRunner,
   repinRunner,
@@ -107,4 +108,20 @@ async function applyRunnerAction(id: string, row: RunnerAction, exists: boolean)
   if (row.disconnect) playformRuntime().disconnectRunner(id, row.disconnect);
   if (row.reconnect) playformRuntime().refreshInboundRunner(id);
   return answer;
+}
+
+/**
+ * Deletes a rejected runner (DELETE /api/runners/ID): the Runners page no longer lists it and
+ * its name may ask to join again. Only a rejected one: a pending one is decided first, an
+ * approved one is revoked (its jobs keep naming it). Audited as `runner.delete`.
+ */
+export async function deleteRunner(id: string, actor: string): Promise<void> {
+  const runner = await findRunner(id);
+  const audit = { actor, action: "runner.delete", target: `runner:${runner?.name ?? id}`, details: { runnerId: id } } as const;
+  await audited(audit, async () => {
+    if (!runner) throw new DomainError("not_found", `no runner ${id}`);
+    if (!(await deleteRejectedRunner(id))) {
+      throw new DomainError("conflict", `only a rejected runner can be deleted; runner "${runner.name}" is ${runner.status}`);
+    }
+  });
 }

@@ -43,7 +43,8 @@ export async function requestToJoin(
       PENDING_RETRY_SECONDS,
     );
   }
-  const created = await createJoinRequest(request);
+  // The address the request came from is what the admin sees next to what the RTE says of itself.
+  const created = await createJoinRequest({ ...request, joinAddress: client.address });
   const audit = { actor: `runner:${request.name}`, action: "runner.join", target: `runner:${request.name}` } as const;
   if (!created) {
     await recordAudit({ ...audit, outcome: "failure", details: { error: "conflict", reason: "a runner of that name exists" } });

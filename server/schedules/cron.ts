@@ -39,6 +39,25 @@ export function nextRun(cron: string, timezone: string, after: Date): Date | nul
   return schedule(cron, timezone).nextRun(after);
 }
 
+/** How many coming runs the shortest gap of a cron is measured over (minimumGapSeconds). */
+export const GAP_RUNS = 25;
+
+/**
+ * The shortest gap, in seconds, between the next GAP_RUNS run times after `after` (null when it
+ * runs at most once). Measured rather than read from the fields: "0,30 * * * * *" and
+ * "59 23 * * *" plus "0 0 * * *" patterns alike, and 25 runs cover the tight pairs a pattern
+ * repeats every hour, day or week.
+ */
+export function minimumGapSeconds(cron: string, timezone: string, after: Date): number | null {
+  const runs = nextRuns(cron, timezone, after, GAP_RUNS);
+  let smallest: number | null = null;
+  for (let i = 1; i < runs.length; i++) {
+    const gap = (runs[i]!.getTime() - runs[i - 1]!.getTime()) / 1000;
+    if (smallest === null || gap < smallest) smallest = gap;
+  }
+  return smallest;
+}
+
 function schedule(cron: string, timezone: string): Cron {
   // paused: a pattern holder, never a timer; the scheduler loop decides when ticks run.
   return new Cron(cron.trim(), { timezone, mode: "5-or-6-parts", paused: true });

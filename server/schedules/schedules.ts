@@ -19,6 +19,7 @@ import { recordAudit } from "../audit/record";
 import { viewerOf, type Viewer } from "../access/policy";
 import { DomainError } from "../errors";
 import {
+  countEnabledSchedules,
   createSchedule as insertSchedule,
   deleteSchedule as removeSchedule,
   findSchedule,
@@ -35,7 +36,8 @@ import type { FormValues } from "../forms/values";
 import { checkLaunchInput } from "../jobs/launch";
 import { decryptCredential, encryptCredential } from "../security/credential-crypto";
 import { credentialKey } from "../security/encryption-secret";
-import { cronProblems, nextRun, nextRuns } from "./cron";
+import { cronProblems, minimumGapSeconds, nextRun, nextRuns } from "./cron";
+import { scheduleLimits } from "./limits";
 
 export const OVERLAPS = ["skip", "queue"] as const;
 export type Overlap = (typeof OVERLAPS)[number];
@@ -115,6 +117,35 @@ function checkCron(cron: string, timezone: string): void {
   }
 }
 
+/**
+ * A non-admin's limits (server/schedules/limits.ts), checked when a schedule is saved: the cron's
+ * shortest gap between its coming runs, when its timing is new; the number of enabled schedules
+ * of the owner, when one more becomes enabled. Admins are not limited.
+ */
+async function checkLimits(
+  actor: PublicUser,
+  timing: { cron: string; timezone: string } | null,
+  enabling: { ownerId: string } | null,
+): Promise<void> {
+  if (actor.role === "admin") return;
+  const limits = scheduleLimits();
+  if (timing) {
+    const gap = minimumGapSeconds(timing.cron, timing.timezone, new Date());
+    if (gap !== null && gap < limits.minSeconds) {
+      const message = `runs ${formatGap(gap)} apart at times; at most one run every ${limits.minSeconds} s is allowed (PLAYFORM_SCHEDULE_MIN_SECONDS)`;
+      throw new DomainError("validation_failed", `cron: ${message}`, { cron: message });
+    }
+  }
+  if (enabling && (await countEnabledSchedules(enabling.ownerId)) >= limits.perUser) {
+    const message = `at most ${limits.perUser} enabled schedules per user (PLAYFORM_SCHEDULES_PER_USER): pause or delete one first`;
+    throw new DomainError("validation_failed", `enabled: ${message}`, { enabled: message });
+  }
+}
+
+function formatGap(seconds: number): string {
+  return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+}
+
 /** The values to store in plain and the password values to seal, checked as a launch would check them. */
 async function checkedValues(
   owner: Viewer,
@@ -138,6 +169,7 @@ function nextRunAfter(data: { enabled: boolean; cron: string; timezone: string }
 
 export async function createSchedule(actor: Viewer, input: NewSchedule): Promise<ScheduleView> {
   checkCron(input.cron, input.timezone);
+  await checkLimits(actor, { cron: input.cron.trim(), timezone: input.timezone }, input.enabled ? { ownerId: actor.id } : null);
   const checked = await checkedValues(actor, input.form, input.values, input.options);
   const data: ScheduleData = {
     formName: input.form,
@@ -187,6 +219,11 @@ export async function updateSchedule(actor: PublicUser, id: number, change: Sche
   const timezone = change.timezone ?? row.timezone;
   const enabled = change.enabled ?? row.enabled;
   checkCron(cron, timezone);
+  await checkLimits(
+    actor,
+    cron !== row.cron || timezone !== row.timezone ? { cron, timezone } : null,
+    enabled && !row.enabled ? { ownerId: row.ownerId } : null,
+  );
   let values = row.values;
   let runOptions = row.runOptions;
   let secrets: Record<string, unknown> | undefined;

@@ -126,6 +126,33 @@ describe("joining", () => {
     expect(rte.output()).toMatch(/an admin rejected runner \\?"intruder\\?": not retrying/);
   });
 
+  it("a join request shows the address it came from and the host name the RTE reports; a rejected runner can be deleted", async () => {
+    const rte = startRte("visitor");
+    const pending = await until("pending runner", async () => (await runner("visitor"))?.status === "pending" && runner("visitor"));
+    // The app saw the RTE come from the loopback address; the RTE reported this machine's name.
+    expect(pending.joinAddress).toBe("127.0.0.1");
+    expect(pending.hostName).toBe(os.hostname());
+    // Only a rejected runner can be deleted: a pending one must be decided first.
+    expect((await api("DELETE", `/api/runners/${pending.id}`)).status).toBe(409);
+    expect((await api("POST", `/api/runners/${pending.id}/reject`)).status).toBe(200);
+    expect((await rte.child).exitCode).toBe(3);
+    expect((await api("DELETE", `/api/runners/${pending.id}`)).status).toBe(204);
+    expect(await runner("visitor")).toBeUndefined();
+    expect((await api("DELETE", `/api/runners/${pending.id}`)).status).toBe(404);
+    // The name is free again: the same machine may ask anew.
+    const again = await apiClient(app, token).call("POST", "/api/runners/join", {
+      json: { v: 1, name: "visitor", version: "x", capacity: 1, hostName: "visitor.example" },
+      auth: false,
+    });
+    expect(again.status, JSON.stringify(again.json)).toBe(202);
+    expect((await runner("visitor")).hostName).toBe("visitor.example");
+    // An approved runner is never deleted (its jobs name it): revoke is what ends it.
+    expect((await api("DELETE", `/api/runners/${(await runner("local")).id}`)).status).toBe(409);
+    const audit = await api("GET", "/api/audit?action=runner.delete");
+    expect(audit.status).toBe(200);
+    expect(audit.json.events.map((e: any) => [e.target, e.outcome])).toContainEqual(["runner:visitor", "success"]);
+  });
+
   it("refuses a second runner with a taken name, unknown actions, and non-admins", async () => {
     const join = (name: string) =>
       apiClient(app, token).call("POST", "/api/runners/join", { json: { v: 1, name, version: "x", capacity: 1 }, auth: false });

@@ -204,3 +204,15 @@ describe("importedFormSchema: a password field's default", () => {
     expect(JSON.stringify(view)).not.toContain("hunter2-form-default");
   });
 });
+
+describe("formDefinitionSchema: a choice of runners (runners:)", () => {
+  it("takes a list of runner names, and refuses it with runner:, twice the same name, an empty list or a bad name", () => {
+    expect(formDefinitionSchema.parse({ ...minimal, runners: ["dc2", "dmz-1"] }).runners).toEqual(["dc2", "dmz-1"]);
+    expect(problems({ ...minimal, runner: "dc2", runners: ["dc2", "dmz-1"] })).toMatch(
+      /runners: give either runner: \(one runner\) or runners: \(a choice\), not both/,
+    );
+    expect(problems({ ...minimal, runners: ["dc2", "dc2"] })).toMatch(/runners\.1: runner "dc2" is named twice/);
+    expect(problems({ ...minimal, runners: [] })).toMatch(/runners: must name at least one runner/);
+    expect(problems({ ...minimal, runners: ["bad name"] })).toMatch(/runners\.0: must be a runner name/);
+  });
+});

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { localRteDirs } from "../../server/local-rte";
 import { RTE_OWN_VARIABLES, defaultJobsDir, loadRteEnv } from "../../server/rte/env";
 
 /** An environment with only these variables (NODE_ENV is required by the ProcessEnv type only). */
@@ -37,32 +38,51 @@ describe("loadRteEnv", () => {
     expect(loadRteEnv(vars({})).RTE_TOKEN).toBeUndefined();
   });
 
-  it("has the documented defaults", () => {
+  it("has the documented defaults (folders under data/rte/<runner name>, the host name unless named)", () => {
     const env = loadRteEnv(vars({ RTE_TOKEN: "t" }));
+    const own = (kind: string) => path.resolve("data/rte", hostname(), kind);
     expect(env).toEqual({
       APP_URL: "http://127.0.0.1:3000",
       RTE_TOKEN: "t",
       RTE_RUNNER_NAME: hostname(),
-      RTE_STATE_PATH: "data/rte/state",
       RTE_MODE: "outbound",
       RTE_FILES: "transfer",
       RTE_INSTANCE_ID: hostname(),
       RTE_MAX_JOBS: 4,
-      RTE_SPOOL_PATH: "data/rte/spool",
-      RTE_WORK_DIR: "data/rte/work",
       RTE_PLAYBOOK_NICE: 10,
       RTE_DRAIN_SECONDS: 60,
       RTE_KILL_GRACE_SECONDS: 10,
       PORT: 8000,
       PROCESS_MAX_BUFFER: 50 * 1024 * 1024,
       ANSIBLE_PLAYBOOK: "ansible-playbook",
-      spoolDir: path.resolve("data/rte/spool"),
-      workDir: path.resolve("data/rte/work"),
-      cacheDir: path.join(path.resolve("data/rte/work"), "cache"),
-      stateDir: path.resolve("data/rte/state"),
+      spoolDir: own("spool"),
+      workDir: own("work"),
+      cacheDir: path.join(own("work"), "cache"),
+      stateDir: own("state"),
       runnerName: null,
-      jobsDir: defaultJobsDir(path.resolve("data/rte/work")),
+      jobsDir: defaultJobsDir(own("work")),
     });
+  });
+
+  it("keeps a named runner's default folders apart from the local RTE's of npm start (README, Runners)", () => {
+    // APP_URL=… RTE_RUNNER_NAME=datacenter-2 npm run rte, in the folder where npm start runs.
+    const second = loadRteEnv(vars({ APP_URL: "http://127.0.0.1:3000", RTE_RUNNER_NAME: "datacenter-2" }));
+    expect([second.spoolDir, second.workDir, second.stateDir]).toEqual([
+      path.resolve("data/rte/datacenter-2/spool"),
+      path.resolve("data/rte/datacenter-2/work"),
+      path.resolve("data/rte/datacenter-2/state"),
+    ]);
+    // The local RTE's folders with npm start's defaults: not one of them is shared.
+    const local = localRteDirs({});
+    for (const dir of [second.spoolDir, second.workDir, second.stateDir]) {
+      for (const mine of [local.spoolDir, local.workDir, local.stateDir]) {
+        expect(dir === mine || dir.startsWith(mine + path.sep) || mine.startsWith(dir + path.sep), `${dir} vs ${mine}`).toBe(false);
+      }
+    }
+    expect(second.jobsDir).not.toBe(defaultJobsDir(local.workDir));
+    // Two named runners do not share either; a folder given explicitly wins.
+    expect(loadRteEnv(vars({ RTE_RUNNER_NAME: "dc3" })).spoolDir).toBe(path.resolve("data/rte/dc3/spool"));
+    expect(loadRteEnv(vars({ RTE_RUNNER_NAME: "dc3", RTE_STATE_PATH: "/etc/rte" })).stateDir).toBe("/etc/rte");
   });
 
   it("coerces numbers and resolves the folders", () => {

@@ -91,3 +91,33 @@ describe("a schedule's body", () => {
     expect(scheduleChangeSchema.safeParse({ owner: "someone" }).success).toBe(false);
   });
 });
+
+describe("the shortest gap between a cron's coming runs (the limit of non-admins' schedules)", () => {
+  const after = new Date("2026-06-01T10:07:30Z");
+  it("measures every second, every 30 s, a minute and a day", async () => {
+    const { minimumGapSeconds } = await import("../../server/schedules/cron");
+    expect(minimumGapSeconds("* * * * * *", "UTC", after)).toBe(1);
+    expect(minimumGapSeconds("*/30 * * * * *", "UTC", after)).toBe(30);
+    expect(minimumGapSeconds("* * * * *", "UTC", after)).toBe(60);
+    expect(minimumGapSeconds("0 9 * * *", "Europe/Paris", after)).toBe(24 * 3600);
+  });
+
+  it("finds a tight pair among wide gaps: twice in a row once an hour, across midnight", async () => {
+    const { minimumGapSeconds } = await import("../../server/schedules/cron");
+    expect(minimumGapSeconds("0,5 0 * * * *", "UTC", after)).toBe(5);
+    expect(minimumGapSeconds("59 23,0 * * *", "UTC", after)).toBe(3600);
+    expect(minimumGapSeconds("0,59 0,23 * * *", "UTC", after)).toBe(60);
+  });
+
+  it("reads the limits from the environment, 60 s and 20 schedules by default, and names a bad value", async () => {
+    const { scheduleLimits } = await import("../../server/schedules/limits");
+    expect(scheduleLimits({})).toEqual({ minSeconds: 60, perUser: 20 });
+    expect(scheduleLimits({ PLAYFORM_SCHEDULE_MIN_SECONDS: "300", PLAYFORM_SCHEDULES_PER_USER: " 3 " })).toEqual({
+      minSeconds: 300,
+      perUser: 3,
+    });
+    const { loadAppConfig } = await import("../../server/config");
+    expect(() => loadAppConfig({ PLAYFORM_SCHEDULE_MIN_SECONDS: "0" })).toThrow(/PLAYFORM_SCHEDULE_MIN_SECONDS: must be at least 1/);
+    expect(() => loadAppConfig({ PLAYFORM_SCHEDULES_PER_USER: "many" })).toThrow(/PLAYFORM_SCHEDULES_PER_USER: must be a whole number/);
+  });
+});

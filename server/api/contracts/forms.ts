@@ -55,14 +55,25 @@ export const listForms = endpoint({
   responses: { 200: { description: "the forms", schema: z.object({ forms: z.array(formSchema) }) } },
 });
 
+const runnerChoiceSchema = z.object({
+  name: z.string(),
+  status: z.string().meta({ description: "approved (takes jobs), pending, rejected, revoked, or unknown" }),
+  connected: z.boolean().meta({ description: "an instance is connected now (a job for a runner that is away waits in the queue)" }),
+});
+
 export const getForm = endpoint({
   method: "get",
   path: "/api/forms/[name]",
-  summary: "One form: its fields, launch options and run defaults",
+  summary: "One form: its fields, launch options and run defaults, and the runners the launcher may choose",
   tags: ["forms"],
   access: "user",
   params: nameParams,
-  responses: { 200: { description: "the form", schema: z.object({ form: formSchema }) } },
+  responses: {
+    200: {
+      description: "the form; `runners`: its choice of runners (`runners:` in form.yaml), null when it offers none",
+      schema: z.object({ form: formSchema.extend({ runners: z.array(runnerChoiceSchema).nullable() }) }),
+    },
+  },
 });
 
 export const importForms = endpoint({

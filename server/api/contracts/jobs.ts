@@ -30,6 +30,8 @@ export const launchBodySchema = z.strictObject({
   values: z.record(z.string(), z.unknown()).default({}),
   /** Run options the form lets users choose at launch; checked against the form in launchJob. */
   options: z.unknown().optional(),
+  /** A runner among the form's `runners:` (docs/forms.md, "Choosing a runner"); absent: the first approved one. */
+  runner: z.string().min(1, "must name a runner").max(63).optional(),
 });
 
 export const launchJob = endpoint({
@@ -39,9 +41,18 @@ export const launchJob = endpoint({
   tags: ["jobs"],
   access: "user",
   body: { schema: launchBodySchema },
-  responses: { 201: { description: "the new job's id", schema: z.object({ id: z.number().int().positive() }) } },
+  responses: {
+    201: { description: "the new job's id", schema: z.object({ id: z.number().int().positive() }) },
+    200: {
+      description:
+        "the `Idempotency-Key` header was sent by the same user with the same request within 24 h: the id of the job that request started (none is started)",
+      schema: z.object({ id: z.number().int().positive() }),
+    },
+  },
   errors: {
     404: "unknown form",
+    409: "the form's runner (or none of its `runners`) is approved",
+    422: "values, run options or runner the form refuses; an `Idempotency-Key` that is malformed or was used for another launch; `fields` names each",
     // A source field's value is checked against the source's current choices (docs/api.md, Choice sources).
     502: "a choice source the values are checked against answered badly",
     503: "a choice source's credential cannot be used, or a hosts field's inventory cannot be listed now (no runner connected)",

@@ -11,6 +11,8 @@ const runnerSchema = z
     isDefault: z.boolean(),
     mode: z.string(),
     address: z.string().nullable(),
+    joinAddress: z.string().nullable().meta({ description: "the client address its join request came from, as the app saw it" }),
+    hostName: z.string().nullable().meta({ description: "the host name the RTE reported when it asked to join" }),
     version: z.string().nullable(),
     capacity: z.number().int(),
     certFingerprint: z.string().nullable().meta({ description: "inbound: the pinned SHA-256 fingerprint of its TLS certificate" }),
@@ -48,6 +50,17 @@ export const listRunners = endpoint({
   tags: ["runners"],
   access: "admin",
   responses: { 200: { description: "the runners", schema: z.object({ runners: z.array(runnerSchema) }) } },
+});
+
+export const deleteRunner = endpoint({
+  method: "delete",
+  path: "/api/runners/[id]",
+  summary: "Delete a rejected runner: it is no longer listed and its name may ask to join again",
+  tags: ["runners"],
+  access: "admin",
+  params: z.object({ id: z.string().meta({ description: "the runner's id" }) }),
+  responses: { 204: { description: "deleted" } },
+  errors: { 404: "no such runner", 409: "the runner is not rejected (revoke an approved one; decide a pending one first)" },
 });
 
 export const runnerAction = endpoint({
