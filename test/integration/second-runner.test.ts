@@ -1,5 +1,5 @@
 /**
- * The README's second runner, on the machine that runs `npm start` (README, "Runners"):
+ * The README's second runner, on the machine that runs `npm start` (README, "Adding a runner"):
  *
  *   APP_URL=http://playform.example:3000 RTE_RUNNER_NAME=datacenter-2 npm run rte
  *
