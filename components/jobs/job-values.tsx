@@ -7,7 +7,7 @@ import { Panel } from "@/components/ui/panel";
 
 /**
  * A value longer than this (characters or lines) is shown folded: its start, its length and a
- * button. A 200 KB text shown whole made the page 173,000 px tall (issue 19).
+ * button. A 200 KB text shown whole made the page 173,000 px tall.
  */
 const FOLD_CHARS = 600;
 const FOLD_LINES = 8;

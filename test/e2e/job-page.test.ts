@@ -1,5 +1,5 @@
 /**
- * What a new user hit on the job page (issue 19, items 14–17), in a real browser against the
+ * What a new user hit on the job page, in a real browser against the
  * production build: a running job's page reloads without a hydration error; a playbook that
  * fails before its first task says so and shows Ansible's error, without asking for a timeline
  * it cannot have; an aborted loop's partial recap counts its item results; long values are

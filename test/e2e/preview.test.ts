@@ -71,7 +71,7 @@ it("previews the plan of the form as filled in, offers its tags, and runs nothin
 });
 
 it("says that task names are shown as written when they hold {{ }}", async () => {
-  // Issue 19: "Show {{ item }}" was listed without a word about it.
+  // Before the fix: "Show {{ item }}" was listed without a word about it.
   const opened = await newPage(browser, app.url);
   await context?.close();
   context = opened.context;

@@ -91,7 +91,7 @@ it("fills dependent fields, a table and a file, launches, sees the values in the
   // nothing is sent.
   await page.getByRole("button", { name: "Launch" }).click();
   expect(await page.getByTestId("field-error-notify_email").textContent()).toBe("is required");
-  // The form's patternMessage, not the raw regex (issue 19).
+  // The form's patternMessage, not the raw regex.
   expect(await page.locator("#field-accounts-1-user-error").textContent()).toBe(
     "must start with a lowercase letter or _, then lowercase letters, digits, _ or - (at most 32)",
   );
@@ -132,7 +132,7 @@ it("fills dependent fields, a table and a file, launches, sees the values in the
 });
 
 it("sets your email on the account page, and user-accounts' Notice to starts with it", async () => {
-  // Issue 19: "Notice to" defaults to {user.email}, which a local user had no way to set.
+  // Before the fix: "Notice to" defaults to {user.email}, which a local user had no way to set.
   const page = await signedIn();
   await page.goto("/account");
   const email = page.getByTestId("own-email");

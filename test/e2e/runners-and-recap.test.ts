@@ -286,7 +286,7 @@ describe("job page compared with the previous run", () => {
     expect(problems).toEqual([]);
     expect(askedPrevious).toBeGreaterThan(0); // the listeners did see the page's question
 
-    // One complete run says nothing about idempotence (issue 19: "Never idempotent" showed
+    // One complete run says nothing about idempotence ("Never idempotent" once showed
     // above a form with one run): the form's trend has the run but no such heading.
     await page.goto("/forms/hello-world");
     await page.locator('[data-testid="trend-durations"] li[data-run]').first().waitFor();

@@ -67,7 +67,7 @@ it("a user makes a token on the account page, sees it once, uses it from a scrip
   await erin.getByTestId("token-row-nightly backup").waitFor();
   await screenshot(erin, "account-tokens");
 
-  // Once: after "Done" or a reload, the secret is nowhere on the page.
+  // Before the fix: after "Done" or a reload, the secret is nowhere on the page.
   await erin.getByTestId("dismiss-token").click();
   expect(await erin.getByTestId("new-token-secret").count()).toBe(0);
   await erin.reload();

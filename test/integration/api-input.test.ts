@@ -78,7 +78,7 @@ function routesOnDisk(dir = path.resolve(import.meta.dirname, "../../app/api"), 
 
 describe("methods", () => {
   it("answers a method a route does not have with a JSON 405 naming it and an Allow header, on every route", async () => {
-    // Issue 19: Next answered these itself, 405 with an empty body.
+    // Before the fix: Next answered these itself, 405 with an empty body.
     const routes = routesOnDisk();
     expect(routes.length).toBeGreaterThan(40);
     const wrong: string[] = [];

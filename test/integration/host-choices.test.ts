@@ -1,5 +1,5 @@
 /**
- * A hosts field's inventory is read by a runner, never by the app (issue 19, item 12). The form's
+ * A hosts field's inventory is read by a runner, never by the app. The form's
  * inventory is an inventory plugin of the form's own folder (ansible.cfg names it) that writes
  * where it ran and with which environment: it must run in a folder of the RTE, without the app's
  * ENCRYPTION_SECRET, DATABASE_URL or any PLAYFORM_ or RTE_ variable, and only once for the same

@@ -43,7 +43,7 @@ beforeAll(async () => {
 
   third = await runToEnd();
 
-  // Issue 19, item 16: a loop aborted after a few items; its only results are item results.
+  // A loop aborted after a few items; its only results are item results.
   abortedLoop = await api.launch("loop-me");
   await waitFor(
     `job ${abortedLoop} to print three item results`,
@@ -106,7 +106,7 @@ describe("an aborted run", () => {
   });
 });
 
-describe("an aborted loop (issue 19, item 16)", () => {
+describe("an aborted loop", () => {
   it.each(["events", "text"] as const)("counts its item results from its %s as results of the host", async (source) => {
     const { status, json } = await api.call("GET", `/api/jobs/${abortedLoop}/recap?source=${source}`);
     expect(status).toBe(200);

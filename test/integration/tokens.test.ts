@@ -155,13 +155,13 @@ describe("personal API tokens", () => {
     expect(notYours.json.error.message).toBe(`no token ${adminsToken.id}`);
     expect((await whoIs(adminsToken.token)).status).toBe(200);
 
-    // A browser session is not listed here, nor revocable here (sign-in tokens are, since issue 19).
+    // A browser session is not listed here, nor revocable here (sign-in tokens are).
     await sessionCookie("bob", "bob-password-1");
     const [session] = await dbQuery<{ id: string }>(app, `SELECT "id" FROM "AuthToken" WHERE "kind" = 'session' LIMIT 1`);
     expect((await admin.call("DELETE", `/api/tokens/${session!.id}`)).status).toBe(404);
 
     for (const id of [own.id, adminsToken.id]) expect((await admin.call("DELETE", `/api/tokens/${id}`)).status).toBe(204);
-    // The token made with `own` went with it (issue 19: a child no longer survives its parent).
+    // The token made with `own` went with it (a child no longer survives its parent).
     expect((await whoIs(child.token)).status).toBe(401);
     expect((await admin.call("DELETE", `/api/tokens/${child.id}`)).status).toBe(404);
   });

@@ -182,7 +182,7 @@ describe("users", () => {
   });
 
   it("a user sets their own email, an admin sets anyone's, and the form's {user.email} default follows it", async () => {
-    // Issue 19: local users had no way to set an email, so user-accounts' "Notice to" was empty.
+    // Before the fix: local users had no way to set an email, so user-accounts' "Notice to" was empty.
     await admin.call("POST", "/api/users", { json: { username: "dora", password: "dora-password-1" } });
     const dora = apiClient(app, (await tokenFor("dora", "dora-password-1")).token!);
     expect((await dora.get("/api/auth/me")).profile).toEqual({ email: null, displayName: null, source: "local" });
@@ -225,7 +225,7 @@ describe("users", () => {
 
 describe("the user-accounts example", () => {
   it("runs without Ansible's reserved-name warning, offers its inventory's groups, and sends the notice address", async () => {
-    // Issue 19: a field named `notify` (a task keyword) made Ansible warn on every run, and the
+    // Before the fix: a field named `notify` (a task keyword) made Ansible warn on every run, and the
     // inventory's comment promised groups the hosts field did not offer.
     const form = (await admin.get("/api/forms/user-accounts")).form as { fields: { name: string; choices?: { value: string }[] }[] };
     const target = form.fields.find((f) => f.name === "target")!;

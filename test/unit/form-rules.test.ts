@@ -275,7 +275,7 @@ describe("form definitions with the new fields", () => {
 });
 
 describe("patternMessage", () => {
-  // Issue 19: a value that did not match showed the raw regex ("must match [a-z_][a-z0-9_-]{0,31}").
+  // Before the fix: a value that did not match showed the raw regex ("must match [a-z_][a-z0-9_-]{0,31}").
   const explained = fields(
     { name: "login", type: "text", pattern: "[a-z]+", patternMessage: "must be lowercase letters" },
     {

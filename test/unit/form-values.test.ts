@@ -161,7 +161,7 @@ describe("validateValues: the whole form", () => {
   });
 
   it("names an unknown key called like an Object.prototype member (constructor, toString, __proto__, hasOwnProperty)", () => {
-    // Issue 19: the error of such a key used to vanish (a plain object's `??=` saw the
+    // Before the fix: the error of such a key used to vanish (a plain object's `??=` saw the
     // inherited function), so the API answered 422 with an empty message.
     const input = JSON.parse('{"constructor": "x", "toString": "y", "__proto__": "z", "hasOwnProperty": 1, "valueOf": 2}') as Record<
       string,

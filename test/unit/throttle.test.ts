@@ -1,6 +1,6 @@
 /**
  * RecentEvents.take: check and count in one synchronous step, so attempts that arrive together
- * can never all see the last free place (issue 19: 100 parallel logins got 44 answers of 401).
+ * can never all see the last free place (100 parallel logins once got 44 answers of 401).
  */
 import { expect, it } from "vitest";
 import { RecentEvents } from "../../server/auth/throttle";

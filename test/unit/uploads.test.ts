@@ -42,7 +42,7 @@ describe("sanitizeFileName", () => {
     ["..", "upload"],
     ["", "upload"],
     ["   ", "upload"],
-    // Unicode names are kept (issue 19: "ñame€.txt" became "A_amea_.txt"), in NFC.
+    // Unicode names are kept ("ñame€.txt" once became "A_amea_.txt"), in NFC.
     ["ñame€.txt", "ñame€.txt"],
     ["clé été.txt", "clé été.txt"],
     ["cle\u0301.txt", "cl\u00e9.txt"],

@@ -104,7 +104,7 @@ describe("partial figures of an incomplete run (text)", () => {
   });
 });
 
-describe("an aborted loop (issue 19, item 16)", () => {
+describe("an aborted loop", () => {
   // A real run (test/fixtures/recap/README.md, "killed_loop_sigterm"): ansible-playbook with the
   // playform_events callback, its process group sent SIGTERM (as the RTE aborts a job) after 14
   // item results of a 40-item loop on node1 and node2; odd items report changed.

@@ -68,7 +68,7 @@ it("reads nothing from empty or unrelated text", () => {
 });
 
 it("tells a plan whose task or play names hold Jinja (printed as written, filled only at run time)", () => {
-  // Issue 19: the preview showed "Show {{ item }}" without a word; the page says so when this holds.
+  // Before the fix: the preview showed "Show {{ item }}" without a word; the page says so when this holds.
   const play = (name: string, tasks: string[]) => ({
     number: 1,
     name,
