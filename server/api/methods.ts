@@ -60,6 +60,7 @@ export const API_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/api/retention": ["GET"],
   "/api/retention/run": ["POST"],
   "/api/runners": ["GET"],
+  "/api/runners/[id]": ["DELETE"],
   "/api/runners/[id]/[action]": ["POST"],
   "/api/runners/join": ["POST"],
   "/api/runners/join/status": ["POST"],

@@ -163,6 +163,7 @@ describe("the integration client's check against the document", () => {
     outputPurgedAt: null,
     source: null,
     launchedBy: null,
+    plan: null,
   };
   const json = "application/json";
   const permissions = { approve: false, abort: true, relaunch: true };
