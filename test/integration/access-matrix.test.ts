@@ -163,6 +163,7 @@ const rows: Row[] = [
   { route: "/api/users", method: "POST", url: () => "/api/users", body: {}, expect: ADMIN_ONLY },
   { route: "/api/users/[username]", method: "PATCH", url: () => "/api/users/nobody-here", body: {}, expect: ADMIN_ONLY },
   { route: "/api/users/[username]", method: "DELETE", url: () => "/api/users/nobody-here", expect: ADMIN_ONLY_MISSING },
+  { route: "/api/runners/[id]", method: "DELETE", url: () => "/api/runners/no-such-runner", expect: ADMIN_ONLY_MISSING },
   { route: "/api/runners/[id]/[action]", method: "POST", url: () => "/api/runners/no-such-runner/approve", expect: ADMIN_ONLY_MISSING },
   { route: "/api/credentials", method: "POST", url: () => "/api/credentials", body: {}, expect: ADMIN_ONLY },
   { route: "/api/credentials/[name]", method: "PUT", url: () => "/api/credentials/no-such", body: {}, expect: ADMIN_ONLY },
