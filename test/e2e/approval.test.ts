@@ -1,6 +1,7 @@
 /**
- * A form that requires approval, in a real browser: the job page says the job waits, an admin
- * approves it there, and the page follows it to success.
+ * A form that requires approval, in a real browser: the job page says the job waits and shows
+ * what will run (frozen at launch), an admin approves it there, and the page follows it to
+ * success, still showing what it ran.
  */
 import path from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
@@ -36,11 +37,19 @@ it("shows a job waiting for approval and runs it once an admin approves it", asy
   const status = page.getByTestId("job-status");
   await expect.poll(() => status.textContent()).toMatch(/approval/i);
   await page.getByTestId("approval-panel").waitFor();
+  // What the approver approves: the plan frozen at launch.
+  const panel = page.getByTestId("approval-panel");
+  expect(await panel.getByTestId("plan-playbook").textContent()).toBe("playbook.yml");
+  expect(await panel.getByTestId("plan-inventories").textContent()).toBe("inventory.ini");
+  expect(await panel.getByTestId("plan-options").textContent()).toBe("none");
+  expect(await panel.getByTestId("plan-files").textContent()).toMatch(/^content [0-9a-f]{12}$/);
+  expect(await panel.getByTestId("plan-runner").textContent()).toBe("local");
   await screenshot(page, "job-approval");
 
   await page.getByTestId("approval-comment").fill("within the window");
   await page.getByTestId("approve-job").click();
   await expect.poll(() => status.textContent(), { timeout: 60_000 }).toMatch(/success/i);
   expect(await page.getByTestId("approval-panel").count()).toBe(0);
+  expect(await page.getByTestId("job-plan").getByTestId("plan-playbook").textContent()).toBe("playbook.yml");
   await expect.poll(() => page.getByTestId("job-output").textContent()).toContain("approved change: quarterly patching");
 });
