@@ -410,7 +410,7 @@ export class RteAgent {
     this.sendState();
     const deadline = Date.now() + this.env.RTE_DRAIN_SECONDS * 1000;
     while (this.runs.size > 0 && Date.now() < deadline) await sleep(200);
-    for (const run of this.runs.values()) run.cancel();
+    for (const run of this.runs.values()) run.cancel("drain");
     await Promise.all([...this.runs.values()].map((r) => r.finished));
     const flushDeadline = Date.now() + 10_000;
     while (this.spool.pendingCount() > 0 && this.connected && Date.now() < flushDeadline) await sleep(100);

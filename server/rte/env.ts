@@ -80,7 +80,12 @@ const rteEnvSchema = z.object({
     .transform((s) => s.trim() || undefined)
     .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
     .optional(),
-  PROCESS_MAX_BUFFER: positiveInt(50 * 1024 * 1024),
+  /**
+   * Bytes of one output stream of one job the RTE sends (1 GiB): the spool and the database hold
+   * it on disk, never in memory. Past it the rest of the stream is dropped and the job is marked
+   * outputTruncated.
+   */
+  PROCESS_MAX_BUFFER: positiveInt(1024 * 1024 * 1024),
   ANSIBLE_PLAYBOOK: z.string().default("ansible-playbook"),
 });
 

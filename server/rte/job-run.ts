@@ -47,6 +47,8 @@ export interface JobRunDeps {
 export class JobRun {
   private pid: number | undefined;
   private cancelled = false;
+  /** Who cancelled: an abort on request (the app's cancel), or the RTE's own drain running out. */
+  private cancelledBy: "request" | "drain" = "request";
   /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
@@ -68,8 +70,17 @@ export class JobRun {
     return this.job.jobId;
   }
 
-  /** SIGTERM to the whole process group, SIGKILL after the grace period (see endGroup). */
-  cancel(): void {
+  /**
+   * SIGTERM to the whole process group, SIGKILL after the grace period (see endGroup). `drain`:
+   * nobody asked, the RTE is stopping and RTE_DRAIN_SECONDS ran out; the job's output and its
+   * end say so, so it is never mistaken for an abort on request.
+   */
+  cancel(by: "request" | "drain" = "request"): void {
+    if (!this.cancelled && by === "drain") {
+      this.cancelledBy = "drain";
+      this.batcher?.log(`${drainReason(this.deps.env.RTE_DRAIN_SECONDS)}: the playbook is cancelled (SIGTERM to its process group)`);
+      this.deps.log(`job ${this.job.jobId}: drain time ran out, cancelling it`, { jobId: this.job.jobId });
+    }
     this.cancelled = true;
     // Before the spawn there is nothing to signal: run() checks the flag once it has a pid.
     if (this.pid !== undefined) void this.endGroup();
@@ -269,7 +280,7 @@ export class JobRun {
         batcher.log(reason);
       } else if (this.cancelled) {
         status = "aborted";
-        reason = "aborted on request";
+        reason = this.cancelledBy === "drain" ? drainReason(this.deps.env.RTE_DRAIN_SECONDS) : "aborted on request";
       } else if (exitCode === 0) {
         status = "success";
       } else if (exitCode === null) {
@@ -285,7 +296,17 @@ export class JobRun {
       this.cleanup(paths);
       this.deps.running.forget(this.job.jobId);
       // Error messages can quote anything, a secret included.
-      this.deps.emit([{ kind: "end", ts: Date.now() / 1000, status, exitCode, reason: reason === null ? null : mask(reason) }]);
+      this.deps.emit([
+        {
+          kind: "end",
+          ts: Date.now() / 1000,
+          status,
+          exitCode,
+          reason: reason === null ? null : mask(reason),
+          ...(batcher.truncated ? { outputTruncated: true } : {}),
+          ...(status === "aborted" && this.cancelledBy === "drain" ? { cancelledBy: "drain" as const } : {}),
+        },
+      ]);
       unmask();
     }
   }
@@ -304,6 +325,11 @@ export class JobRun {
     remove(paths.hidden);
     remove(paths.jobDir);
   }
+}
+
+/** The reason of a job the RTE cancelled because its drain ran out (RTE_DRAIN_SECONDS). */
+export function drainReason(drainSeconds: number): string {
+  return `the runner stopped: drain time of ${drainSeconds} s ran out`;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -54,7 +54,8 @@ describe("loadRteEnv", () => {
       RTE_DRAIN_SECONDS: 60,
       RTE_KILL_GRACE_SECONDS: 10,
       PORT: 8000,
-      PROCESS_MAX_BUFFER: 50 * 1024 * 1024,
+      // 1 GiB per stream (issue 19: 50 MB cut big jobs; the disk holds it, not memory).
+      PROCESS_MAX_BUFFER: 1024 * 1024 * 1024,
       ANSIBLE_PLAYBOOK: "ansible-playbook",
       spoolDir: path.resolve("data/rte/spool"),
       workDir: path.resolve("data/rte/work"),
