@@ -83,6 +83,8 @@ export class RteAgent {
     private readonly token: string,
     private readonly log: (message: string, context?: LogContext) => void,
     private readonly playbookUser: PlaybookUser | null,
+    /** Playbooks run in a pid namespace of their own under bubblewrap (sandbox.ts). */
+    private readonly sandboxed = false,
   ) {
     this.spool = new Spool(env.spoolDir);
     this.cache = new FileCache(env.cacheDir);
@@ -331,6 +333,7 @@ export class RteAgent {
         log: this.log,
         running: this.running,
         playbookUser: this.playbookUser,
+        sandboxed: this.sandboxed,
       },
       startCancelled,
     );

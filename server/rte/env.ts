@@ -60,6 +60,13 @@ const rteEnvSchema = z.object({
    * the RTE's): a runner whose playbooks take every core still reads their output, beats and
    * answers the app in time. 0: the RTE's own priority.
    */
+  /**
+   * Whether playbooks run in a pid namespace of their own under bubblewrap (server/rte/sandbox.ts),
+   * so nothing of a playbook outlives its RTE, even one killed with SIGKILL. `auto`: when
+   * `bwrap` works here (else a warning at start); `off`: never (playbooks that must mount
+   * filesystems or start daemons on the runner itself).
+   */
+  RTE_PLAYBOOK_SANDBOX: z.enum(["auto", "off"], { error: "must be auto or off" }).default("auto"),
   RTE_PLAYBOOK_NICE: z
     .string()
     .trim()

@@ -70,6 +70,34 @@ export function groupMembers(pgid: number): number[] {
 }
 
 /** Direct children of a process (an RTE's ansible-playbook runs, each leading its own group). */
+/**
+ * The pid, as this test sees it, of a process a playbook knows as `pid` (what `$!` printed).
+ * Under bubblewrap (server/rte/sandbox.ts) a playbook runs in a pid namespace of its own, where
+ * pids are not the host's: the process among the RTE's descendants whose innermost pid
+ * (/proc/PID/status NSpid) is `pid`. Without a namespace, `pid` itself.
+ */
+export function hostPid(rtePid: number, pid: number): number {
+  const walk = (parent: number): number | null => {
+    for (const child of childPids(parent)) {
+      try {
+        const nspid =
+          /^NSpid:\s+(.*)$/m
+            .exec(fs.readFileSync(`/proc/${child}/status`, "utf8"))?.[1]
+            ?.trim()
+            .split(/\s+/)
+            .map(Number) ?? [];
+        if (nspid.length > 1 && nspid.at(-1) === pid) return child;
+      } catch {
+        // Ended while we looked.
+      }
+      const found = walk(child);
+      if (found !== null) return found;
+    }
+    return null;
+  };
+  return walk(rtePid) ?? pid;
+}
+
 export function childPids(parent: number): number[] {
   const pids: number[] = [];
   for (const entry of fs.readdirSync("/proc")) {
@@ -134,6 +162,8 @@ export class RteHarness {
     for (const rte of rtes) fs.rmSync(defaultJobsDir(rte.workDir), { recursive: true, force: true });
     await Promise.all(this.proxies.splice(0).map((proxy) => proxy.close()));
     for (const group of this.strayGroups) {
+      // kill(-0) and kill(-1) would be this process's own group and every process: never.
+      if (!(group > 1)) continue;
       try {
         process.kill(-group, "SIGKILL");
       } catch {
