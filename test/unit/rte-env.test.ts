@@ -51,6 +51,7 @@ describe("loadRteEnv", () => {
       RTE_SPOOL_PATH: "data/rte/spool",
       RTE_WORK_DIR: "data/rte/work",
       RTE_PLAYBOOK_NICE: 10,
+      RTE_PLAYBOOK_SANDBOX: "auto",
       RTE_DRAIN_SECONDS: 60,
       RTE_KILL_GRACE_SECONDS: 10,
       PORT: 8000,
@@ -133,6 +134,7 @@ describe("loadRteEnv", () => {
         "RTE_JOBS_DIR",
         "RTE_PLAYBOOK_USER",
         "RTE_PLAYBOOK_NICE",
+        "RTE_PLAYBOOK_SANDBOX",
         "RTE_METRICS_TOKEN",
       ].sort(),
     );
