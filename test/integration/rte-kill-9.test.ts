@@ -57,7 +57,7 @@ it("kill -9 of a standalone RTE: its playbook's processes end with it, and no fi
     60_000,
   );
   // The pid it wrote is its pid in the playbook's namespace (under bubblewrap): ours differs.
-  const child = hostPid(rte.pid, written);
+  const child = await h.waitUntil(`the pid of ${written} outside the playbook's namespace`, () => hostPid(rte.pid, written), 10_000);
   expect(processAlive(child)).toBe(true);
   const pgid = Number(fs.readFileSync(`/proc/${child}/stat`, "utf8").split(") ")[1]!.split(" ")[2]);
   // Cleaned up by the harness if this test fails.

@@ -37,7 +37,10 @@ async function launchWithBackgroundChild(rte: RteProcess, hold: boolean): Promis
     () => (fs.existsSync(pidfile) ? Number(fs.readFileSync(pidfile, "utf8").trim()) : null),
     60_000,
   );
-  const child = hostPid(rte.pid, written);
+  const sandboxed = rte.output().includes("playbooks run in a pid namespace of their own");
+  const child = sandboxed
+    ? await h.waitUntil(`the pid of ${written} outside the playbook's namespace`, () => hostPid(rte.pid, written), 10_000)
+    : written;
   // Kill it at the end even if the RTE does not (the test failed).
   const pgid = Number(fs.readFileSync(`/proc/${child}/stat`, "utf8").split(") ")[1]!.split(" ")[2]);
   h.strayGroups.add(pgid);

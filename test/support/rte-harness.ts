@@ -69,35 +69,38 @@ export function groupMembers(pgid: number): number[] {
   return pids;
 }
 
-/** Direct children of a process (an RTE's ansible-playbook runs, each leading its own group). */
 /**
  * The pid, as this test sees it, of a process a playbook knows as `pid` (what `$!` printed).
  * Under bubblewrap (server/rte/sandbox.ts) a playbook runs in a pid namespace of its own, where
- * pids are not the host's: the process among the RTE's descendants whose innermost pid
- * (/proc/PID/status NSpid) is `pid`. Without a namespace, `pid` itself.
+ * pids are not the host's: the process descending from the RTE whose innermost pid
+ * (/proc/PID/status NSpid) is `pid`; null while there is none (callers wait). Ancestry is read
+ * upwards (ppid), which stays true while the playbook's processes exit and are re-parented.
  */
-export function hostPid(rtePid: number, pid: number): number {
-  const walk = (parent: number): number | null => {
-    for (const child of childPids(parent)) {
-      try {
-        const nspid =
-          /^NSpid:\s+(.*)$/m
-            .exec(fs.readFileSync(`/proc/${child}/status`, "utf8"))?.[1]
-            ?.trim()
-            .split(/\s+/)
-            .map(Number) ?? [];
-        if (nspid.length > 1 && nspid.at(-1) === pid) return child;
-      } catch {
-        // Ended while we looked.
-      }
-      const found = walk(child);
-      if (found !== null) return found;
+export function hostPid(rtePid: number, pid: number): number | null {
+  const field = (target: number, name: string): number[] => {
+    try {
+      const line = new RegExp(`^${name}:\\s+(.*)$`, "m").exec(fs.readFileSync(`/proc/${target}/status`, "utf8"))?.[1];
+      return line ? line.trim().split(/\s+/).map(Number) : [];
+    } catch {
+      return []; // Ended while we looked.
     }
-    return null;
   };
-  return walk(rtePid) ?? pid;
+  const descends = (target: number): boolean => {
+    for (let current = target, hops = 0; current > 1 && hops < 100; hops++) {
+      if (current === rtePid) return true;
+      current = field(current, "PPid")[0] ?? 0;
+    }
+    return false;
+  };
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const nspid = field(Number(entry), "NSpid");
+    if (nspid.length > 1 && nspid.at(-1) === pid && descends(Number(entry))) return Number(entry);
+  }
+  return null;
 }
 
+/** Direct children of a process (an RTE's ansible-playbook runs, each leading its own group). */
 export function childPids(parent: number): number[] {
   const pids: number[] = [];
   for (const entry of fs.readdirSync("/proc")) {
