@@ -30,6 +30,14 @@ const appEnvSchema = z
     PLAYFORM_LOCAL_RTE_CAPACITY: z.coerce.number().int().positive().default(4),
     /** Health port of the local RTE; 0 picks a free one, so several apps can run on one host. */
     PLAYFORM_LOCAL_RTE_PORT: z.coerce.number().int().min(0).default(0),
+    /**
+     * What stopping the app (SIGTERM, SIGINT) does to the local RTE. `drain` (the default): it
+     * stops with the app, letting running jobs finish for up to RTE_DRAIN_SECONDS and cancelling
+     * the rest. `keep`: it keeps running with its jobs (in a process group of its own, so a
+     * terminal's Ctrl-C does not reach it either), and the next start adopts it, as after a
+     * kill -9 of the app: an app restart cancels nothing.
+     */
+    PLAYFORM_LOCAL_RTE_ON_STOP: z.enum(["drain", "keep"], { error: "must be drain or keep" }).default("drain"),
     PLAYFORM_NODE_ID: z.string().default(`${hostname()}-${process.pid}`),
     /**
      * Inbound runners with several app nodes: one node holds each link; when it stops renewing

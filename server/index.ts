@@ -222,6 +222,7 @@ async function main(): Promise<void> {
       instanceId: localRunner.instanceId,
       capacity: config.PLAYFORM_LOCAL_RTE_CAPACITY,
       port: config.PLAYFORM_LOCAL_RTE_PORT,
+      onStop: config.PLAYFORM_LOCAL_RTE_ON_STOP,
       dirs: localDirs,
       entry: rteEntry(),
       log,
@@ -235,7 +236,7 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) {
       log(
-        `${signal}: already stopping, waiting for the local RTE to drain (kill -9 stops the app at once; the RTE then finishes on its own and the next start adopts it)`,
+        `${signal}: already stopping, waiting for the local RTE to drain (kill -9 stops the app at once; the RTE then finishes on its own and the next start adopts it; PLAYFORM_LOCAL_RTE_ON_STOP=keep does that at every stop)`,
       );
       return;
     }

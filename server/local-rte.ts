@@ -7,6 +7,10 @@
  * its link until it has exited) and exits. SIGKILL only follows after the RTE's own time limits
  * have all passed.
  *
+ * With PLAYFORM_LOCAL_RTE_ON_STOP=keep, stopping does not touch the RTE: it runs on with its
+ * jobs, in a process group of its own (so a terminal's Ctrl-C, sent to the app's group, does not
+ * reach it), and the next start adopts it as below. An app restart then cancels nothing.
+ *
  * The RTE outlives an app that dies (kill -9, a crash): its playbooks go on and their output
  * waits in its spool. The next start finds it by the lock on its spool and work dir, adopts it
  * instead of starting a second RTE on the same folders, and the adopted RTE reconnects by itself
@@ -120,6 +124,8 @@ export interface LocalRteOptions {
   instanceId: string;
   capacity: number;
   port: number;
+  /** PLAYFORM_LOCAL_RTE_ON_STOP: drain the RTE when the app stops (default), or keep it running for the next start. */
+  onStop?: "drain" | "keep";
   dirs: LocalRteDirs;
   entry: string[];
   log: (line: string) => void;
@@ -268,6 +274,8 @@ export class LocalRte {
       forceKillAfterDelay: false,
       // An app that dies must not take its RTE along: the next start adopts it (see above).
       cleanup: false,
+      // Kept across a stop: not in the app's process group, which a terminal's Ctrl-C signals.
+      detached: this.options.onStop === "keep",
     });
     this.child = child;
     return child;
@@ -283,6 +291,20 @@ export class LocalRte {
     const { log } = this.options;
     const { drainSeconds, deadlineMs } = this.times;
     const child = this.child;
+    if (this.options.onStop === "keep") {
+      const pid = child && child.exitCode === null && child.signalCode === null ? child.pid : this.adopted?.pid;
+      if (pid !== undefined) {
+        log(
+          `leaving the local RTE (pid ${pid}) running with its jobs (PLAYFORM_LOCAL_RTE_ON_STOP=keep): the next start adopts it; ` +
+            `to stop it, send it SIGTERM (it drains for up to ${drainSeconds}s)`,
+        );
+      }
+      // Not waiting for the supervisor: it waits for this child, which keeps running. The RTE
+      // writes to the app's stdout and stderr; once the app has exited it runs on without
+      // them, as after a kill -9 of the app.
+      child?.unref();
+      return;
+    }
     if (child && child.exitCode === null && child.signalCode === null) {
       log(`stopping the local RTE (pid ${child.pid}): running jobs may finish for up to ${drainSeconds}s (RTE_DRAIN_SECONDS)`);
       child.kill("SIGTERM");

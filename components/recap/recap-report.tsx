@@ -34,7 +34,13 @@ export function RecapReport({
   }
   return (
     <div className="space-y-6">
-      <Panel title={view.partial ? "Play recap (partial)" : "Play recap"} bodyClassName="p-0">
+      <Panel title={view.partial || recap.output_truncated ? "Play recap (partial)" : "Play recap"} bodyClassName="p-0">
+        {recap.output_truncated && (
+          <p className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900" data-testid="recap-output-truncated">
+            <span className="font-semibold">Partial output:</span> the runner stopped storing the job&apos;s output at its size limit
+            (PROCESS_MAX_BUFFER); the playbook ran on, but what it printed after that is not kept.
+          </p>
+        )}
         {view.incomplete && (
           <p className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-sm text-amber-900" data-testid="recap-incomplete">
             <span className="font-semibold">Incomplete run:</span> it stopped before its PLAY RECAP (killed, aborted or timed out).

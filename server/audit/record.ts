@@ -54,6 +54,8 @@ export const AUDIT_ACTIONS = [
   "job.abort",
   "job.approve",
   "job.reject",
+  // A runner stopping (SIGTERM) cancelled a job once RTE_DRAIN_SECONDS ran out (issue 19).
+  "job.drain-cancel",
   // Recorded by features being added alongside (groups, personal tokens, single sign-on).
   "group.create",
   "group.delete",

@@ -163,6 +163,7 @@ const jobViewSelect = {
   lines: true,
   relaunchOfId: true,
   outputPurgedAt: true,
+  outputTruncated: true,
   sourceName: true,
   sourceCommit: true,
   scheduleId: true,

@@ -31,6 +31,8 @@ export interface JobView {
   relaunchOf: number | null;
   /** When retention removed the job's output (ISO 8601); null while it is kept. */
   outputPurgedAt: string | null;
+  /** The runner cut a stream of the output at PROCESS_MAX_BUFFER: the stored output is partial. */
+  outputTruncated: boolean;
   /** The Git source and commit the job's files came from (server/sources); null for the forms folder. */
   source: { name: string; commit: string } | null;
   /** What launched the job when no person did: a schedule (server/schedules). */
@@ -59,6 +61,7 @@ type JobRow = {
   lines: number;
   relaunchOfId: number | null;
   outputPurgedAt: Date | null;
+  outputTruncated: boolean;
   sourceName: string | null;
   sourceCommit: string | null;
   scheduleId: number | null;
@@ -94,6 +97,7 @@ export function toView(row: JobRow): JobView {
     lines: row.lines,
     relaunchOf: row.relaunchOfId,
     outputPurgedAt: row.outputPurgedAt?.toISOString() ?? null,
+    outputTruncated: row.outputTruncated,
     source: row.sourceName && row.sourceCommit ? { name: row.sourceName, commit: row.sourceCommit } : null,
     launchedBy: row.scheduleId === null ? null : { schedule: row.scheduleId },
     plan: planViewOf(row.plan),
@@ -477,6 +481,8 @@ export interface JobTransitionFields {
   finishedAt?: Date;
   decidedBy?: string;
   decidedAt?: Date;
+  /** The runner's end said a stream of the output was cut at PROCESS_MAX_BUFFER. */
+  outputTruncated?: boolean;
 }
 
 /**

@@ -266,7 +266,15 @@ export class RteHub {
     for (const item of fresh) {
       if (item.kind === "start") await this.jobs.started(jobId, new Date(item.ts * 1000), link.instanceId);
       if (item.kind === "end") {
-        await this.jobs.ended(jobId, { status: item.status, exitCode: item.exitCode, reason: item.reason, at: new Date(item.ts * 1000) });
+        await this.jobs.ended(jobId, {
+          status: item.status,
+          exitCode: item.exitCode,
+          reason: item.reason,
+          at: new Date(item.ts * 1000),
+          outputTruncated: item.outputTruncated,
+          cancelledBy: item.cancelledBy,
+          runner: link.runnerName,
+        });
         link.running.delete(jobId);
         link.placed.delete(jobId);
       }

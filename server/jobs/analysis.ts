@@ -24,7 +24,8 @@ export async function recapOfJob(jobId: number, source?: RecapSource): Promise<{
   if (source && job.outputPurgedAt) throw outputGone(job.id, job.outputPurgedAt);
   const result = source ? await jobRecapFrom(job.id, source) : await cachedJobRecap(job.id);
   if (!result) throw new DomainError("not_found", `job ${job.id} has no structured events (run by an RTE without the callback plugin?)`);
-  return result;
+  // The runner cut the output: whatever the recap was read from, it says it is partial.
+  return job.outputTruncated ? { ...result, recap: { ...result.recap, output_truncated: true } } : result;
 }
 
 /** Where the time of a run went, from the job's structured events. */

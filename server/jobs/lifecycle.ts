@@ -12,7 +12,7 @@
  * handed to the code that changes a job's status.
  */
 import { DomainError } from "../errors";
-import { audited } from "../audit/record";
+import { audited, recordAudit } from "../audit/record";
 import {
   createJob,
   markAbortRequested,
@@ -121,12 +121,36 @@ export class JobLifecycle {
     if (await setRunningJobStartedAt(jobId, at)) this.announce(jobId);
   }
 
-  /** The runner's end item. A job already ended (abandoned by the app, say) stays as it is. */
-  async ended(jobId: number, end: { status: FinalStatus; exitCode: number | null; reason: string | null; at: Date }): Promise<boolean> {
-    return this.transition(jobId, end.status, { exitCode: end.exitCode, statusReason: end.reason, finishedAt: end.at }, [
-      "queued",
-      "running",
-    ]);
+  /**
+   * The runner's end item. A job already ended (abandoned by the app, say) stays as it is. A job
+   * the runner cancelled itself because its drain ran out (`cancelledBy: "drain"`) is audited
+   * (`job.drain-cancel`, by the runner): nobody asked for that abort.
+   */
+  async ended(
+    jobId: number,
+    end: {
+      status: FinalStatus;
+      exitCode: number | null;
+      reason: string | null;
+      at: Date;
+      outputTruncated?: boolean;
+      cancelledBy?: "request" | "drain";
+      runner?: string;
+    },
+  ): Promise<boolean> {
+    const fields: JobTransitionFields = { exitCode: end.exitCode, statusReason: end.reason, finishedAt: end.at };
+    if (end.outputTruncated) fields.outputTruncated = true;
+    const moved = await this.transition(jobId, end.status, fields, ["queued", "running"]);
+    if (moved && end.cancelledBy === "drain") {
+      await recordAudit({
+        actor: end.runner ? `runner:${end.runner}` : null,
+        action: "job.drain-cancel",
+        target: `job:${jobId}`,
+        outcome: "success",
+        details: { reason: end.reason },
+      });
+    }
+    return moved;
   }
 
   /** Why a queued job still waits (no instance connected, all busy), shown on the job. */

@@ -217,6 +217,16 @@ export const jobItemSchema = z.discriminatedUnion("kind", [
     status: finalStatusSchema,
     exitCode: z.number().int().nullable(),
     reason: z.string().nullable(),
+    /**
+     * The RTE stopped storing a stream at PROCESS_MAX_BUFFER bytes: the job's output is partial.
+     * Optional (an older RTE does not send it, an older app ignores it).
+     */
+    outputTruncated: z.boolean().optional(),
+    /**
+     * Why the RTE cancelled the playbook when nobody asked for it: `drain`, it was stopping and
+     * RTE_DRAIN_SECONDS ran out. Absent for an abort on request. Optional like outputTruncated.
+     */
+    cancelledBy: z.enum(["request", "drain"]).optional(),
   }),
 ]);
 export type JobItem = z.infer<typeof jobItemSchema>;

@@ -97,6 +97,11 @@ export const jobViewSchema = z.object({
    * kept.
    */
   outputPurgedAt: z.string().nullable(),
+  /**
+   * The runner stopped storing a stream of the output at PROCESS_MAX_BUFFER bytes (docs/rte.md):
+   * the output, and a recap read from it, are partial. The playbook itself ran on.
+   */
+  outputTruncated: z.boolean(),
   /** The Git source and commit the job's files came from (Sources), or null (the forms folder). */
   source: z.object({ name: z.string(), commit: z.string() }).nullable(),
   /** What launched the job when no person did: `{"schedule": ID}` (a schedule), else null. */

@@ -65,6 +65,11 @@ export interface Recap {
    * only in a job's recap from events; elapsed_sec stays profile_tasks' whole seconds.
    */
   playbook_sec?: number | null;
+  /**
+   * Present (true) only in the recap of a job whose output the runner cut at PROCESS_MAX_BUFFER
+   * (the job's outputTruncated): the output it was read from, or that the page shows, is partial.
+   */
+  output_truncated?: true;
 }
 
 /** A task's results that counted as changed, per host. */

@@ -87,6 +87,8 @@ export class RteAgent {
     private readonly token: string,
     private readonly log: (message: string, context?: LogContext) => void,
     private readonly playbookUser: PlaybookUser | null,
+    /** Playbooks run in a pid namespace of their own under bubblewrap (sandbox.ts). */
+    private readonly sandboxed = false,
   ) {
     this.spool = new Spool(env.spoolDir);
     this.cache = new FileCache(env.cacheDir);
@@ -341,6 +343,7 @@ export class RteAgent {
         log: this.log,
         running: this.running,
         playbookUser: this.playbookUser,
+        sandboxed: this.sandboxed,
       },
       startCancelled,
     );
@@ -447,7 +450,7 @@ export class RteAgent {
     this.sendState();
     const deadline = Date.now() + this.env.RTE_DRAIN_SECONDS * 1000;
     while (this.runs.size > 0 && Date.now() < deadline) await sleep(200);
-    for (const run of this.runs.values()) run.cancel();
+    for (const run of this.runs.values()) run.cancel("drain");
     await Promise.all([...this.runs.values()].map((r) => r.finished));
     const flushDeadline = Date.now() + 10_000;
     while (this.spool.pendingCount() > 0 && this.connected && Date.now() < flushDeadline) await sleep(100);

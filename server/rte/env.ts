@@ -64,6 +64,13 @@ const rteEnvSchema = z.object({
    * the RTE's): a runner whose playbooks take every core still reads their output, beats and
    * answers the app in time. 0: the RTE's own priority.
    */
+  /**
+   * Whether playbooks run in a pid namespace of their own under bubblewrap (server/rte/sandbox.ts),
+   * so nothing of a playbook outlives its RTE, even one killed with SIGKILL. `auto`: when
+   * `bwrap` works here (else a warning at start); `off`: never (playbooks that must mount
+   * filesystems or start daemons on the runner itself).
+   */
+  RTE_PLAYBOOK_SANDBOX: z.enum(["auto", "off"], { error: "must be auto or off" }).default("auto"),
   RTE_PLAYBOOK_NICE: z
     .string()
     .trim()
@@ -84,7 +91,12 @@ const rteEnvSchema = z.object({
     .transform((s) => s.trim() || undefined)
     .pipe(z.string().min(16, "must be at least 16 characters (e.g. openssl rand -base64 24), or unset").optional())
     .optional(),
-  PROCESS_MAX_BUFFER: positiveInt(50 * 1024 * 1024),
+  /**
+   * Bytes of one output stream of one job the RTE sends (1 GiB): the spool and the database hold
+   * it on disk, never in memory. Past it the rest of the stream is dropped and the job is marked
+   * outputTruncated.
+   */
+  PROCESS_MAX_BUFFER: positiveInt(1024 * 1024 * 1024),
   ANSIBLE_PLAYBOOK: z.string().default("ansible-playbook"),
 });
 

@@ -8,12 +8,14 @@
  * then are the files removed and the `end` item sent.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import type { Writable } from "node:stream";
 import { execa } from "execa";
 import type { FinalStatus, JobDispatch, JobSecrets, UnnumberedItem } from "../protocol/rte-messages";
 import { createMasker } from "../security/mask";
 import { maskInLogs, type LogContext } from "../logging/logger";
-import { ansibleEventEnv, vaultPasswordScript } from "./ansible/plugin-path";
+import { ansibleEventEnv, playbookInitScript, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
@@ -24,6 +26,7 @@ import { playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
+import { SECRETS_FD, STATUS_FD, wrapPlaybook } from "./sandbox";
 
 const EVENTS_FD = 3;
 /**
@@ -42,11 +45,15 @@ export interface JobRunDeps {
   running: RunningJobs;
   /** Who the playbook runs as; null: as the RTE itself. */
   playbookUser: PlaybookUser | null;
+  /** Whether the playbook runs in a pid namespace of its own under bubblewrap (sandbox.ts). */
+  sandboxed: boolean;
 }
 
 export class JobRun {
   private pid: number | undefined;
   private cancelled = false;
+  /** Who cancelled: an abort on request (the app's cancel), or the RTE's own drain running out. */
+  private cancelledBy: "request" | "drain" = "request";
   /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
@@ -68,8 +75,17 @@ export class JobRun {
     return this.job.jobId;
   }
 
-  /** SIGTERM to the whole process group, SIGKILL after the grace period (see endGroup). */
-  cancel(): void {
+  /**
+   * SIGTERM to the whole process group, SIGKILL after the grace period (see endGroup). `drain`:
+   * nobody asked, the RTE is stopping and RTE_DRAIN_SECONDS ran out; the job's output and its
+   * end say so, so it is never mistaken for an abort on request.
+   */
+  cancel(by: "request" | "drain" = "request"): void {
+    if (!this.cancelled && by === "drain") {
+      this.cancelledBy = "drain";
+      this.batcher?.log(`${drainReason(this.deps.env.RTE_DRAIN_SECONDS)}: the playbook is cancelled (SIGTERM to its process group)`);
+      this.deps.log(`job ${this.job.jobId}: drain time ran out, cancelling it`, { jobId: this.job.jobId });
+    }
     this.cancelled = true;
     // Before the spawn there is nothing to signal: run() checks the flag once it has a pid.
     if (this.pid !== undefined) void this.endGroup();
@@ -92,8 +108,11 @@ export class JobRun {
       this.batcher?.log(text);
       this.deps.log(`job ${this.job.jobId}: ${text}`, { jobId: this.job.jobId });
     };
-    if (!this.cancelled && found.length > 0) {
-      say(`the playbook left ${found.length} process(es) in its process group (pid ${found.join(", ")}): sent SIGTERM to the group`);
+    // Under bwrap the group's leader is bwrap and its child PID 1 of the playbook's namespace:
+    // they are how the playbook runs, not what it left behind.
+    const left = this.deps.sandboxed ? found.filter((pid) => pid !== pgid && processInfo(pid)?.ppid !== pgid) : found;
+    if (!this.cancelled && left.length > 0) {
+      say(`the playbook left ${left.length} process(es) in its process group (pid ${left.join(", ")}): sent SIGTERM to the group`);
     }
     if (killed) say(`process group ${pgid} still alive ${grace}s after SIGTERM (RTE_KILL_GRACE_SECONDS): sent SIGKILL`);
     if (!gone) say(`process group ${pgid} is still alive after SIGKILL (processes this runner may not signal?): left as it is`);
@@ -168,7 +187,12 @@ export class JobRun {
         hidden.ansible_user = sshKey.username;
         hidden.ansible_ssh_private_key_file = paths.sshKey;
       }
-      fs.writeFileSync(paths.hidden, JSON.stringify(hidden), { mode: 0o600, flag: "wx" });
+      // The hidden extravars never touch the disk: playbook-init.py hands them to ansible
+      // through a FIFO at paths.hidden (-e @it), read once at start and unlinked as soon as
+      // ansible has opened it, so no secrets file is there to be left behind, whatever happens
+      // to this process.
+      const hiddenJson = JSON.stringify(hidden);
+      const initScript = playbookInitScript();
       const user = this.deps.playbookUser;
       const gid = user ? jobGid(user, this.job.jobId) : null;
       if (user && gid !== null) handOver(paths.jobDir, { uid: user.uid, gid });
@@ -199,7 +223,10 @@ export class JobRun {
       // At a lower CPU priority than the RTE (RTE_PLAYBOOK_NICE): however busy its playbooks keep
       // the cores, the RTE still reads their output, beats and answers the app in time.
       const niceness = this.deps.env.RTE_PLAYBOOK_NICE;
-      const command = playbookCommand(this.deps.env.ANSIBLE_PLAYBOOK, args, niceness);
+      const { sandboxed } = this.deps;
+      // nice outermost: everything after it, bwrap included, runs at the lower priority.
+      const wrapped = wrapPlaybook({ file: this.deps.env.ANSIBLE_PLAYBOOK, args }, initScript, paths.hidden, sandboxed);
+      const command = playbookCommand(wrapped.file, wrapped.args, niceness);
       const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
         env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity }),
@@ -207,8 +234,9 @@ export class JobRun {
         // setgid, setuid (and no supplementary groups: libuv drops them) in the child before exec.
         ...(user && gid !== null ? { uid: user.uid, gid } : {}),
         detached: true,
-        // fd 3 is the callback plugin's event side channel (PLAYFORM_EVENTS_FD).
-        stdio: [this.secrets.vaultPassword !== null ? "pipe" : "ignore", "pipe", "pipe", "pipe"],
+        // fd 3 is the callback plugin's event side channel (PLAYFORM_EVENTS_FD); fd 4 where PID 1
+        // of the playbook's namespace says how ansible-playbook ended; fd 5 the hidden extravars.
+        stdio: [this.secrets.vaultPassword !== null ? "pipe" : "ignore", "pipe", "pipe", "pipe", sandboxed ? "pipe" : "ignore", "pipe"],
         buffer: false,
         reject: false,
         encoding: "utf8",
@@ -236,6 +264,29 @@ export class JobRun {
       // The leader's exit, not the end of its pipes: a child left in the background may hold
       // them open, and it is ended only once the leader is gone.
       const leaderExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      // Under bwrap the leader is bwrap, which lives as long as anything in the namespace:
+      // ansible-playbook's own exit comes from PID 1 of the namespace.
+      let ansibleEnd: { exitCode: number | null; signal: number | null } | null = null;
+      const ansibleExited = new Promise<void>((resolve) => {
+        const statusPipe = sandboxed ? child.stdio[STATUS_FD] : undefined;
+        if (!statusPipe || !("setEncoding" in statusPipe)) return;
+        let said = "";
+        statusPipe.setEncoding("utf8");
+        statusPipe.on("data", (text: string) => {
+          said += text;
+          const match = /^(exit|signal) (\d+)\n/.exec(said);
+          if (!match) return;
+          ansibleEnd = match[1] === "exit" ? { exitCode: Number(match[2]), signal: null } : { exitCode: null, signal: Number(match[2]) };
+          resolve();
+        });
+      });
+      // (execa's types count the stdio entries wrongly past fd 4.)
+      const secretsPipe = (child.stdio as unknown as (Writable | null)[])[SECRETS_FD];
+      if (secretsPipe) {
+        // Read by playbook-init.py before anything else; an early death closes it (EPIPE).
+        secretsPipe.on("error", () => undefined);
+        secretsPipe.end(hiddenJson);
+      }
       // Read once by the vault password script at start-up; the pipe then stays at EOF, so a
       // playbook that prompts (vars_prompt, pause) gets no input, as without a vault password.
       if (this.secrets.vaultPassword !== null) child.stdin?.end(this.secrets.vaultPassword + "\n");
@@ -248,7 +299,7 @@ export class JobRun {
         eventsPipe.on("data", (text: string) => batcher.writeEvents(text));
       }
       // execa settles at once when the spawn itself fails (no exit event then).
-      await Promise.race([leaderExited, child.then(() => undefined)]);
+      await Promise.race([leaderExited, ansibleExited, child.then(() => undefined)]);
       await this.endGroup();
       let result = await Promise.race([child, sleep(PIPES_CLOSE_MS).then(() => null)]);
       if (result === null) {
@@ -256,24 +307,28 @@ export class JobRun {
         for (const stream of child.stdio) stream?.destroy();
         result = await child;
       }
-      exitCode = typeof result.exitCode === "number" ? result.exitCode : null;
+      const ended = ansibleEnd as { exitCode: number | null; signal: number | null } | null;
+      exitCode = ended ? ended.exitCode : typeof result.exitCode === "number" ? result.exitCode : null;
       const spawnError = "code" in result && result.code === "ENOENT";
-      // Through nice, a missing ansible-playbook is nice's exit status 127 (ansible-playbook's
-      // own statuses stop at 8, and 250 for an unexpected error).
-      const notFound = command.file === "nice" ? exitCode === 127 : spawnError;
-      if (notFound) {
-        reason = `${this.deps.env.ANSIBLE_PLAYBOOK} is not installed on this runner (Debian: apt-get install ansible)`;
+      // A missing ansible-playbook is exit status 127 of playbook-init.py (or of nice or env
+      // before it); ansible-playbook's own statuses stop at 8, and 250 for an unexpected error.
+      if (spawnError) {
+        reason =
+          command.file === "nice"
+            ? `nice (coreutils) is not installed on this runner: install it, or set RTE_PLAYBOOK_NICE=0`
+            : `${command.file} is not installed on this runner`;
         batcher.log(reason);
-      } else if (spawnError) {
-        reason = `nice (coreutils) is not installed on this runner: install it, or set RTE_PLAYBOOK_NICE=0`;
+      } else if (exitCode === 127) {
+        reason = `${this.deps.env.ANSIBLE_PLAYBOOK} (or python3, which starts it) is not installed on this runner (Debian: apt-get install ansible)`;
         batcher.log(reason);
       } else if (this.cancelled) {
         status = "aborted";
-        reason = "aborted on request";
+        reason = this.cancelledBy === "drain" ? drainReason(this.deps.env.RTE_DRAIN_SECONDS) : "aborted on request";
       } else if (exitCode === 0) {
         status = "success";
       } else if (exitCode === null) {
-        reason = result.signal ? `ansible-playbook was killed by ${result.signal}` : "ansible-playbook ended without an exit code";
+        const signal = ended?.signal != null ? signalName(ended.signal) : result.signal;
+        reason = signal ? `ansible-playbook was killed by ${signal}` : "ansible-playbook ended without an exit code";
       }
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
@@ -285,7 +340,17 @@ export class JobRun {
       this.cleanup(paths);
       this.deps.running.forget(this.job.jobId);
       // Error messages can quote anything, a secret included.
-      this.deps.emit([{ kind: "end", ts: Date.now() / 1000, status, exitCode, reason: reason === null ? null : mask(reason) }]);
+      this.deps.emit([
+        {
+          kind: "end",
+          ts: Date.now() / 1000,
+          status,
+          exitCode,
+          reason: reason === null ? null : mask(reason),
+          ...(batcher.truncated ? { outputTruncated: true } : {}),
+          ...(status === "aborted" && this.cancelledBy === "drain" ? { cancelledBy: "drain" as const } : {}),
+        },
+      ]);
       unmask();
     }
   }
@@ -304,6 +369,16 @@ export class JobRun {
     remove(paths.hidden);
     remove(paths.jobDir);
   }
+}
+
+function signalName(signal: number): string {
+  const name = Object.entries(os.constants.signals).find(([, n]) => n === signal)?.[0];
+  return name ?? `signal ${signal}`;
+}
+
+/** The reason of a job the RTE cancelled because its drain ran out (RTE_DRAIN_SECONDS). */
+export function drainReason(drainSeconds: number): string {
+  return `the runner stopped: drain time of ${drainSeconds} s ran out`;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -9,9 +9,10 @@ import { loadRteEnv } from "./env";
 import { startHealthServer } from "./health";
 import { EXIT_LOCKED, LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
-import { callbackPluginDir, vaultPasswordScript } from "./ansible/plugin-path";
+import { callbackPluginDir, playbookInitScript, vaultPasswordScript } from "./ansible/plugin-path";
 import { cleanUpAfterPreviousRun } from "./leftovers";
 import { PlaybookUserError, checkReachable, resolvePlaybookUser, type PlaybookUser } from "./playbook-user";
+import { detectSandbox } from "./sandbox";
 import { PRIVATE_DIR_MODE, ensureOwnedDir, ensurePrivateDir } from "./private-fs";
 import { initLogging, logSettings, logSettingsOrDefaults, logger, maskInLogs, type LogContext } from "../logging/logger";
 import { loadTlsPair, usesTls, type TlsPair } from "./tls";
@@ -82,7 +83,7 @@ export async function runRte(): Promise<void> {
   });
   if (playbookUser) {
     try {
-      checkReachable(playbookUser, env.jobsDir, found(callbackPluginDir), found(vaultPasswordScript));
+      checkReachable(playbookUser, env.jobsDir, found(callbackPluginDir), found(vaultPasswordScript), found(playbookInitScript));
     } catch (error) {
       fatal(error);
       process.exit(error instanceof PlaybookUserError ? 2 : 1);
@@ -116,7 +117,8 @@ export async function runRte(): Promise<void> {
     process.exit(error instanceof JoinRefusedError ? 3 : 1);
   }
   maskInLogs([token, env.RTE_METRICS_TOKEN]);
-  const agent = new RteAgent(env, token, log, playbookUser);
+  const sandboxed = await detectSandbox(env.RTE_PLAYBOOK_SANDBOX, playbookUser, log);
+  const agent = new RteAgent(env, token, log, playbookUser, sandboxed);
   const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS, tls ?? undefined, env.RTE_METRICS_TOKEN);
   const port = (health.address() as AddressInfo).port;
   log(`health endpoints on port ${port} (/live /ready /metrics)`);

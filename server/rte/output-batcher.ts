@@ -14,7 +14,8 @@
  * whole. An item never holds more than maxBatchBytes of text, except a single longer line:
  * several megabytes printed at once (a debug of a huge list) are cut at line ends, after masking.
  * Past maxBuffer bytes on one stream, one warning is logged and the rest of that stream is
- * read and dropped: the playbook keeps running, the app's storage is protected.
+ * read and dropped: the playbook keeps running, the app's storage is protected, and
+ * `truncated` says so (the job's end item carries it: the job is marked outputTruncated).
  */
 import { maskJson, type Masker } from "../security/mask";
 import type { UnnumberedItem } from "../protocol/rte-messages";
@@ -55,6 +56,11 @@ export class OutputBatcher {
 
   constructor(private readonly options: BatcherOptions) {}
 
+  /** Whether a stream went past maxBuffer and the rest of it was dropped. */
+  get truncated(): boolean {
+    return this.streams.stdout.overflowed || this.streams.stderr.overflowed;
+  }
+
   start(): void {
     this.timer = setInterval(() => this.flush(false), this.options.intervalMs);
     this.timer.unref();
@@ -63,14 +69,22 @@ export class OutputBatcher {
   write(stream: StreamName, chunk: string): void {
     const state = this.streams[stream];
     if (state.overflowed) return;
-    state.bytes += Buffer.byteLength(chunk);
-    if (state.bytes > this.options.maxBuffer) {
+    const size = Buffer.byteLength(chunk);
+    if (state.bytes + size > this.options.maxBuffer) {
+      // The stream is kept up to the cap, to the last whole line that fits: the stored output
+      // ends where the cap is, not one pipe read (up to 64 KB) short of it.
+      const room = this.options.maxBuffer - state.bytes;
+      const head = Buffer.from(chunk).subarray(0, room).toString("utf8");
+      const cut = (state.pending + head).lastIndexOf("\n") + 1 - state.pending.length;
+      if (cut > 0) this.write(stream, head.slice(0, cut));
+      // A partial line pending before the cap ends there (the flush sends it as it is).
       state.overflowed = true;
       this.log(
-        `${stream} exceeded ${this.options.maxBuffer} bytes (PROCESS_MAX_BUFFER): the rest of ${stream} is not stored; the playbook continues`,
+        `${stream} exceeded ${this.options.maxBuffer} bytes (PROCESS_MAX_BUFFER): the rest of ${stream} is not stored (the job is marked outputTruncated); the playbook continues`,
       );
       return;
     }
+    state.bytes += size;
     // The other stream's complete lines came before this chunk.
     this.queueLines(stream === "stdout" ? "stderr" : "stdout");
     state.pending += chunk;

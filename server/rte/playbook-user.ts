@@ -127,13 +127,21 @@ export function blockedFor(target: string, uid: number, gids: number[], bits: nu
  * What the playbook user must reach: the jobs folder (enter), the callback plugins (read) and
  * the vault password script (read and run). Throws PlaybookUserError naming what stops it.
  */
-export function checkReachable(user: PlaybookUser, jobsDir: string, pluginDir: string | null, vaultScript: string | null): void {
+export function checkReachable(
+  user: PlaybookUser,
+  jobsDir: string,
+  pluginDir: string | null,
+  vaultScript: string | null,
+  initScript: string | null = null,
+): void {
   const gids = user.jobGroups ? [] : [user.primaryGid];
   const needs: [string | null, number, string][] = [
     [jobsDir, 1, "the jobs folder (RTE_JOBS_DIR), where its job's folder is"],
     [pluginDir, 5, "Playform's ansible callback plugins"],
     [pluginDir && path.join(pluginDir, "playform_events.py"), 4, "Playform's ansible callback plugin"],
     [vaultScript, 5, "the vault password script"],
+    // Read by python3 as the playbook user: it starts ansible-playbook (sandbox.ts).
+    [initScript, 4, "the playbook start script"],
   ];
   for (const [target, bits, what] of needs) {
     if (!target) continue;

@@ -53,7 +53,11 @@ class RestartableApp {
   /** Every RTE pid seen, to clean up after a test that failed half-way. */
   readonly rtePids = new Set<number>();
 
-  constructor(private readonly port: number) {}
+  /** `env`: settings added to every start of this app. */
+  constructor(
+    private readonly port: number,
+    private readonly env: Record<string, string> = {},
+  ) {}
 
   output(): string {
     return this.text;
@@ -75,6 +79,7 @@ class RestartableApp {
         PLAYFORM_FORMS_DIR: FORMS,
         RTE_SPOOL_PATH: this.spoolDir,
         RTE_WORK_DIR: path.join(this.dataDir, "rte/work"),
+        ...this.env,
       },
       all: true,
       buffer: false,
@@ -229,6 +234,82 @@ describe("the app restarted while its local RTE runs a job", () => {
     // Stopping the new app stops the RTE it adopted.
     await app.stop();
     await waitUntil("the adopted RTE to exit", () => !processAlive(rte), 30_000);
+  });
+});
+
+describe("stopping the app during a job longer than the local RTE's drain time", () => {
+  const DRAIN_SECONDS = 2;
+  /** Blocks of the job, one a second: far longer than the drain time. */
+  const BLOCKS = 40;
+  let app: RestartableApp;
+  let api: ApiClient;
+
+  afterAll(async () => {
+    await app?.stop();
+    if (app) fs.rmSync(app.dataDir, { recursive: true, force: true });
+  });
+
+  async function launchRunning(): Promise<number> {
+    const id = await api.launch("streamed-lines", { blocks: BLOCKS, per_block: 10 });
+    await waitUntil("the first lines to be stored", async () => lineNumbers(await api.output(id)).length > 0, 60_000);
+    return id;
+  }
+
+  it("SIGTERM: the job is cancelled saying the drain time ran out, in its status, its output and the audit trail", async () => {
+    app = new RestartableApp(await freePort(), { RTE_DRAIN_SECONDS: String(DRAIN_SECONDS) });
+    await app.start();
+    api = apiClient(app.view(), await adminToken(app.view()));
+    const id = await launchRunning();
+    app.child!.kill("SIGTERM");
+    expect(await app.exited).toEqual({ code: 0, signal: null });
+
+    await app.start();
+    const job = await api.waitForEnd(id, 60_000);
+    const reason = `the runner stopped: drain time of ${DRAIN_SECONDS} s ran out`;
+    expect(job.status).toBe("aborted");
+    expect(job.statusReason).toBe(reason);
+    // A runner line in the job's output says so, where the output stops.
+    const lines = (await api.get(`/api/jobs/${id}/lines?tail=50`)) as { lines: { stream: string; text: string }[] };
+    expect(lines.lines.filter((l) => l.stream === "rte").map((l) => l.text)).toContainEqual(expect.stringContaining(reason));
+    // Nobody aborted it: the audit trail says who did (the local runner), not job.abort.
+    const audit = await api.get(`/api/audit?action=job.`);
+    const events = (audit.events as { action: string; target: string; actor: string; details: { reason?: string } | null }[]).filter(
+      (e) => e.target === `job:${id}`,
+    );
+    expect(events.map((e) => e.action)).toContain("job.drain-cancel");
+    expect(events.map((e) => e.action)).not.toContain("job.abort");
+    const drained = events.find((e) => e.action === "job.drain-cancel")!;
+    expect(drained.actor).toBe("runner:local");
+    expect(drained.details?.reason).toBe(reason);
+    await app.stop();
+  });
+
+  it("PLAYFORM_LOCAL_RTE_ON_STOP=keep: SIGTERM leaves the local RTE and its job running; the next start adopts it and the job completes", async () => {
+    app = new RestartableApp(await freePort(), { RTE_DRAIN_SECONDS: String(DRAIN_SECONDS), PLAYFORM_LOCAL_RTE_ON_STOP: "keep" });
+    await app.start();
+    api = apiClient(app.view(), await adminToken(app.view()));
+    const id = await api.launch("streamed-lines", { blocks: 12, per_block: 10 });
+    await waitUntil("the first lines to be stored", async () => lineNumbers(await api.output(id)).length > 0, 60_000);
+    const rte = app.rtePid()!;
+    const from = app.output().length;
+    app.child!.kill("SIGTERM");
+    expect(await app.exited).toEqual({ code: 0, signal: null });
+    expect(app.output().slice(from)).toContain(
+      `leaving the local RTE (pid ${rte}) running with its jobs (PLAYFORM_LOCAL_RTE_ON_STOP=keep)`,
+    );
+    // Well past the drain time: the RTE and the playbook still run.
+    await new Promise((resolve) => setTimeout(resolve, (DRAIN_SECONDS + 2) * 1000));
+    expect(processAlive(rte)).toBe(true);
+    expect(childPids(rte).length).toBeGreaterThan(0);
+
+    const restartFrom = app.output().length;
+    await app.start();
+    expect(app.output().slice(restartFrom)).toContain(`local RTE pid ${rte} is still running from the previous start; it will reconnect`);
+    const job = await api.waitForEnd(id, 90_000);
+    expect(job.status, `${job.statusReason ?? ""}\n${app.output().slice(-3000)}`).toBe("success");
+    expect(lineNumbers(await api.output(id))).toEqual(Array.from({ length: 120 }, (_, i) => i + 1));
+    const seqs = await storedSeqs(app.view(), id);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
   });
 });
 

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ROOT, RteHarness, groupMembers, processAlive, type RteProcess } from "../support/rte-harness";
+import { ROOT, RteHarness, groupMembers, hostPid, processAlive, type RteProcess } from "../support/rte-harness";
 
 const GRACE_SECONDS = 2;
 /** Time for the cancel to reach the RTE (the dispatcher sends it within 2 s) and for polling. */
@@ -25,15 +25,22 @@ function startRte(name: string, env: Record<string, string> = {}): RteProcess {
   return h.startRte({ instanceId: name, ...h.dirs(name), env: { RTE_KILL_GRACE_SECONDS: String(GRACE_SECONDS), ...env } });
 }
 
-/** Launches the fixture and waits until its background child has written its pid. */
-async function launchWithBackgroundChild(hold: boolean): Promise<{ id: number; child: number }> {
+/**
+ * Launches the fixture and waits until its background child has written its pid. The child
+ * writes its pid in the playbook's pid namespace (bubblewrap): translated to this test's.
+ */
+async function launchWithBackgroundChild(rte: RteProcess, hold: boolean): Promise<{ id: number; child: number }> {
   const pidfile = path.join(h.scratch, `child-${Date.now()}-${Math.random().toString(36).slice(2)}.pid`);
   const id = await h.api.launch("background-child", { pidfile, hold });
-  const child = await h.waitUntil(
+  const written = await h.waitUntil(
     `job ${id}'s background child to write ${pidfile}`,
     () => (fs.existsSync(pidfile) ? Number(fs.readFileSync(pidfile, "utf8").trim()) : null),
     60_000,
   );
+  const sandboxed = rte.output().includes("playbooks run in a pid namespace of their own");
+  const child = sandboxed
+    ? await h.waitUntil(`the pid of ${written} outside the playbook's namespace`, () => hostPid(rte.pid, written), 10_000)
+    : written;
   // Kill it at the end even if the RTE does not (the test failed).
   const pgid = Number(fs.readFileSync(`/proc/${child}/stat`, "utf8").split(") ")[1]!.split(" ")[2]);
   h.strayGroups.add(pgid);
@@ -59,7 +66,7 @@ describe("the playbook's process group ends with the job", () => {
   it("abort: SIGTERM to the group, SIGKILL after the grace period to a child that ignores SIGTERM; end sent after", async () => {
     const rte = startRte("pg-abort");
     await h.waitForRteOutput(rte, /connected to http/);
-    const { id, child } = await launchWithBackgroundChild(true);
+    const { id, child } = await launchWithBackgroundChild(rte, true);
     expect(processAlive(child)).toBe(true);
 
     const aborted = Date.now();
@@ -80,7 +87,7 @@ describe("the playbook's process group ends with the job", () => {
   it("success: a background child left by a successful job is ended too, before the end is sent", async () => {
     const rte = startRte("pg-success");
     await h.waitForRteOutput(rte, /connected to http/);
-    const { id, child } = await launchWithBackgroundChild(false);
+    const { id, child } = await launchWithBackgroundChild(rte, false);
 
     // The rest of the playbook takes a few seconds; then the grace period for the child.
     const bound = PLAYBOOK_REST_MS + GRACE_SECONDS * 1000 + MARGIN_MS;
@@ -96,7 +103,7 @@ describe("the playbook's process group ends with the job", () => {
   it("drain: SIGTERM to the RTE cancels the running job at the drain limit and reaps its group before exiting", async () => {
     const rte = startRte("pg-drain", { RTE_DRAIN_SECONDS: "1" });
     await h.waitForRteOutput(rte, /connected to http/);
-    const { id, child } = await launchWithBackgroundChild(true);
+    const { id, child } = await launchWithBackgroundChild(rte, true);
     const pgid = Number(fs.readFileSync(`/proc/${child}/stat`, "utf8").split(") ")[1]!.split(" ")[2]);
 
     rte.child.kill("SIGTERM");

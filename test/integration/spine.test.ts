@@ -11,6 +11,7 @@ import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, dbExecute, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { startPostgres, type TestPostgres } from "../support/postgres";
 import { commandLine, isRunningProcess, killGroup, processGroupMembers, processGroupOf } from "../support/processes";
+import { childPids, hostPid } from "../support/rte-harness";
 import { waitFor } from "../support/wait";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -87,14 +88,18 @@ describe.each(["sqlite", "postgresql"] as const)("on %s", (provider) => {
       const [, pid] = await waitFor(`job ${id} to report its background child`, async () =>
         /background child pid (\d+)/.exec(await api.output(id)),
       );
-      const child = Number(pid);
+      // Printed inside the playbook's pid namespace when the RTE runs it under bubblewrap
+      // (server/rte/sandbox.ts): found among the local RTE's descendants by that pid.
+      const rte = childPids(app.pid).find((p) => commandLine(p).includes("rte"));
+      const child = (rte && hostPid(rte, Number(pid))) || Number(pid);
       const group = processGroupOf(child);
       expect(group, `background child ${child} is not running`).not.toBeNull();
       try {
         // The premise: the child is in the playbook's group, led by ansible-playbook (the RTE
-        // starts it detached, as its own group), and it is not the leader itself.
+        // starts it detached, as its own group; under bubblewrap by bwrap, which runs it), and
+        // it is not the leader itself.
         expect(group).not.toBe(child);
-        expect(commandLine(group!)).toMatch(/ansible-playbook/);
+        expect(commandLine(group!)).toMatch(/ansible-playbook|bwrap/);
 
         expect((await api.call("POST", `/api/jobs/${id}/abort`)).status).toBe(202);
         // Every process of the group goes: ansible-playbook, its workers, the running task's

@@ -69,6 +69,37 @@ export function groupMembers(pgid: number): number[] {
   return pids;
 }
 
+/**
+ * The pid, as this test sees it, of a process a playbook knows as `pid` (what `$!` printed).
+ * Under bubblewrap (server/rte/sandbox.ts) a playbook runs in a pid namespace of its own, where
+ * pids are not the host's: the process descending from the RTE whose innermost pid
+ * (/proc/PID/status NSpid) is `pid`; null while there is none (callers wait). Ancestry is read
+ * upwards (ppid), which stays true while the playbook's processes exit and are re-parented.
+ */
+export function hostPid(rtePid: number, pid: number): number | null {
+  const field = (target: number, name: string): number[] => {
+    try {
+      const line = new RegExp(`^${name}:\\s+(.*)$`, "m").exec(fs.readFileSync(`/proc/${target}/status`, "utf8"))?.[1];
+      return line ? line.trim().split(/\s+/).map(Number) : [];
+    } catch {
+      return []; // Ended while we looked.
+    }
+  };
+  const descends = (target: number): boolean => {
+    for (let current = target, hops = 0; current > 1 && hops < 100; hops++) {
+      if (current === rtePid) return true;
+      current = field(current, "PPid")[0] ?? 0;
+    }
+    return false;
+  };
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const nspid = field(Number(entry), "NSpid");
+    if (nspid.length > 1 && nspid.at(-1) === pid && descends(Number(entry))) return Number(entry);
+  }
+  return null;
+}
+
 /** Direct children of a process (an RTE's ansible-playbook runs, each leading its own group). */
 export function childPids(parent: number): number[] {
   const pids: number[] = [];
@@ -134,6 +165,8 @@ export class RteHarness {
     for (const rte of rtes) fs.rmSync(defaultJobsDir(rte.workDir), { recursive: true, force: true });
     await Promise.all(this.proxies.splice(0).map((proxy) => proxy.close()));
     for (const group of this.strayGroups) {
+      // kill(-0) and kill(-1) would be this process's own group and every process: never.
+      if (!(group > 1)) continue;
       try {
         process.kill(-group, "SIGKILL");
       } catch {

@@ -161,6 +161,7 @@ describe("the integration client's check against the document", () => {
     lines: 0,
     relaunchOf: null,
     outputPurgedAt: null,
+    outputTruncated: false,
     source: null,
     launchedBy: null,
     plan: null,

@@ -369,10 +369,39 @@ describe("OutputBatcher: PROCESS_MAX_BUFFER", () => {
     expect(logs).toEqual([
       {
         kind: "log",
-        text: "stdout exceeded 100 bytes (PROCESS_MAX_BUFFER): the rest of stdout is not stored; the playbook continues\n",
+        text: "stdout exceeded 100 bytes (PROCESS_MAX_BUFFER): the rest of stdout is not stored (the job is marked outputTruncated); the playbook continues\n",
         ts: ts(500),
       },
     ]);
+    expect(b.truncated).toBe(true);
+  });
+
+  it("keeps the whole lines of the write that crosses the limit, up to the limit", () => {
+    const b = batcher({ maxBuffer: 100 });
+    b.write(
+      "stdout",
+      `${"a".repeat(59)}
+`,
+    );
+    // 60 + 30 + 30 bytes: the first 30-byte line still fits (90), the second does not.
+    b.write(
+      "stdout",
+      `${"b".repeat(29)}
+${"c".repeat(29)}
+`,
+    );
+    b.stop();
+    expect(streamText("stdout")).toBe(`${"a".repeat(59)}
+${"b".repeat(29)}
+`);
+    expect(b.truncated).toBe(true);
+  });
+
+  it("is not truncated within the limit", () => {
+    const b = batcher({ maxBuffer: 100 });
+    b.write("stdout", `${"a".repeat(99)}\n`);
+    b.stop();
+    expect(b.truncated).toBe(false);
   });
 
   it("counts bytes, not characters", () => {

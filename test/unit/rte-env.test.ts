@@ -50,10 +50,12 @@ describe("loadRteEnv", () => {
       RTE_INSTANCE_ID: hostname(),
       RTE_MAX_JOBS: 4,
       RTE_PLAYBOOK_NICE: 10,
+      RTE_PLAYBOOK_SANDBOX: "auto",
       RTE_DRAIN_SECONDS: 60,
       RTE_KILL_GRACE_SECONDS: 10,
       PORT: 8000,
-      PROCESS_MAX_BUFFER: 50 * 1024 * 1024,
+      // 1 GiB per stream (issue 19: 50 MB cut big jobs; the disk holds it, not memory).
+      PROCESS_MAX_BUFFER: 1024 * 1024 * 1024,
       ANSIBLE_PLAYBOOK: "ansible-playbook",
       spoolDir: own("spool"),
       workDir: own("work"),
@@ -152,6 +154,7 @@ describe("loadRteEnv", () => {
         "RTE_JOBS_DIR",
         "RTE_PLAYBOOK_USER",
         "RTE_PLAYBOOK_NICE",
+        "RTE_PLAYBOOK_SANDBOX",
         "RTE_METRICS_TOKEN",
       ].sort(),
     );

@@ -27,6 +27,7 @@ const job: JobView = {
   lines: 40,
   relaunchOf: null,
   outputPurgedAt: null,
+  outputTruncated: false,
   source: null,
   launchedBy: null,
   plan: null,

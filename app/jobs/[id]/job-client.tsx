@@ -17,6 +17,7 @@ import { JobRecap } from "@/components/jobs/job-recap";
 import { JobTimeline } from "@/components/jobs/job-timeline";
 import { JobValues } from "@/components/jobs/job-values";
 import { OutputPane } from "@/components/jobs/output-pane";
+import { OutputTruncatedBanner } from "@/components/jobs/output-truncated";
 import { Panel } from "@/components/ui/panel";
 import { EmptyState, ErrorState, LoadingState } from "@/components/ui/states";
 
@@ -74,7 +75,10 @@ export function JobClient({
               The recap below was kept; the output lines and the timeline are gone.
             </EmptyState>
           ) : (
-            <OutputPane key={jobId} jobId={jobId} output={output} status={job.data.status} final={final} />
+            <>
+              <OutputTruncatedBanner job={job.data} />
+              <OutputPane key={jobId} jobId={jobId} output={output} status={job.data.status} final={final} />
+            </>
           )}
         </div>
         <div className="min-w-0">

@@ -297,6 +297,7 @@ export const recapSchema = z
     partial_slowest_tasks: z.array(taskTimingSchema).optional(),
     changed_results: z.looseObject({}).optional(),
     playbook_sec: z.number().nullable().optional(),
+    output_truncated: z.literal(true).optional().meta({ description: "the job's output was cut at PROCESS_MAX_BUFFER: partial" }),
   })
   .meta({ id: "Recap" });
 

@@ -109,3 +109,19 @@ export function ansibleEventEnv(eventsFd: number): Record<string, string> {
     PLAYFORM_EVENTS_FD: String(eventsFd),
   };
 }
+
+const INIT_SCRIPT_FILE = "playbook-init.py";
+
+/**
+ * Absolute path of playbook-init.py, which starts ansible-playbook: it hands the job's hidden
+ * extravars over through a pipe instead of a file, and is PID 1 of the playbook's pid namespace
+ * when the RTE runs playbooks under bubblewrap (server/rte/sandbox.ts). Run with python3.
+ */
+export function playbookInitScript(): string {
+  const starts = searchStarts();
+  for (const start of starts) {
+    const dir = searchUp(start, VAULT_SCRIPT_SUBDIR, INIT_SCRIPT_FILE);
+    if (dir) return path.join(dir, INIT_SCRIPT_FILE);
+  }
+  throw new Error(`the playbook start script is missing: no ${VAULT_SCRIPT_SUBDIR}/${INIT_SCRIPT_FILE} above ${starts.join(", ")}`);
+}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Job" ADD COLUMN     "outputTruncated" BOOLEAN NOT NULL DEFAULT false;

@@ -1,0 +1,102 @@
+/**
+ * A playbook must not outlive its RTE. The RTE ends a playbook's process group with every job,
+ * but an RTE killed with SIGKILL ends nothing: its playbook would run on unsupervised until the
+ * RTE's next start (server/rte/leftovers.ts). So, where bubblewrap works, every playbook runs
+ * in a pid namespace of its own:
+ *
+ *   env --ignore-signal=TERM bwrap --dev-bind / / --unshare-pid --die-with-parent --as-pid-1 -- python3 playbook-init.py --init 4 --secrets-fd 5 --secrets-fifo F -- ansible-playbook ...
+ *
+ * bwrap dies with its parent, the RTE (--die-with-parent: PR_SET_PDEATHSIG), playbook-init.py
+ * (PID 1 of the namespace) with bwrap, and when PID 1 of a pid namespace dies the kernel kills
+ * every process in it, including those that left the process group (setsid). Nothing else
+ * changes: the file system is the same (`--dev-bind / /`), the user is the same (the RTE's, or
+ * RTE_PLAYBOOK_USER, set before bwrap starts: then bwrap makes a user namespace for the pid
+ * namespace), and everything is still one process group, led by bwrap, that the RTE ends with
+ * SIGTERM then SIGKILL. bwrap and PID 1 ignore that SIGTERM (`env --ignore-signal`; PID 1
+ * restores it for ansible-playbook), so the playbook gets its grace period, and only the
+ * SIGKILL after it takes down the namespace at once. PID 1 waits for everything in the
+ * namespace, so ansible-playbook's own exit is reported on fd 4 (`exit N`, `signal N`).
+ *
+ * What a playbook can no longer do on the runner itself: leave a daemon running after the job
+ * (it is killed with the namespace), or mount a file system for the rest of the machine (its
+ * mounts are in its own mount namespace). `become` (sudo) on the runner itself fails when
+ * bwrap needs a user namespace (a non-root RTE, or RTE_PLAYBOOK_USER). RTE_PLAYBOOK_SANDBOX=off
+ * runs playbooks as before.
+ *
+ * Without bwrap (not installed, or user namespaces disabled for a non-root RTE), the RTE says
+ * at start what that means: it cannot make the kernel end a playbook when the RTE is killed
+ * (Node has no PR_SET_PDEATHSIG for its children, and a death signal would reach
+ * ansible-playbook only, not the workers and ssh it started): such a playbook runs on until
+ * the RTE's next start ends its process group.
+ */
+import { execa } from "execa";
+import type { PlaybookUser } from "./playbook-user";
+
+/**
+ * bwrap's options before `--`: see the header. No `--proc /proc`: the playbook keeps the
+ * machine's /proc, so what it may see there (and what it may not: another user's
+ * /proc/<pid>/environ) is exactly as without the namespace.
+ */
+export const BWRAP_ARGS = ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--as-pid-1"];
+/** playbook-init.py writes ansible-playbook's end here (under bwrap). */
+export const STATUS_FD = 4;
+/** The job's hidden extravars: written by the RTE to this fd, handed to ansible through a FIFO by playbook-init.py. */
+export const SECRETS_FD = 5;
+
+/**
+ * The command that starts ansible-playbook (`playbook`), through playbook-init.py and, when
+ * `sandboxed`, bwrap. `secretsFifo`: where playbook-init.py makes the FIFO the playbook's
+ * `-e @` names (the job's hidden extravars).
+ */
+export function wrapPlaybook(
+  playbook: { file: string; args: string[] },
+  initScript: string,
+  secretsFifo: string,
+  sandboxed: boolean,
+): { file: string; args: string[] } {
+  const init = [
+    "python3",
+    initScript,
+    ...(sandboxed ? ["--init", String(STATUS_FD)] : []),
+    "--secrets-fd",
+    String(SECRETS_FD),
+    "--secrets-fifo",
+    secretsFifo,
+    "--",
+  ];
+  const inner = [...init, playbook.file, ...playbook.args];
+  if (!sandboxed) return { file: inner[0]!, args: inner.slice(1) };
+  return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, "--", ...inner] };
+}
+
+/**
+ * Whether playbooks run under bwrap: RTE_PLAYBOOK_SANDBOX=auto and bwrap starts a pid namespace
+ * here as the playbook's user. Says what it found, loudly when it is not.
+ */
+export async function detectSandbox(mode: "auto" | "off", user: PlaybookUser | null, log: (line: string) => void): Promise<boolean> {
+  if (mode === "off") {
+    log(
+      "RTE_PLAYBOOK_SANDBOX=off: playbooks run without a pid namespace; a playbook outlives this RTE if the RTE is killed with SIGKILL, until its next start ends it",
+    );
+    return false;
+  }
+  // The very command a job runs, with `true` for the playbook (env's --ignore-signal needs coreutils 8.31).
+  const probe = await execa("env", ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, "--", "true"], {
+    reject: false,
+    timeout: 15_000,
+    stdin: "ignore",
+    ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
+  });
+  if (probe.exitCode === 0) {
+    log("playbooks run in a pid namespace of their own (bubblewrap): nothing of a playbook outlives this RTE");
+    return true;
+  }
+  const why =
+    probe.exitCode === 127 ? "bwrap is not installed" : String(probe.stderr || probe.shortMessage || `exit ${probe.exitCode}`).trim();
+  log(
+    `WARNING: playbooks run without a pid namespace (${why}): if this RTE is killed with SIGKILL its running playbooks go on ` +
+      `unsupervised until its next start ends them. Install bubblewrap (Debian: apt-get install bubblewrap; a non-root RTE also ` +
+      `needs unprivileged user namespaces), or set RTE_PLAYBOOK_SANDBOX=off to silence this`,
+  );
+  return false;
+}
