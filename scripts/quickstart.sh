@@ -13,6 +13,11 @@ if ! command -v ansible-playbook >/dev/null 2>&1; then
   ensure_debian_packages "running jobs" ansible:ansible-playbook git:git || \
     echo "playform: starting anyway; jobs will fail until ansible-playbook is installed" >&2
 fi
+if ! command -v bwrap >/dev/null 2>&1; then
+  # Playbooks run in a pid namespace of their own under bubblewrap, so none outlives its runner.
+  ensure_debian_packages "sandboxing playbooks" bubblewrap:bwrap || \
+    echo "playform: starting anyway; playbooks run without bubblewrap's pid namespace (see docs/rte.md)" >&2
+fi
 ensure_node_modules
 if [ ! -f dist/server.js ] || [ ! -f .next/BUILD_ID ] || [ -n "$(find app components server next.config.js package-lock.json -newer dist/server.js -type f -print -quit 2>/dev/null)" ]; then
   # The build's own output (Next's route table, bundler notes) is for developers: kept in a file,

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 export NEXT_TELEMETRY_DISABLED=1
 
 ensure_node_version
-ensure_debian_packages "the tests" ansible:ansible-playbook git:git chromium:chromium postgresql:/usr/lib/postgresql/15/bin/initdb
+ensure_debian_packages "the tests" ansible:ansible-playbook git:git chromium:chromium postgresql:/usr/lib/postgresql/15/bin/initdb bubblewrap:bwrap
 ensure_node_modules
 reports=$(mktemp -d)
 # Wall time of each step, for the summary at the end ("step seconds" lines).

@@ -54,7 +54,7 @@ export const AUDIT_ACTIONS = [
   "job.abort",
   "job.approve",
   "job.reject",
-  // A runner stopping (SIGTERM) cancelled a job once RTE_DRAIN_SECONDS ran out (issue 19).
+  // A runner stopping (SIGTERM) cancelled a job once RTE_DRAIN_SECONDS ran out.
   "job.drain-cancel",
   // Recorded by features being added alongside (groups, personal tokens, single sign-on).
   "group.create",

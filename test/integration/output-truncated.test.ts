@@ -3,7 +3,7 @@
  * `outputTruncated` on the Job, its recap says it is partial (`output_truncated`), and the line
  * count the API gives (the count the page shows) is the count of lines stored, every one of
  * them up to the cut, in order. A job within the cap is not marked. Real app, real local RTE,
- * real ansible-playbook (issue 19, item 13).
+ * real ansible-playbook.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

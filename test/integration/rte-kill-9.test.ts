@@ -1,5 +1,5 @@
 /**
- * A playbook does not outlive its RTE, and its secrets are never in a file (issue 19, item 11).
+ * A playbook does not outlive its RTE, and its secrets are never in a file.
  * A standalone RTE (real process, real ansible-playbook under bubblewrap) runs a job that
  * leaves a background child ignoring SIGTERM and holds; while it runs, no file of the RTE's
  * folders holds the job's password; then the RTE is killed with SIGKILL: every process of the

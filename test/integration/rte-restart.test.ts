@@ -80,7 +80,7 @@ describe("after kill -9 of an RTE, the next start on the same folders", () => {
     await h.kill(first, { groups: false });
 
     // What the dead process left: the playbook runs on. Not the password: the hidden
-    // extravars went to ansible through a FIFO, unlinked once opened (issue 19, item 11).
+    // extravars went to ansible through a FIFO, unlinked once opened.
     expect(processAlive(pgid)).toBe(true);
     expect(processAlive(child)).toBe(true);
     expect(groupMembers(pgid)).toContain(child);

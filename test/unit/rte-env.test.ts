@@ -54,7 +54,7 @@ describe("loadRteEnv", () => {
       RTE_DRAIN_SECONDS: 60,
       RTE_KILL_GRACE_SECONDS: 10,
       PORT: 8000,
-      // 1 GiB per stream (issue 19: 50 MB cut big jobs; the disk holds it, not memory).
+      // 1 GiB per stream (50 MB once cut big jobs; the disk holds it, not memory).
       PROCESS_MAX_BUFFER: 1024 * 1024 * 1024,
       ANSIBLE_PLAYBOOK: "ansible-playbook",
       spoolDir: own("spool"),
