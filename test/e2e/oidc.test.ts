@@ -61,9 +61,11 @@ async function signOnAt(page: Page, accountId: string, next = "/"): Promise<void
   await page.waitForURL((url) => url.origin === app.url);
 }
 
-async function me(page: Page): Promise<{ status: number; user?: { username: string; role: string } }> {
+type Me = { user: { username: string; role: string }; profile: { email: string | null; displayName: string | null; source: string } };
+
+async function me(page: Page): Promise<{ status: number } & Partial<Me>> {
   const answer = await page.request.get("/api/auth/me");
-  return { status: answer.status(), ...(answer.ok() ? ((await answer.json()) as { user: { username: string; role: string } }) : {}) };
+  return { status: answer.status(), ...(answer.ok() ? ((await answer.json()) as Me) : {}) };
 }
 
 const membershipsOf = (username: string) =>
@@ -83,7 +85,12 @@ it("signs a new user in with mapped groups, and follows the provider's changes a
   const page = await freshPage();
   await signOnAt(page, "carol-sub", "/jobs");
   expect(new URL(page.url()).pathname).toBe("/jobs");
-  expect(await me(page)).toEqual({ status: 200, user: expect.objectContaining({ username: "carol", role: "user" }) });
+  // The provider's email and name are the account's profile (the {user.email} default of forms).
+  expect(await me(page)).toEqual({
+    status: 200,
+    user: expect.objectContaining({ username: "carol", role: "user" }),
+    profile: { email: "carol@example.com", displayName: "Carol C", source: "oidc" },
+  });
   expect(await membershipsOf("carol")).toEqual([
     { name: "dba", source: "oidc" },
     { name: "ops", source: "oidc" },
@@ -117,7 +124,11 @@ it("signs a new user in with mapped groups, and follows the provider's changes a
     groups: ["ldap-dba", "ldap-admins"],
   });
   await signOnAt(page, "carol-sub");
-  expect(await me(page)).toEqual({ status: 200, user: expect.objectContaining({ username: "carol", role: "admin" }) });
+  expect(await me(page)).toEqual({
+    status: 200,
+    user: expect.objectContaining({ username: "carol", role: "admin" }),
+    profile: expect.objectContaining({ source: "oidc" }),
+  });
   expect(await membershipsOf("carol")).toEqual([{ name: "dba", source: "oidc" }]);
   // Access follows: the admin-only users list is open to carol now.
   expect((await page.request.get("/api/users")).status()).toBe(200);

@@ -23,7 +23,7 @@ import { decodePacket, encodePacket, RteProxy } from "../support/rte-proxy";
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const FORMS_DIR = path.join(ROOT, "test/fixtures/forms");
 const RUNNER_NAME = "resilience";
-const LINES = 8;
+const LINES = 14;
 
 let app: RunningPlayform;
 let apiToken: string;
