@@ -104,16 +104,20 @@ async function verifyLogin(username: string, password: string, client: LoginClie
     if (!cookieKnown) failuresByAddress().forget(address, now);
     throw new DomainError("too_many_requests", `too many failed logins for "${username}": try again in ${nameWait} s`, undefined, nameWait);
   }
-  // Known clients skip a check, not the count: their failures are recorded as before.
-  if (cookieKnown) failuresByAddress().record(address, now);
-  if (known) failuresByUser().record(name, now);
   if (!account || !(await verifyPassword(password, account.passwordHash))) {
+    // Known clients skip a check, not the count: their failure is recorded now. It may push an
+    // older failure out of a full window, which only keeps the window full.
+    if (cookieKnown) failuresByAddress().record(address, now);
+    if (known) failuresByUser().record(name, now);
     // The name as typed (capped), the address; never the password.
     log().warn({ user: name, address: client.address }, `failed login for "${name}" from ${client.address}`);
     throw new DomainError("unauthorized", "wrong username or password");
   }
-  failuresByAddress().forget(address, now);
-  failuresByUser().forget(name, now);
+  // A right password gives back only the places this attempt took. A known client took none:
+  // recording and then forgetting its attempt in a full window would drop an older failure
+  // (record keeps at most `limit`), so every own login would buy the address one more guess.
+  if (!cookieKnown) failuresByAddress().forget(address, now);
+  if (!known) failuresByUser().forget(name, now);
   knownAddresses().record(`${name}\n${address}`, now);
   return { user: { id: account.id, username: account.username, role: account.role }, knownClient: knownClientValue(account, now) };
 }

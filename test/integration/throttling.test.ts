@@ -93,6 +93,48 @@ describe("login lock-out", () => {
   });
 });
 
+describe("a known client's own login", () => {
+  // The attack run: with its address locked, a user logged in with the right password and the
+  // known-client cookie (which takes no address place); the success gave back a place it never
+  // took, so each own login bought the address one more wrong guess. Seven rounds, seven guesses.
+  it("gives no locked address or name another guess, round after round", async () => {
+    const created = await fetch(`${app.url}/api/users`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminBearer}`, "content-type": "application/json" },
+      body: JSON.stringify({ username: "own-login", password: "own-login-pw" }),
+    });
+    expect(created.status).toBe(201);
+    const address = "198.18.60.1";
+    const first = await login(address, "own-login", "own-login-pw");
+    expect(first.status).toBe(200);
+    const cookie = first.knownCookie!;
+    // Someone at the same address (a shared NAT) guesses until the address is locked.
+    let failures = 0;
+    for (let i = 0; i < 30; i++) {
+      const guess = await login(address, `victim-${i}`, "guess");
+      if (guess.status === 429) break;
+      expect(guess.status).toBe(401);
+      failures++;
+    }
+    expect(failures).toBe(20);
+    for (let round = 0; round < 7; round++) {
+      expect((await login(address, "own-login", "own-login-pw", cookie)).status, `round ${round}: own login`).toBe(200);
+      const guess = await login(address, `victim-round-${round}`, "guess");
+      expect(guess.status, `round ${round}: the next guess from the address`).toBe(429);
+    }
+
+    // The same for a name: locked for strangers, its owner logs in from an address it used before.
+    const usual = "198.18.63.1";
+    expect((await login(usual, "own-login", "own-login-pw")).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await login(`198.18.61.${i + 1}`, "own-login", `guess-${i}`)).status).toBe(401);
+    for (let round = 0; round < 7; round++) {
+      expect((await login(usual, "own-login", "own-login-pw")).status, `round ${round}: own login by address`).toBe(200);
+      const guess = await login(`198.18.62.${round + 1}`, "own-login", "guess");
+      expect(guess.status, `round ${round}: the next guess for the name`).toBe(429);
+    }
+  });
+});
+
 describe("login throttle under concurrency", () => {
   // The attack run sent 100 wrong passwords at once for one name and got 44 answers of 401:
   // every attempt passed the check before any failure was counted. Each attempt now takes its
