@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { hostname, tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
+import { parseByteSize } from "./disk-usage";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -71,6 +72,28 @@ const rteEnvSchema = z.object({
    * filesystems or start daemons on the runner itself).
    */
   RTE_PLAYBOOK_SANDBOX: z.enum(["auto", "off"], { error: "must be auto or off" }).default("auto"),
+  /**
+   * Under the sandbox, whether a playbook's /tmp and /var/tmp are a folder of its job (removed
+   * with it, counted in its disk use) and /dev/shm its own: see sandbox.ts. `off`: the runner's.
+   */
+  RTE_PLAYBOOK_PRIVATE_TMP: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
+  /**
+   * The most disk one job may take: its folder (with its private /tmp) and the output it
+   * printed. Past it the job fails, saying so. A size: 10GiB, 500MiB, 20GB (see disk-usage.ts).
+   */
+  RTE_JOB_DISK_LIMIT: z
+    .string()
+    .default("10GiB")
+    .transform((text, ctx) => {
+      const bytes = parseByteSize(text);
+      if (bytes === null || bytes < 1024 * 1024) {
+        ctx.addIssue({ code: "custom", message: `${JSON.stringify(text)} is not a size of at least 1 MiB (e.g. 10GiB, 500MiB, 20GB)` });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
+  /** How often a running job's disk use is measured against RTE_JOB_DISK_LIMIT. */
+  RTE_JOB_DISK_CHECK_SECONDS: positiveInt(5),
   RTE_PLAYBOOK_NICE: z
     .string()
     .trim()

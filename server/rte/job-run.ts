@@ -26,7 +26,8 @@ import { playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
-import { SECRETS_FD, STATUS_FD, wrapPlaybook } from "./sandbox";
+import { folderUsage, formatBytes } from "./disk-usage";
+import { SECRETS_FD, STATUS_FD, hiddenJobDir, wrapPlaybook } from "./sandbox";
 
 const EVENTS_FD = 3;
 /**
@@ -52,8 +53,15 @@ export interface JobRunDeps {
 export class JobRun {
   private pid: number | undefined;
   private cancelled = false;
-  /** Who cancelled: an abort on request (the app's cancel), or the RTE's own drain running out. */
-  private cancelledBy: "request" | "drain" = "request";
+  /**
+   * Who cancelled: an abort on request (the app's cancel), the RTE's own drain running out, or
+   * the job's disk use passing RTE_JOB_DISK_LIMIT (then the job fails, with `diskReason`).
+   */
+  private cancelledBy: "request" | "drain" | "disk" = "request";
+  private diskReason: string | null = null;
+  /** Bytes of output the playbook printed that are stored: each stream up to PROCESS_MAX_BUFFER. */
+  private readonly printed = { stdout: 0, stderr: 0, events: 0 };
+  private stopWatching: () => void = () => undefined;
   /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
@@ -80,7 +88,7 @@ export class JobRun {
    * nobody asked, the RTE is stopping and RTE_DRAIN_SECONDS ran out; the job's output and its
    * end say so, so it is never mistaken for an abort on request.
    */
-  cancel(by: "request" | "drain" = "request"): void {
+  cancel(by: "request" | "drain" | "disk" = "request"): void {
     if (!this.cancelled && by === "drain") {
       this.cancelledBy = "drain";
       this.batcher?.log(`${drainReason(this.deps.env.RTE_DRAIN_SECONDS)}: the playbook is cancelled (SIGTERM to its process group)`);
@@ -128,6 +136,8 @@ export class JobRun {
       extravars: path.join(jobDir, `.playform_extravars_${id}.json`),
       hidden: path.join(jobDir, `.playform_hidden_extravars_${id}.json`),
       sshKey: path.join(jobDir, `.playform_ssh_key_${id}`),
+      /** The playbook's /tmp and /var/tmp under the sandbox, its TMPDIR without: goes with the folder. */
+      tmp: path.join(jobDir, ".playform_tmp"),
       /** The copy a form with keepExtravars keeps after the job, where only the RTE reads it. */
       kept: path.join(this.deps.env.workDir, "extravars", `extravars_${id}.json`),
     };
@@ -195,6 +205,14 @@ export class JobRun {
       const initScript = playbookInitScript();
       const user = this.deps.playbookUser;
       const gid = user ? jobGid(user, this.job.jobId) : null;
+      const { sandboxed } = this.deps;
+      const privateTmp = sandboxed && this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP === "on" ? { tmpDir: paths.tmp, jobDir: paths.jobDir } : null;
+      // Not recursive: a form file of that name fails the job here instead of being used as /tmp.
+      fs.mkdirSync(paths.tmp, { mode: 0o700 });
+      // Under the private /tmp the job folder is bound again at its own path (sandbox.ts): its
+      // mount point is made here, as the RTE, not by bwrap as the playbook user.
+      const mountPoint = privateTmp ? hiddenJobDir(paths.jobDir) : null;
+      if (mountPoint !== null) fs.mkdirSync(path.join(paths.tmp, mountPoint), { recursive: true, mode: 0o700 });
       if (user && gid !== null) handOver(paths.jobDir, { uid: user.uid, gid });
 
       const args = playbookArgs({
@@ -220,12 +238,14 @@ export class JobRun {
             ANSIBLE_REMOTE_TEMP: process.env.ANSIBLE_REMOTE_TEMP ?? "$HOME/.ansible/tmp",
           }
         : {};
+      // Without the private /tmp, programs that honour TMPDIR (Python's tempfile, mktemp, sort)
+      // still write into the job's folder, where it is counted and removed with the job.
+      identity.TMPDIR = privateTmp ? "/tmp" : paths.tmp;
       // At a lower CPU priority than the RTE (RTE_PLAYBOOK_NICE): however busy its playbooks keep
       // the cores, the RTE still reads their output, beats and answers the app in time.
       const niceness = this.deps.env.RTE_PLAYBOOK_NICE;
-      const { sandboxed } = this.deps;
       // nice outermost: everything after it, bwrap included, runs at the lower priority.
-      const wrapped = wrapPlaybook({ file: this.deps.env.ANSIBLE_PLAYBOOK, args }, initScript, paths.hidden, sandboxed);
+      const wrapped = wrapPlaybook({ file: this.deps.env.ANSIBLE_PLAYBOOK, args }, initScript, paths.hidden, sandboxed, privateTmp);
       const command = playbookCommand(wrapped.file, wrapped.args, niceness);
       const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
@@ -291,15 +311,26 @@ export class JobRun {
       // playbook that prompts (vars_prompt, pause) gets no input, as without a vault password.
       if (this.secrets.vaultPassword !== null) child.stdin?.end(this.secrets.vaultPassword + "\n");
       if (this.cancelled) this.cancel();
-      child.stdout?.setEncoding("utf8").on("data", (text: string) => batcher.write("stdout", text));
-      child.stderr?.setEncoding("utf8").on("data", (text: string) => batcher.write("stderr", text));
+      child.stdout?.setEncoding("utf8").on("data", (text: string) => {
+        this.printed.stdout += Buffer.byteLength(text);
+        batcher.write("stdout", text);
+      });
+      child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+        this.printed.stderr += Buffer.byteLength(text);
+        batcher.write("stderr", text);
+      });
       const eventsPipe = child.stdio[EVENTS_FD];
       if (eventsPipe && "setEncoding" in eventsPipe) {
         eventsPipe.setEncoding("utf8");
-        eventsPipe.on("data", (text: string) => batcher.writeEvents(text));
+        eventsPipe.on("data", (text: string) => {
+          this.printed.events += Buffer.byteLength(text);
+          batcher.writeEvents(text);
+        });
       }
+      this.stopWatching = this.watchDisk(paths.jobDir);
       // execa settles at once when the spawn itself fails (no exit event then).
       await Promise.race([leaderExited, ansibleExited, child.then(() => undefined)]);
+      this.stopWatching();
       await this.endGroup();
       let result = await Promise.race([child, sleep(PIPES_CLOSE_MS).then(() => null)]);
       if (result === null) {
@@ -321,6 +352,8 @@ export class JobRun {
       } else if (exitCode === 127) {
         reason = `${this.deps.env.ANSIBLE_PLAYBOOK} (or python3, which starts it) is not installed on this runner (Debian: apt-get install ansible)`;
         batcher.log(reason);
+      } else if (this.cancelledBy === "disk") {
+        reason = this.diskReason;
       } else if (this.cancelled) {
         status = "aborted";
         reason = this.cancelledBy === "drain" ? drainReason(this.deps.env.RTE_DRAIN_SECONDS) : "aborted on request";
@@ -335,6 +368,7 @@ export class JobRun {
       batcher.log(`job failed before the playbook ran: ${reason}`);
     } finally {
       // Also when something above threw after the spawn: no job ends with its group alive.
+      this.stopWatching();
       await this.endGroup();
       batcher.stop();
       this.cleanup(paths);
@@ -353,6 +387,39 @@ export class JobRun {
       ]);
       unmask();
     }
+  }
+
+  /**
+   * Measures the job's disk use every RTE_JOB_DISK_CHECK_SECONDS while the playbook runs, and
+   * fails the job once it passes RTE_JOB_DISK_LIMIT (see disk-usage.ts). Returns the stop.
+   */
+  private watchDisk(jobDir: string): () => void {
+    const { RTE_JOB_DISK_LIMIT: limit, RTE_JOB_DISK_CHECK_SECONDS: seconds } = this.deps.env;
+    let stopped = false;
+    const check = async () => {
+      while (!stopped && !this.cancelled) {
+        await sleep(seconds * 1000);
+        if (stopped || this.cancelled) return;
+        const folder = await folderUsage(jobDir);
+        const cap = this.deps.env.PROCESS_MAX_BUFFER;
+        const output = Math.min(this.printed.stdout, cap) + Math.min(this.printed.stderr, cap) + this.printed.events;
+        if (stopped || this.cancelled || folder.bytes + output <= limit) continue;
+        this.diskReason =
+          `the job used more than RTE_JOB_DISK_LIMIT (${formatBytes(limit)}) of the runner's disk: ` +
+          `${formatBytes(folder.bytes + output)} (its folder and /tmp ${formatBytes(folder.bytes)}, its output ${formatBytes(output)})`;
+        this.cancelledBy = "disk";
+        this.batcher?.log(`${this.diskReason}: the playbook is stopped (SIGTERM to its process group)`);
+        this.deps.log(`job ${this.job.jobId}: ${this.diskReason}, stopping it`, { jobId: this.job.jobId });
+        this.cancel("disk");
+        return;
+      }
+    };
+    void check().catch((error: unknown) =>
+      this.deps.log(`job ${this.job.jobId}: disk check failed: ${String(error)}`, { jobId: this.job.jobId }),
+    );
+    return () => {
+      stopped = true;
+    };
   }
 
   private cleanup(paths: ReturnType<JobRun["paths"]>): void {

@@ -17,6 +17,13 @@
  * SIGKILL after it takes down the namespace at once. PID 1 waits for everything in the
  * namespace, so ansible-playbook's own exit is reported on fd 4 (`exit N`, `signal N`).
  *
+ * A playbook's /tmp and /var/tmp are a folder of its job (`.playform_tmp`), and /dev/shm a tmpfs
+ * of its own: what it leaves there goes with the job, counts towards the job's disk limit
+ * (RTE_JOB_DISK_LIMIT), and no other job sees it. The job's folder is bound again at its own path
+ * when it lies under /tmp (the default RTE_JOBS_DIR does), or the private /tmp would hide it.
+ * RTE_PLAYBOOK_PRIVATE_TMP=off keeps the runner's /tmp (playbooks that hand files to other
+ * programs of the runner through it).
+ *
  * What a playbook can no longer do on the runner itself: leave a daemon running after the job
  * (it is killed with the namespace), or mount a file system for the rest of the machine (its
  * mounts are in its own mount namespace). `become` (sudo) on the runner itself fails when
@@ -29,6 +36,7 @@
  * ansible-playbook only, not the workers and ssh it started): such a playbook runs on until
  * the RTE's next start ends its process group.
  */
+import path from "node:path";
 import { execa } from "execa";
 import type { PlaybookUser } from "./playbook-user";
 
@@ -43,16 +51,45 @@ export const STATUS_FD = 4;
 /** The job's hidden extravars: written by the RTE to this fd, handed to ansible through a FIFO by playbook-init.py. */
 export const SECRETS_FD = 5;
 
+/** The folders a playbook sees as its own under bwrap: `PRIVATE_TMP_MOUNTS` become `tmpDir`. */
+export const PRIVATE_TMP_MOUNTS = ["/tmp", "/var/tmp"];
+
+export interface PrivateTmp {
+  /** The job's folder that stands in for /tmp and /var/tmp. */
+  tmpDir: string;
+  /** The job's own folder, bound again at its path when it lies under one of PRIVATE_TMP_MOUNTS. */
+  jobDir: string;
+}
+
+/** The private /tmp mount point of the job folder, when it lies under one of PRIVATE_TMP_MOUNTS (it must exist in tmpDir). */
+export function hiddenJobDir(jobDir: string): string | null {
+  const resolved = path.resolve(jobDir);
+  for (const mount of PRIVATE_TMP_MOUNTS) {
+    if (resolved.startsWith(`${mount}/`)) return path.relative(mount, resolved);
+  }
+  return null;
+}
+
+/** bwrap's mounts for a private /tmp, after BWRAP_ARGS (bwrap applies them in order). */
+export function privateTmpArgs(tmp: PrivateTmp): string[] {
+  const args: string[] = [];
+  for (const mount of PRIVATE_TMP_MOUNTS) args.push("--bind", tmp.tmpDir, mount);
+  args.push("--tmpfs", "/dev/shm");
+  if (hiddenJobDir(tmp.jobDir) !== null) args.push("--bind", path.resolve(tmp.jobDir), path.resolve(tmp.jobDir));
+  return args;
+}
+
 /**
  * The command that starts ansible-playbook (`playbook`), through playbook-init.py and, when
  * `sandboxed`, bwrap. `secretsFifo`: where playbook-init.py makes the FIFO the playbook's
- * `-e @` names (the job's hidden extravars).
+ * `-e @` names (the job's hidden extravars). `privateTmp`: under bwrap, the playbook's own /tmp.
  */
 export function wrapPlaybook(
   playbook: { file: string; args: string[] },
   initScript: string,
   secretsFifo: string,
   sandboxed: boolean,
+  privateTmp: PrivateTmp | null = null,
 ): { file: string; args: string[] } {
   const init = [
     "python3",
@@ -66,7 +103,8 @@ export function wrapPlaybook(
   ];
   const inner = [...init, playbook.file, ...playbook.args];
   if (!sandboxed) return { file: inner[0]!, args: inner.slice(1) };
-  return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, "--", ...inner] };
+  const mounts = privateTmp ? privateTmpArgs(privateTmp) : [];
+  return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, ...mounts, "--", ...inner] };
 }
 
 /**

@@ -23,7 +23,10 @@ let context: BrowserContext | undefined;
 let stateDir: string;
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-idempotence") } });
+  // The playbook reads or writes the test's state folder in /tmp, which its private /tmp would hide.
+  app = await startPlayform({
+    env: { RTE_PLAYBOOK_PRIVATE_TMP: "off", PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-idempotence") },
+  });
   api = apiClient(app, await adminToken(app));
   browser = await launchChromium();
   stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-idempotence-"));

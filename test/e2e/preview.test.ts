@@ -18,7 +18,10 @@ let context: BrowserContext | undefined;
 const marker = path.join(os.tmpdir(), `playform-preview-e2e-${randomBytes(6).toString("hex")}`);
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-preview") } });
+  // The marker is in the runner's /tmp, where the test looks for it: a playbook's private /tmp would hide it.
+  app = await startPlayform({
+    env: { RTE_PLAYBOOK_PRIVATE_TMP: "off", PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-preview") },
+  });
   browser = await launchChromium();
 });
 

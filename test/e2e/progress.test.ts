@@ -21,7 +21,8 @@ let context: BrowserContext | undefined;
 let releaseDir: string;
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS_DIR } });
+  // The playbook reads or writes the test's release file in /tmp, which its private /tmp would hide.
+  app = await startPlayform({ env: { RTE_PLAYBOOK_PRIVATE_TMP: "off", PLAYFORM_FORMS_DIR: FORMS_DIR } });
   browser = await launchChromium();
   releaseDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-progress-e2e-"));
   fs.chmodSync(releaseDir, 0o755);

@@ -22,7 +22,10 @@ let stateDir: string;
 const jobIds: number[] = [];
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-idempotence") } });
+  // The playbook reads or writes the test's state folder in /tmp, which its private /tmp would hide.
+  app = await startPlayform({
+    env: { RTE_PLAYBOOK_PRIVATE_TMP: "off", PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-idempotence") },
+  });
   token = await adminToken(app);
   api = apiClient(app, token);
   // Outlives the jobs (each job's own folder is removed after it), writable by the playbook's

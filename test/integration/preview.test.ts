@@ -40,7 +40,10 @@ async function preview(form: string, body: unknown): Promise<any> {
 }
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-preview") } });
+  // The playbook reads or writes the test's marker files in /tmp, which its private /tmp would hide.
+  app = await startPlayform({
+    env: { RTE_PLAYBOOK_PRIVATE_TMP: "off", PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-preview") },
+  });
   api = apiClient(app, await adminToken(app));
 }, 120_000);
 afterAll(async () => {

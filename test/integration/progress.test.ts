@@ -19,7 +19,8 @@ let api: ApiClient;
 let releaseDir: string;
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: FORMS_DIR } });
+  // The playbook reads or writes the test's release file in /tmp, which its private /tmp would hide.
+  app = await startPlayform({ env: { RTE_PLAYBOOK_PRIVATE_TMP: "off", PLAYFORM_FORMS_DIR: FORMS_DIR } });
   api = apiClient(app, await adminToken(app));
   // Readable by whoever the runner runs playbooks as.
   releaseDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-progress-"));

@@ -203,6 +203,9 @@ export class RteHarness {
         RTE_SPOOL_PATH: opts.spoolDir,
         RTE_WORK_DIR: opts.workDir,
         RTE_STATE_PATH: path.join(opts.workDir, "..", "state"),
+        // The tests hand gates and pid files to their playbooks through a scratch folder in
+        // /tmp, which a playbook's private /tmp would hide (job-disk.test.ts proves that one).
+        RTE_PLAYBOOK_PRIVATE_TMP: "off",
         ...opts.env,
       },
       stdio: ["ignore", "pipe", "pipe"],

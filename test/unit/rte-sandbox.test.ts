@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BWRAP_ARGS, SECRETS_FD, STATUS_FD, wrapPlaybook } from "../../server/rte/sandbox";
+import { BWRAP_ARGS, SECRETS_FD, STATUS_FD, hiddenJobDir, wrapPlaybook } from "../../server/rte/sandbox";
 
 const playbook = { file: "ansible-playbook", args: ["-e", "@/jobs/1/.hidden", "site.yml"] };
 
@@ -40,5 +40,41 @@ describe("wrapPlaybook", () => {
       "ansible-playbook",
       ...playbook.args,
     ]);
+  });
+
+  it("with a private /tmp: the job's folder stands in for /tmp and /var/tmp, /dev/shm is a tmpfs, the job folder is bound again", () => {
+    const tmp = { tmpDir: "/tmp/playform-jobs-1/7/.playform_tmp", jobDir: "/tmp/playform-jobs-1/7" };
+    const { args } = wrapPlaybook(playbook, "/opt/init.py", "/tmp/playform-jobs-1/7/.hidden", true, tmp);
+    const inner = args.indexOf("--");
+    // After BWRAP_ARGS' `--dev-bind / /`: bwrap mounts in the order given.
+    expect(args.slice(2, 2 + BWRAP_ARGS.length)).toEqual(BWRAP_ARGS);
+    expect(args.slice(2 + BWRAP_ARGS.length, inner)).toEqual([
+      "--bind",
+      tmp.tmpDir,
+      "/tmp",
+      "--bind",
+      tmp.tmpDir,
+      "/var/tmp",
+      "--tmpfs",
+      "/dev/shm",
+      "--bind",
+      tmp.jobDir,
+      tmp.jobDir,
+    ]);
+    // A job folder elsewhere is not hidden by the private /tmp: nothing to bind again.
+    const elsewhere = wrapPlaybook(playbook, "/opt/init.py", "/srv/jobs/7/.hidden", true, {
+      tmpDir: "/srv/jobs/7/.playform_tmp",
+      jobDir: "/srv/jobs/7",
+    });
+    expect(elsewhere.args.slice(elsewhere.args.indexOf("--tmpfs"), elsewhere.args.indexOf("--"))).toEqual(["--tmpfs", "/dev/shm"]);
+    // Without bwrap there is no private /tmp to give.
+    expect(wrapPlaybook(playbook, "/opt/init.py", "/srv/jobs/7/.hidden", false, tmp).args).not.toContain("--bind");
+  });
+
+  it("hiddenJobDir: where the job folder's mount point lies in the private /tmp", () => {
+    expect(hiddenJobDir("/tmp/playform-jobs-1/7")).toBe("playform-jobs-1/7");
+    expect(hiddenJobDir("/var/tmp/jobs/7")).toBe("jobs/7");
+    expect(hiddenJobDir("/tmpfoo/jobs/7")).toBeNull();
+    expect(hiddenJobDir("/srv/jobs/7")).toBeNull();
   });
 });

@@ -1,0 +1,80 @@
+/**
+ * A job's disk (docs/rte.md, "Disk"): under the sandbox a playbook's /tmp and /var/tmp are a
+ * folder of its job and /dev/shm is its own, so what it leaves there goes with the job and no
+ * other job or program of the runner sees it; and a job that takes more than
+ * RTE_JOB_DISK_LIMIT (its folder with that /tmp, and its output) fails, saying so, instead of
+ * filling the runner's disk. The attack run left a 50 MB file in the runner's /tmp after its job.
+ * The real app, its local RTE (under bubblewrap, with the RTE's jobs folder in /tmp, as by
+ * default) and ansible-playbook; the forms are test/fixtures/forms-disk.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+
+let app: RunningPlayform;
+let api: ApiClient;
+const hostFile = path.join(os.tmpdir(), `playform-host-${randomBytes(6).toString("hex")}`);
+const jobsDir = fs.mkdtempSync(path.join("/tmp", "playform-disk-jobs-"));
+
+beforeAll(async () => {
+  fs.writeFileSync(hostFile, "the runner's own /tmp\n", { mode: 0o644 });
+  app = await startPlayform({
+    env: {
+      PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-disk"),
+      RTE_JOBS_DIR: jobsDir,
+      RTE_JOB_DISK_LIMIT: "8MiB",
+      RTE_JOB_DISK_CHECK_SECONDS: "1",
+    },
+  });
+  api = apiClient(app, await adminToken(app));
+}, 120_000);
+afterAll(async () => {
+  await app?.stop();
+  fs.rmSync(hostFile, { force: true });
+  fs.rmSync(jobsDir, { recursive: true, force: true });
+});
+
+it("gives the playbook a /tmp, /var/tmp and /dev/shm of its own, gone with the job", async () => {
+  expect(app.output()).toMatch(/pid namespace of their own \(bubblewrap\)/);
+  const name = `probe-${randomBytes(6).toString("hex")}`;
+  const job = await api.waitForEnd(await api.launch("tmp-probe", { name, host_file: hostFile }));
+  const output = await api.output(job.id);
+  expect(job.status, output).toBe("success");
+  expect(output).toContain("WROTE 1048576 BYTES");
+  expect(output).toContain("TMPDIR=/tmp");
+  expect(output, "the runner's /tmp is hidden from the playbook").toContain("HOST FILE HIDDEN");
+  expect(output).not.toContain("HOST FILE SEEN");
+  // Not written to the runner's temp folders, and the job's folder (its /tmp with it) is gone.
+  for (const dir of ["/tmp", "/var/tmp", "/dev/shm"]) expect(fs.existsSync(path.join(dir, name)), `${dir}/${name}`).toBe(false);
+  expect(fs.readdirSync(jobsDir).filter((entry) => entry === String(job.id))).toEqual([]);
+  // The background child that wrote after its job died with the job's namespace, its file too.
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  expect(fs.existsSync(path.join("/tmp", `${name}.late`))).toBe(false);
+  expect(fs.readdirSync(jobsDir).filter((entry) => entry === String(job.id))).toEqual([]);
+});
+
+for (const where of ["tmp", "folder", "output"] as const) {
+  it(`fails a job whose ${where === "output" ? "output" : where === "tmp" ? "/tmp" : "folder"} passes RTE_JOB_DISK_LIMIT, saying so`, async () => {
+    const started = Date.now();
+    // Printed output counts twice (the lines and the event stream): 6 MB printed is over 8 MiB.
+    const megabytes = where === "output" ? 6 : 20;
+    const job = await api.waitForEnd(await api.launch("disk-hog", { megabytes, where }), 60_000);
+    const output = await api.output(job.id);
+    expect(job.status, output).toBe("failed");
+    expect(job.statusReason).toMatch(/^the job used more than RTE_JOB_DISK_LIMIT \(8 MiB\) of the runner's disk: /);
+    expect(job.statusReason).toMatch(where === "output" ? /its output [0-9.]+ MiB/ : /its folder and \/tmp [0-9.]+ MiB/);
+    expect(output).toContain("the playbook is stopped");
+    // Stopped at the check, not after the minute it holds.
+    expect(Date.now() - started).toBeLessThan(45_000);
+    expect(fs.readdirSync(jobsDir).filter((entry) => entry === String(job.id))).toEqual([]);
+  });
+}
+
+it("runs a job under the limit as before", async () => {
+  const job = await api.waitForEnd(await api.launch("tmp-probe", { name: "small", host_file: hostFile }));
+  expect(job.status).toBe("success");
+});

@@ -1,0 +1,65 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { folderUsage, formatBytes, parseByteSize } from "../../server/rte/disk-usage";
+import { loadRteEnv } from "../../server/rte/env";
+
+describe("parseByteSize", () => {
+  it("reads IEC and SI units, any case, with or without a space", () => {
+    expect(parseByteSize("10GiB")).toBe(10 * 1024 ** 3);
+    expect(parseByteSize("500 MiB")).toBe(500 * 1024 ** 2);
+    expect(parseByteSize("1.5Ti")).toBe(1.5 * 1024 ** 4);
+    expect(parseByteSize("20GB")).toBe(20 * 1000 ** 3);
+    expect(parseByteSize("64k")).toBe(64_000);
+    expect(parseByteSize("1048576")).toBe(1048576);
+    expect(parseByteSize("8mib")).toBe(8 * 1024 ** 2);
+  });
+  it("refuses what is not a size", () => {
+    for (const text of ["", "ten", "10 GiBs", "-1G", "10 G B", "1e9", "99999999999999TiB"]) expect(parseByteSize(text), text).toBeNull();
+  });
+  it("formats for messages", () => {
+    expect(formatBytes(10 * 1024 ** 3)).toBe("10 GiB");
+    expect(formatBytes(718)).toBe("718 bytes");
+    expect(formatBytes(10.1 * 1024 ** 2)).toBe("10.1 MiB");
+  });
+});
+
+describe("RTE_JOB_DISK_LIMIT", () => {
+  it("defaults to 10 GiB and names the variable when it is not a size", () => {
+    expect(loadRteEnv({}).RTE_JOB_DISK_LIMIT).toBe(10 * 1024 ** 3);
+    expect(loadRteEnv({ RTE_JOB_DISK_LIMIT: "2GiB" }).RTE_JOB_DISK_LIMIT).toBe(2 * 1024 ** 3);
+    expect(() => loadRteEnv({ RTE_JOB_DISK_LIMIT: "lots" })).toThrow(/RTE_JOB_DISK_LIMIT: "lots" is not a size of at least 1 MiB/);
+    expect(() => loadRteEnv({ RTE_JOB_DISK_LIMIT: "100k" })).toThrow(/RTE_JOB_DISK_LIMIT/);
+    expect(() => loadRteEnv({ RTE_PLAYBOOK_PRIVATE_TMP: "yes" })).toThrow(/RTE_PLAYBOOK_PRIVATE_TMP: must be on or off/);
+  });
+});
+
+describe("folderUsage", () => {
+  let dir = "";
+  afterEach(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("counts the blocks files take, each inode once, without following links out of the folder", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-usage-"));
+    const empty = (await folderUsage(dir)).bytes;
+    fs.mkdirSync(path.join(dir, "a/b"), { recursive: true });
+    fs.writeFileSync(path.join(dir, "a/b/data"), Buffer.alloc(2 * 1024 * 1024, 1));
+    // A hard link to the same data, and a symbolic link to a large file outside: neither adds.
+    fs.linkSync(path.join(dir, "a/b/data"), path.join(dir, "a/again"));
+    fs.symlinkSync("/dev/zero", path.join(dir, "zero"));
+    // A sparse file of a gigabyte holds nothing on disk.
+    const sparse = fs.openSync(path.join(dir, "sparse"), "w");
+    fs.ftruncateSync(sparse, 1024 ** 3);
+    fs.closeSync(sparse);
+    const usage = await folderUsage(dir);
+    expect(usage.unreadable).toBe(0);
+    expect(usage.bytes - empty).toBeGreaterThanOrEqual(2 * 1024 * 1024);
+    expect(usage.bytes - empty).toBeLessThan(2 * 1024 * 1024 + 64 * 1024);
+  });
+
+  it("answers nothing for a folder that is gone", async () => {
+    expect(await folderUsage("/nonexistent/playform")).toEqual({ bytes: 0, unreadable: 1 });
+  });
+});
