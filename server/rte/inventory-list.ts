@@ -13,7 +13,7 @@ import path from "node:path";
 import { execa } from "execa";
 import type { InventoryAnswer, InventoryList } from "../protocol/rte-messages";
 import { inventoryNames } from "../recap/inventory-names";
-import { RTE_OWN_VARIABLES, type RteEnv } from "./env";
+import type { RteEnv } from "./env";
 import type { FetchFiles, FileCache } from "./file-cache";
 import { handOver } from "./job-folder";
 import { playbookEnv } from "./playbook-command";
@@ -57,12 +57,11 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       : {};
     const child = execa(ansibleInventoryCommand(deps.env.ANSIBLE_PLAYBOOK), ["-i", path.join(dir, inventory), "--list"], {
       cwd: dir,
-      env: playbookEnv(process.env, RTE_OWN_VARIABLES, {
-        ANSIBLE_INVENTORY_UNPARSED_FAILED: "true",
-        ANSIBLE_NOCOLOR: "1",
-        ANSIBLE_FORCE_COLOR: "0",
-        ...identity,
-      }),
+      env: playbookEnv(
+        process.env,
+        { ANSIBLE_INVENTORY_UNPARSED_FAILED: "true", ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
+        deps.env.RTE_PLAYBOOK_ENV_PASS,
+      ),
       extendEnv: false,
       ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
       detached: true,

@@ -17,7 +17,6 @@ import { createMasker } from "../security/mask";
 import { maskInLogs, type LogContext } from "../logging/logger";
 import { ansibleEventEnv, playbookInitScript, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
-import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
 import { fileVarPaths, handOver } from "./job-folder";
 import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
@@ -229,7 +228,11 @@ export class JobRun {
       const command = playbookCommand(wrapped.file, wrapped.args, niceness);
       const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
-        env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity }),
+        env: playbookEnv(
+          process.env,
+          { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity },
+          this.deps.env.RTE_PLAYBOOK_ENV_PASS,
+        ),
         extendEnv: false,
         // setgid, setuid (and no supplementary groups: libuv drops them) in the child before exec.
         ...(user && gid !== null ? { uid: user.uid, gid } : {}),
