@@ -46,22 +46,20 @@ export const SECRETS_FD = 5;
 /**
  * The command that starts ansible-playbook (`playbook`), through playbook-init.py and, when
  * `sandboxed`, bwrap. `secretsFifo`: where playbook-init.py makes the FIFO the playbook's
- * `-e @` names (the job's hidden extravars).
+ * `-e @` names (the job's hidden extravars, written to SECRETS_FD); null for a command that
+ * reads no secrets (ansible-inventory for an inventory listing, which runs in the same sandbox).
  */
 export function wrapPlaybook(
   playbook: { file: string; args: string[] },
   initScript: string,
-  secretsFifo: string,
+  secretsFifo: string | null,
   sandboxed: boolean,
 ): { file: string; args: string[] } {
   const init = [
     "python3",
     initScript,
     ...(sandboxed ? ["--init", String(STATUS_FD)] : []),
-    "--secrets-fd",
-    String(SECRETS_FD),
-    "--secrets-fifo",
-    secretsFifo,
+    ...(secretsFifo !== null ? ["--secrets-fd", String(SECRETS_FD), "--secrets-fifo", secretsFifo] : []),
     "--",
   ];
   const inner = [...init, playbook.file, ...playbook.args];

@@ -293,10 +293,11 @@ describe("hosts fields' choices", () => {
     expect(both).toHaveLength(7);
   });
 
-  it(
-    "a runner lists the form's inventory in a folder of its files (fetched by hash) and answers only the names; an unreadable one says why",
+  // Under bubblewrap (as the RTE runs it where bwrap works) and without it (RTE_PLAYBOOK_SANDBOX=off).
+  it.for([{ sandboxed: false }, { sandboxed: fs.existsSync("/usr/bin/bwrap") }])(
+    "a runner lists the form's inventory in a folder of its files (fetched by hash) and answers only the names; an unreadable one says why (sandboxed: $sandboxed)",
     { timeout: 60_000 },
-    async () => {
+    async ({ sandboxed }) => {
       const work = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-rte-"));
       const env = loadRteEnv({
         RTE_TOKEN: "t",
@@ -316,6 +317,7 @@ describe("hosts fields' choices", () => {
             env,
             cache: new FileCache(env.cacheDir),
             playbookUser: null,
+            sandboxed,
             fetchFiles: async (hashes: string[]) => {
               asked.push(...hashes);
               return new Map(
