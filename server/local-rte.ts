@@ -22,7 +22,9 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { execa, type Result, type ResultPromise } from "execa";
 import { databaseFilesDir, providerFromUrl, sqliteFilePath } from "./data/database-url";
+import { RTE_OWN_VARIABLES, playbookEnvPassProblems } from "./rte/env";
 import { EXIT_LOCKED, LOCK_FILE, livingHolder, type LockHolder } from "./rte/instance-lock";
+import { PLAYBOOK_ENV_NAMES } from "./rte/playbook-command";
 import { processInfo } from "./rte/process-group";
 
 /** The local RTE's instance id: how a later start recognises it in a lock file. */
@@ -251,8 +253,9 @@ export class LocalRte {
     const [command, ...args] = this.options.entry;
     const { dirs } = this.options;
     const child = execa(command!, args, {
-      // Only what a runner may know: the app's own secrets (database, encryption key, admin
-      // password) stay with the app, exactly as for a runner on another machine.
+      // Only what a runner may know (runnerEnvironment): the app's own secrets (database,
+      // encryption key, admin password, PGPASSWORD...) stay with the app, as for a runner on
+      // another machine.
       extendEnv: false,
       env: {
         ...runnerEnvironment(process.env),
@@ -343,17 +346,41 @@ export class LocalRte {
   }
 }
 
-const LOCAL_RTE_IGNORES = new Set(["RTE_RUNNER_NAME", "RTE_MODE", "RTE_ADDRESS", "RTE_TLS_CERT", "RTE_TLS_KEY"]);
+const LOCAL_RTE_IGNORES = new Set(["RTE_RUNNER_NAME", "RTE_MODE", "RTE_ADDRESS", "RTE_TLS_CERT", "RTE_TLS_KEY", "RTE_TOKEN"]);
+/**
+ * What the RTE process itself reads besides its settings (RTE_OWN_VARIABLES): its log settings,
+ * the callback plugin override, Node's options and CA certificates (NODE_*), and what the
+ * system gives every process (its user, shell, temp folder: os.tmpdir() places RTE_JOBS_DIR).
+ */
+const LOCAL_RTE_NAMES = new Set(["LOG_LEVEL", "LOG_FORMAT", "PLAYFORM_CALLBACK_DIR", "USER", "LOGNAME", "SHELL", "TMPDIR"]);
 
+/**
+ * The local RTE's environment, from the app's: an allow list, as for a runner on another
+ * machine. The RTE gets its own settings (RTE_* and RTE_OWN_VARIABLES, minus the inbound
+ * runner's: see below), what its playbooks may get (PLAYBOOK_ENV_NAMES, LC_*, ANSIBLE_*, and
+ * the names RTE_PLAYBOOK_ENV_PASS lists) and LOCAL_RTE_NAMES; never the app's secrets
+ * (DATABASE_URL, ENCRYPTION_SECRET, PLAYFORM_ADMIN_PASSWORD), nor whatever else the app was
+ * started with (PGPASSWORD, a cloud's keys): the playbooks would not get them (playbookEnv),
+ * and the RTE has no use for them either.
+ */
 export function runnerEnvironment(parent: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const passed = (parent.RTE_PLAYBOOK_ENV_PASS ?? "").split(/[\s,]+/).filter((name) => name !== "");
+  // A name the RTE refuses is not handed over: the RTE stops with a message naming it.
+  const allowed = new Set([
+    ...PLAYBOOK_ENV_NAMES,
+    ...RTE_OWN_VARIABLES,
+    ...LOCAL_RTE_NAMES,
+    ...passed.filter((name) => playbookEnvPassProblems([name]).length === 0),
+  ]);
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
-    if (value === undefined || key.startsWith("PLAYFORM_") || key === "DATABASE_URL" || key === "ENCRYPTION_SECRET" || key === "RTE_TOKEN")
-      continue;
+    if (value === undefined) continue;
     // The local RTE is the app's own runner, whatever runner name the app's environment holds,
     // and connects to the app (outbound), whatever mode an inbound runner's settings there say.
+    // Its token is read from its state folder, never from the environment.
     if (LOCAL_RTE_IGNORES.has(key)) continue;
-    env[key] = value;
+    const prefixed = ["RTE_", "LC_", "ANSIBLE_", "NODE_"].some((prefix) => key.startsWith(prefix));
+    if (allowed.has(key) || prefixed) env[key] = value;
   }
   return env;
 }

@@ -9,7 +9,12 @@
  * The answer is cached on this node per form files (the hash of every file of the form's folder,
  * so per commit for a Git source, per content for the forms folder) and inventory: reading an
  * inventory takes a second and may call out to a cloud, and the same files name the same hosts.
- * A failure is not cached: the next page view asks again.
+ * Any user who may see a form triggers a listing (a page view, GET /api/forms/NAME), so listings
+ * are rate-limited too: at most one is in flight per form files and inventory (every request
+ * meanwhile waits for that one's answer), and a listing the runner answered with a failure is
+ * not started again for FAILURE_RETRY_MS: until then the field's choicesError repeats the
+ * failure and says when the next listing may start. ("No runner is connected" is not a listing:
+ * asked again at once.)
  */
 import { createHash } from "node:crypto";
 import { resolveRunnerFor } from "../data/runners";
@@ -31,6 +36,8 @@ export type HostChoices = Record<string, FieldOption[]>;
 const LIST_TIMEOUT_MS = 90_000;
 /** Listings kept per node; the oldest go first. */
 const CACHE_ENTRIES = 500;
+/** After a listing failed on the runner: how long the failure is the answer, before the next listing may start. */
+export const FAILURE_RETRY_MS = 30_000;
 
 /** A hosts field's choices: hosts, groups, or groups then hosts (labelled "group: web" and "host: web1"). */
 export function hostFieldChoices(names: InventoryNames, pick: "hosts" | "groups" | "both"): FieldOption[] {
@@ -45,6 +52,8 @@ export function hostFieldChoices(names: InventoryNames, pick: "hosts" | "groups"
 
 interface Cache {
   done: Map<string, InventoryNames>;
+  /** Listings the runner answered with a failure, and when. */
+  failed: Map<string, { problem: string; at: number }>;
   pending: Map<string, Promise<{ names: InventoryNames } | { problem: string }>>;
 }
 
@@ -52,7 +61,7 @@ interface Cache {
 const KEY = Symbol.for("playform.inventory-cache");
 function cache(): Cache {
   const holder = globalThis as typeof globalThis & { [KEY]?: Cache };
-  holder[KEY] ??= { done: new Map(), pending: new Map() };
+  holder[KEY] ??= { done: new Map(), failed: new Map(), pending: new Map() };
   return holder[KEY];
 }
 
@@ -73,6 +82,18 @@ async function listOnRunner(
   if (done) return { names: done };
   const pending = state.pending.get(key);
   if (pending) return pending;
+  const failed = state.failed.get(key);
+  if (failed) {
+    const age = Date.now() - failed.at;
+    if (age < FAILURE_RETRY_MS) {
+      const ago = Math.floor(age / 1000);
+      const next = Math.ceil((FAILURE_RETRY_MS - age) / 1000);
+      return {
+        problem: `${failed.problem} (listed ${ago} s ago; rate-limited after a failure: the next listing may start in ${next} s)`,
+      };
+    }
+    state.failed.delete(key);
+  }
   const asking = (async (): Promise<{ names: InventoryNames } | { problem: string }> => {
     const runner = await resolveRunnerFor(form.definition.runner);
     if (!runner) {
@@ -89,7 +110,12 @@ async function listOnRunner(
     );
     if (answer === null)
       return { problem: `runner "${runner.name}" is not connected (to this app node) to read the inventory; try again once it is` };
-    if (!answer.ok) return { problem: answer.error };
+    if (!answer.ok) {
+      state.failed.set(key, { problem: answer.error, at: Date.now() });
+      if (state.failed.size > CACHE_ENTRIES) state.failed.delete(state.failed.keys().next().value!);
+      return { problem: answer.error };
+    }
+    state.failed.delete(key);
     const names = { hosts: answer.hosts, groups: answer.groups };
     state.done.set(key, names);
     if (state.done.size > CACHE_ENTRIES) state.done.delete(state.done.keys().next().value!);

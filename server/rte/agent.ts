@@ -368,6 +368,7 @@ export class RteAgent {
       env: this.env,
       cache: this.cache,
       playbookUser: this.playbookUser,
+      sandboxed: this.sandboxed,
       fetchFiles: (hashes) =>
         this.env.RTE_FILES === "local"
           ? readSharedFiles(request.sourceDir, request.manifest, hashes)

@@ -94,6 +94,18 @@ const rteEnvSchema = z.object({
     }),
   /** How often a running job's disk use is measured against RTE_JOB_DISK_LIMIT. */
   RTE_JOB_DISK_CHECK_SECONDS: positiveInt(5),
+  /**
+   * Names of variables of the RTE's environment that playbooks (and inventory listings) get on
+   * top of the allow list (playbookEnv in playbook-command.ts): comma or space separated. The
+   * RTE's and the app's own variables are refused (see playbookEnvPassProblems).
+   */
+  RTE_PLAYBOOK_ENV_PASS: z
+    .string()
+    .default("")
+    .transform((text) => text.split(/[\s,]+/).filter((name) => name !== ""))
+    .superRefine((names, context) => {
+      for (const problem of playbookEnvPassProblems(names)) context.addIssue({ code: "custom", message: problem });
+    }),
   RTE_PLAYBOOK_NICE: z
     .string()
     .trim()
@@ -148,6 +160,22 @@ export function runnerDefaultDir(runnerName: string, kind: "spool" | "work" | "s
 export function defaultJobsDir(workDir: string): string {
   const id = createHash("sha256").update(path.resolve(workDir)).digest("hex").slice(0, 12);
   return path.join(tmpdir(), `playform-jobs-${id}`);
+}
+
+/**
+ * Why names of RTE_PLAYBOOK_ENV_PASS cannot be passed to playbooks: not a variable name, or a
+ * variable of the RTE itself (its token, its settings) or of the app (DATABASE_URL,
+ * ENCRYPTION_SECRET, PLAYFORM_*), which no playbook may read.
+ */
+export function playbookEnvPassProblems(names: readonly string[]): string[] {
+  const own = new Set<string>([...RTE_OWN_VARIABLES, "DATABASE_URL", "ENCRYPTION_SECRET"]);
+  const problems: string[] = [];
+  for (const name of names) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) problems.push(`${JSON.stringify(name)} is not a variable name (letters, digits and _)`);
+    else if (own.has(name) || name.startsWith("RTE_") || name.startsWith("PLAYFORM_"))
+      problems.push(`${name} is the runner's or the app's own setting, never passed to a playbook`);
+  }
+  return problems;
 }
 
 /** Variables the RTE reads itself: never passed on to a playbook. */

@@ -1,11 +1,15 @@
 /**
  * `inventory:list`: the hosts and groups of a form's inventory, for its hosts fields. The app
  * never runs ansible-inventory: an inventory script or plugin is code of the form (from a Git
- * source, say), so it runs here, where playbooks run, the way a playbook does: in a private
- * folder of the form's files (fetched by hash like a job's), as the playbook user, with the
- * playbook's environment (none of the RTE's or the app's variables), in a process group of its
- * own that ends with the listing, and with a timeout. Only the names go back to the app, never
- * the hosts' variables.
+ * source, say), so it runs here, where playbooks run, exactly the way a playbook does: in a
+ * private folder of the form's files (fetched by hash like a job's), as the playbook user, with
+ * the playbook's environment (playbookEnv: an allow list, none of the RTE's or the app's
+ * variables), through the same wrapper (wrapPlaybook: playbook-init.py and, where bubblewrap
+ * works, a pid namespace of its own), with a timeout. Everything it started ends with it: under
+ * bwrap the namespace is killed (PID 1 with it), so even a child that left the process group
+ * (setsid) is gone, and it could never see or signal a running job's processes by their pids;
+ * without bwrap (RTE_PLAYBOOK_SANDBOX=off, or none here) its process group is ended. Only the
+ * names go back to the app, never the hosts' variables.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -13,16 +17,29 @@ import path from "node:path";
 import { execa } from "execa";
 import type { InventoryAnswer, InventoryList } from "../protocol/rte-messages";
 import { inventoryNames } from "../recap/inventory-names";
-import { RTE_OWN_VARIABLES, type RteEnv } from "./env";
+import { playbookInitScript } from "./ansible/plugin-path";
+import type { RteEnv } from "./env";
 import type { FetchFiles, FileCache } from "./file-cache";
 import { handOver } from "./job-folder";
 import { playbookEnv } from "./playbook-command";
 import type { PlaybookUser } from "./playbook-user";
 import { terminateGroup } from "./process-group";
+import { STATUS_FD, preparePrivateTmp, wrapPlaybook, type PrivateTmp } from "./sandbox";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
 /** What is read of ansible-inventory's JSON: a listing larger than this is refused. */
 const MAX_LIST_BYTES = 64 * 1024 * 1024;
+/** What is kept of ansible-inventory's stderr (its last lines say why it failed). */
+const MAX_ERROR_BYTES = 64 * 1024;
+/**
+ * Once ansible-inventory has exited: how long its process group has to end after SIGTERM
+ * before SIGKILL. Under bwrap, bwrap and PID 1 ignore SIGTERM (see sandbox.ts) and whatever is
+ * left in the namespace is killed with them by the SIGKILL: the listing is over, nothing to wait for.
+ */
+const GROUP_GRACE_MS = 2_000;
+const SANDBOX_GRACE_MS = 100;
+/** After the group ended: how long its pipes may stay open (a setsid child holding them, without bwrap). */
+const PIPES_CLOSE_MS = 2_000;
 
 /** ansible-inventory from the same installation as ANSIBLE_PLAYBOOK (its folder when it is a path). */
 export function ansibleInventoryCommand(ansiblePlaybook: string): string {
@@ -34,6 +51,8 @@ export interface InventoryDeps {
   cache: FileCache;
   fetchFiles: FetchFiles;
   playbookUser: PlaybookUser | null;
+  /** Whether playbooks, and so listings, run under bubblewrap (sandbox.ts, detectSandbox). */
+  sandboxed: boolean;
 }
 
 export async function listInventory(request: InventoryList, deps: InventoryDeps): Promise<InventoryAnswer> {
@@ -51,39 +70,28 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
   try {
     await deps.cache.materialize(request.manifest, dir, deps.fetchFiles);
     const user = deps.playbookUser;
+    // Its /tmp is its own as a playbook's: what an inventory plugin leaves there goes with the listing.
+    const { privateTmp, tmpdir } = preparePrivateTmp(dir, deps.sandboxed, deps.env.RTE_PLAYBOOK_PRIVATE_TMP);
     if (user) handOver(dir, { uid: user.uid, gid: user.primaryGid });
-    const identity: Record<string, string> = user
-      ? { HOME: dir, USER: user.name, LOGNAME: user.name, ANSIBLE_LOCAL_TEMP: path.join(dir, ".ansible", "tmp") }
-      : {};
-    const child = execa(ansibleInventoryCommand(deps.env.ANSIBLE_PLAYBOOK), ["-i", path.join(dir, inventory), "--list"], {
-      cwd: dir,
-      env: playbookEnv(process.env, RTE_OWN_VARIABLES, {
-        ANSIBLE_INVENTORY_UNPARSED_FAILED: "true",
-        ANSIBLE_NOCOLOR: "1",
-        ANSIBLE_FORCE_COLOR: "0",
-        ...identity,
-      }),
-      extendEnv: false,
-      ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
-      detached: true,
-      stdin: "ignore",
-      reject: false,
-      maxBuffer: MAX_LIST_BYTES,
-      timeout: INVENTORY_TIMEOUT_MS,
-      forceKillAfterDelay: 2_000,
-    });
-    const result = await child;
-    // Whatever the script left running in its group ends with the listing.
-    if (child.pid !== undefined) await terminateGroup(child.pid, 2_000).catch(() => undefined);
+    const identity: Record<string, string> = {
+      ...(user ? { HOME: dir, USER: user.name, LOGNAME: user.name, ANSIBLE_LOCAL_TEMP: path.join(dir, ".ansible", "tmp") } : {}),
+      TMPDIR: tmpdir,
+    };
+    const listing = {
+      file: ansibleInventoryCommand(deps.env.ANSIBLE_PLAYBOOK),
+      args: ["-i", path.join(dir, inventory), "--list"],
+    };
+    const result = await runListing(listing, dir, deps, identity, privateTmp);
+    if (result.tooLarge) return { ok: false, error: `ansible-inventory printed more than ${MAX_LIST_BYTES} bytes` };
     if (result.timedOut) return { ok: false, error: `ansible-inventory did not finish within ${INVENTORY_TIMEOUT_MS / 1000} s` };
-    if (result.failed) {
+    if (result.exitCode !== 0) {
       // ansible's last lines say why ("Failed to parse … with ini plugin: …", "No inventory was parsed").
-      const output = [result.stderr, result.stdout].map((text) => String(text ?? "").trim()).find((text) => text !== "");
-      const why = (output ?? result.shortMessage ?? "it failed").split("\n").slice(-3).join(" ");
+      const output = [result.stderr, result.stdout].map((text) => text.trim()).find((text) => text !== "");
+      const why = (output ?? result.problem ?? "it failed").split("\n").slice(-3).join(" ");
       return { ok: false, error: `ansible-inventory cannot read it: ${why}`.slice(0, 2000) };
     }
     try {
-      return { ok: true, ...inventoryNames(JSON.parse(String(result.stdout))) };
+      return { ok: true, ...inventoryNames(JSON.parse(result.stdout)) };
     } catch {
       return { ok: false, error: "ansible-inventory did not print JSON" };
     }
@@ -95,4 +103,113 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface ListingResult {
+  /** ansible-inventory's exit status; null when it did not exit by itself (killed, or never started). */
+  exitCode: number | null;
+  timedOut: boolean;
+  /** It printed more than MAX_LIST_BYTES: stopped. */
+  tooLarge: boolean;
+  stdout: string;
+  stderr: string;
+  /** Why it did not run at all (a missing program). */
+  problem: string | null;
+}
+
+/**
+ * Runs ansible-inventory as a playbook runs (see the header) and ends everything it started
+ * once it has exited (or timed out): the process group, and under bwrap the pid namespace.
+ */
+async function runListing(
+  listing: { file: string; args: string[] },
+  dir: string,
+  deps: InventoryDeps,
+  identity: Record<string, string>,
+  privateTmp: PrivateTmp | null,
+): Promise<ListingResult> {
+  const { sandboxed, playbookUser: user } = deps;
+  const command = wrapPlaybook(listing, playbookInitScript(), null, sandboxed, privateTmp);
+  const child = execa(command.file, command.args, {
+    cwd: dir,
+    env: playbookEnv(
+      process.env,
+      { ANSIBLE_INVENTORY_UNPARSED_FAILED: "true", ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
+      deps.env.RTE_PLAYBOOK_ENV_PASS,
+    ),
+    extendEnv: false,
+    ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
+    detached: true,
+    // fd 4: where PID 1 of the namespace says how ansible-inventory ended (under bwrap).
+    stdio: ["ignore", "pipe", "pipe", "ignore", sandboxed ? "pipe" : "ignore"],
+    buffer: false,
+    reject: false,
+    encoding: "buffer",
+    forceKillAfterDelay: false,
+  });
+  const stdout: Buffer[] = [];
+  let stdoutBytes = 0;
+  let stderr = "";
+  let tooLarge = false;
+  let stopForSize: () => void = () => undefined;
+  const sizeExceeded = new Promise<void>((resolve) => (stopForSize = resolve));
+  child.stdout?.on("data", (chunk: Buffer) => {
+    if (tooLarge) return;
+    stdoutBytes += chunk.length;
+    if (stdoutBytes > MAX_LIST_BYTES) {
+      tooLarge = true;
+      stdout.length = 0;
+      stopForSize();
+    } else stdout.push(chunk);
+  });
+  child.stderr?.setEncoding("utf8").on("data", (text: string) => {
+    stderr = (stderr + text).slice(-MAX_ERROR_BYTES);
+  });
+  // Under bwrap the leader is bwrap, which lives as long as anything in the namespace: a
+  // plugin's background child would keep it. ansible-inventory's own end comes from PID 1.
+  let ended: number | null | undefined;
+  const inventoryExited = new Promise<void>((resolve) => {
+    const statusPipe = sandboxed ? child.stdio[STATUS_FD] : undefined;
+    if (!statusPipe || !("setEncoding" in statusPipe)) return;
+    let said = "";
+    statusPipe.on("data", (chunk: Buffer) => {
+      said += chunk.toString("utf8");
+      const match = /^(exit|signal) (\d+)\n/.exec(said);
+      if (!match) return;
+      ended = match[1] === "exit" ? Number(match[2]) : null;
+      resolve();
+    });
+  });
+  const leaderExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      resolve();
+    }, INVENTORY_TIMEOUT_MS);
+  });
+  // execa settles at once when the spawn itself fails (no exit event then).
+  await Promise.race([inventoryExited, leaderExited, timeout, sizeExceeded, child.then(() => undefined)]);
+  clearTimeout(timer);
+  // Whatever the inventory script or plugin left running ends with the listing.
+  if (child.pid !== undefined) await terminateGroup(child.pid, sandboxed ? SANDBOX_GRACE_MS : GROUP_GRACE_MS).catch(() => undefined);
+  let result = await Promise.race([child, sleep(PIPES_CLOSE_MS).then(() => null)]);
+  if (result === null) {
+    for (const stream of child.stdio) stream?.destroy();
+    result = await child;
+  }
+  const spawnFailed = "code" in result && typeof result.code === "string" && result.code.startsWith("E");
+  return {
+    exitCode: ended !== undefined ? ended : typeof result.exitCode === "number" ? result.exitCode : null,
+    timedOut,
+    tooLarge,
+    stdout: Buffer.concat(stdout).toString("utf8"),
+    stderr,
+    problem: spawnFailed ? `${command.file} cannot be started: ${result.shortMessage}` : null,
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -17,7 +17,6 @@ import { createMasker } from "../security/mask";
 import { maskInLogs, type LogContext } from "../logging/logger";
 import { ansibleEventEnv, playbookInitScript, vaultPasswordScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
-import { RTE_OWN_VARIABLES } from "./env";
 import type { FileCache, FetchFiles } from "./file-cache";
 import { fileVarPaths, handOver } from "./job-folder";
 import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
@@ -27,7 +26,7 @@ import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
 import { folderUsage, formatBytes } from "./disk-usage";
-import { SECRETS_FD, STATUS_FD, hiddenJobDir, wrapPlaybook } from "./sandbox";
+import { SECRETS_FD, STATUS_FD, preparePrivateTmp, wrapPlaybook } from "./sandbox";
 
 const EVENTS_FD = 3;
 /**
@@ -136,8 +135,6 @@ export class JobRun {
       extravars: path.join(jobDir, `.playform_extravars_${id}.json`),
       hidden: path.join(jobDir, `.playform_hidden_extravars_${id}.json`),
       sshKey: path.join(jobDir, `.playform_ssh_key_${id}`),
-      /** The playbook's /tmp and /var/tmp under the sandbox, its TMPDIR without: goes with the folder. */
-      tmp: path.join(jobDir, ".playform_tmp"),
       /** The copy a form with keepExtravars keeps after the job, where only the RTE reads it. */
       kept: path.join(this.deps.env.workDir, "extravars", `extravars_${id}.json`),
     };
@@ -206,13 +203,7 @@ export class JobRun {
       const user = this.deps.playbookUser;
       const gid = user ? jobGid(user, this.job.jobId) : null;
       const { sandboxed } = this.deps;
-      const privateTmp = sandboxed && this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP === "on" ? { tmpDir: paths.tmp, jobDir: paths.jobDir } : null;
-      // Not recursive: a form file of that name fails the job here instead of being used as /tmp.
-      fs.mkdirSync(paths.tmp, { mode: 0o700 });
-      // Under the private /tmp the job folder is bound again at its own path (sandbox.ts): its
-      // mount point is made here, as the RTE, not by bwrap as the playbook user.
-      const mountPoint = privateTmp ? hiddenJobDir(paths.jobDir) : null;
-      if (mountPoint !== null) fs.mkdirSync(path.join(paths.tmp, mountPoint), { recursive: true, mode: 0o700 });
+      const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP);
       if (user && gid !== null) handOver(paths.jobDir, { uid: user.uid, gid });
 
       const args = playbookArgs({
@@ -238,9 +229,7 @@ export class JobRun {
             ANSIBLE_REMOTE_TEMP: process.env.ANSIBLE_REMOTE_TEMP ?? "$HOME/.ansible/tmp",
           }
         : {};
-      // Without the private /tmp, programs that honour TMPDIR (Python's tempfile, mktemp, sort)
-      // still write into the job's folder, where it is counted and removed with the job.
-      identity.TMPDIR = privateTmp ? "/tmp" : paths.tmp;
+      identity.TMPDIR = tmpdir;
       // At a lower CPU priority than the RTE (RTE_PLAYBOOK_NICE): however busy its playbooks keep
       // the cores, the RTE still reads their output, beats and answers the app in time.
       const niceness = this.deps.env.RTE_PLAYBOOK_NICE;
@@ -249,7 +238,11 @@ export class JobRun {
       const command = playbookCommand(wrapped.file, wrapped.args, niceness);
       const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
-        env: playbookEnv(process.env, RTE_OWN_VARIABLES, { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity }),
+        env: playbookEnv(
+          process.env,
+          { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity },
+          this.deps.env.RTE_PLAYBOOK_ENV_PASS,
+        ),
         extendEnv: false,
         // setgid, setuid (and no supplementary groups: libuv drops them) in the child before exec.
         ...(user && gid !== null ? { uid: user.uid, gid } : {}),

@@ -52,20 +52,56 @@ export function playbookCommand(executable: string, args: string[], niceness: nu
 }
 
 /**
- * The playbook's environment: the RTE's own minus everything the app or the RTE reads
- * (tokens, database URLs, encryption secrets). A playbook runs arbitrary code; it must not be
- * able to read the runner's token and impersonate it.
+ * Variables of the RTE's environment a playbook gets, by name: the search path, the home (the
+ * playbook user's own when there is one: the caller's `extra` sets it), the locale and time
+ * zone, and the proxies in both spellings. Everything else stays with the RTE (see playbookEnv).
+ */
+export const PLAYBOOK_ENV_NAMES: readonly string[] = [
+  "PATH",
+  "HOME",
+  "LANG",
+  "LANGUAGE",
+  "TZ",
+  ...["http_proxy", "https_proxy", "no_proxy", "all_proxy"].flatMap((name) => [name, name.toUpperCase()]),
+];
+
+/**
+ * ANSIBLE_* settings of the RTE's environment a playbook does not get: those that name a vault
+ * or a password or hold a token or secret (ANSIBLE_VAULT_PASSWORD_FILE, ANSIBLE_VAULT_IDENTITY_LIST,
+ * ANSIBLE_BECOME_PASSWORD_FILE, ANSIBLE_CONNECTION_PASSWORD_FILE, ANSIBLE_GALAXY_TOKEN,
+ * ANSIBLE_GALAXY_SERVER_<ID>_TOKEN or _PASSWORD...). The runner's vault and become passwords are
+ * not a form's: a job gets the vault password of its own credential (--vault-password-file).
+ * RTE_PLAYBOOK_ENV_PASS may still name one, on purpose.
+ */
+export function isSecretAnsibleSetting(name: string): boolean {
+  return name.startsWith("ANSIBLE_") && name.split("_").some((word) => ["VAULT", "PASSWORD", "PASS", "SECRET", "TOKEN"].includes(word));
+}
+
+/**
+ * The playbook's environment: an allow list, never the RTE's whole environment. A playbook runs
+ * arbitrary code (so does an inventory plugin); whatever the RTE process was started with
+ * (PGPASSWORD, AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, a cloud's credentials, the runner's token)
+ * must not reach it unless the operator names it. It gets:
+ *
+ * - PLAYBOOK_ENV_NAMES and LC_* (path, home, locale, time zone, proxies);
+ * - ANSIBLE_* (the operator's configuration of ansible on this runner), except isSecretAnsibleSetting;
+ * - `pass`: the names in RTE_PLAYBOOK_ENV_PASS, the operator's choice (validated in env.ts);
+ * - the runner's own ANSIBLE_* defaults, PYTHONUNBUFFERED, and `extra`: what the RTE sets for
+ *   this run (the callback plugin's fd, the run id, the playbook user's HOME, USER, temp dirs).
+ *
+ * The form's credentials reach the playbook as extravars, not through the environment.
  */
 export function playbookEnv(
   parent: Readonly<Record<string, string | undefined>>,
-  ownVariables: readonly string[],
   extra: Record<string, string>,
+  pass: readonly string[] = [],
 ): Record<string, string> {
-  const blocked = new Set([...ownVariables, "DATABASE_URL", "ENCRYPTION_SECRET", "PLAYFORM_ADMIN_PASSWORD", "NODE_OPTIONS"]);
+  const allowed = new Set([...PLAYBOOK_ENV_NAMES, ...pass]);
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
-    if (value === undefined || blocked.has(key) || key.startsWith("PLAYFORM_") || key.startsWith("RTE_")) continue;
-    env[key] = value;
+    if (value === undefined) continue;
+    const ansible = key.startsWith("ANSIBLE_") && !isSecretAnsibleSetting(key);
+    if (allowed.has(key) || key.startsWith("LC_") || ansible) env[key] = value;
   }
   return {
     ...env,

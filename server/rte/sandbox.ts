@@ -36,6 +36,7 @@
  * ansible-playbook only, not the workers and ssh it started): such a playbook runs on until
  * the RTE's next start ends its process group.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import type { PlaybookUser } from "./playbook-user";
@@ -70,6 +71,29 @@ export function hiddenJobDir(jobDir: string): string | null {
   return null;
 }
 
+/**
+ * Makes a job's (or an inventory listing's) temp folder, `.playform_tmp` in its folder, before
+ * the folder is handed over, and says how its command runs with it: bwrap's private /tmp (null
+ * without the sandbox or with RTE_PLAYBOOK_PRIVATE_TMP=off) and the TMPDIR it gets: /tmp under
+ * the private /tmp, else the folder itself, so programs that honour TMPDIR (Python's tempfile,
+ * mktemp, sort) still write where it is counted and removed with the job.
+ */
+export function preparePrivateTmp(
+  folder: string,
+  sandboxed: boolean,
+  setting: "on" | "off",
+): { privateTmp: PrivateTmp | null; tmpdir: string } {
+  const tmpDir = path.join(folder, ".playform_tmp");
+  // Not recursive: a form file of that name fails the job here instead of being used as /tmp.
+  fs.mkdirSync(tmpDir, { mode: 0o700 });
+  if (!sandboxed || setting === "off") return { privateTmp: null, tmpdir: tmpDir };
+  // The folder's mount point under the private /tmp is made here, as the RTE, not by bwrap as
+  // the playbook user.
+  const mountPoint = hiddenJobDir(folder);
+  if (mountPoint !== null) fs.mkdirSync(path.join(tmpDir, mountPoint), { recursive: true, mode: 0o700 });
+  return { privateTmp: { tmpDir, jobDir: folder }, tmpdir: "/tmp" };
+}
+
 /** bwrap's mounts for a private /tmp, after BWRAP_ARGS (bwrap applies them in order). */
 export function privateTmpArgs(tmp: PrivateTmp): string[] {
   const args: string[] = [];
@@ -82,12 +106,14 @@ export function privateTmpArgs(tmp: PrivateTmp): string[] {
 /**
  * The command that starts ansible-playbook (`playbook`), through playbook-init.py and, when
  * `sandboxed`, bwrap. `secretsFifo`: where playbook-init.py makes the FIFO the playbook's
- * `-e @` names (the job's hidden extravars). `privateTmp`: under bwrap, the playbook's own /tmp.
+ * `-e @` names (the job's hidden extravars, written to SECRETS_FD); null for a command that
+ * reads no secrets (ansible-inventory for an inventory listing, which runs in the same sandbox).
+ * `privateTmp`: under bwrap, the playbook's own /tmp.
  */
 export function wrapPlaybook(
   playbook: { file: string; args: string[] },
   initScript: string,
-  secretsFifo: string,
+  secretsFifo: string | null,
   sandboxed: boolean,
   privateTmp: PrivateTmp | null = null,
 ): { file: string; args: string[] } {
@@ -95,10 +121,7 @@ export function wrapPlaybook(
     "python3",
     initScript,
     ...(sandboxed ? ["--init", String(STATUS_FD)] : []),
-    "--secrets-fd",
-    String(SECRETS_FD),
-    "--secrets-fifo",
-    secretsFifo,
+    ...(secretsFifo !== null ? ["--secrets-fd", String(SECRETS_FD), "--secrets-fifo", secretsFifo] : []),
     "--",
   ];
   const inner = [...init, playbook.file, ...playbook.args];

@@ -293,10 +293,11 @@ describe("hosts fields' choices", () => {
     expect(both).toHaveLength(7);
   });
 
-  it(
-    "a runner lists the form's inventory in a folder of its files (fetched by hash) and answers only the names; an unreadable one says why",
+  // Under bubblewrap (as the RTE runs it where bwrap works) and without it (RTE_PLAYBOOK_SANDBOX=off).
+  it.for([{ sandboxed: false }, { sandboxed: fs.existsSync("/usr/bin/bwrap") }])(
+    "a runner lists the form's inventory in a folder of its files (fetched by hash) and answers only the names; an unreadable one says why (sandboxed: $sandboxed)",
     { timeout: 60_000 },
-    async () => {
+    async ({ sandboxed }) => {
       const work = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-rte-"));
       const env = loadRteEnv({
         RTE_TOKEN: "t",
@@ -316,6 +317,7 @@ describe("hosts fields' choices", () => {
             env,
             cache: new FileCache(env.cacheDir),
             playbookUser: null,
+            sandboxed,
             fetchFiles: async (hashes: string[]) => {
               asked.push(...hashes);
               return new Map(
@@ -356,6 +358,93 @@ describe("hosts fields' choices", () => {
         fs.rmSync(bad, { recursive: true });
       } finally {
         fs.rmSync(work, { recursive: true, force: true });
+      }
+    },
+  );
+
+  // An inventory plugin that leaves two children running: one in the listing's process group,
+  // one in a session of its own (setsid). Each has a marker in its command line.
+  it.for([{ sandboxed: false }, { sandboxed: fs.existsSync("/usr/bin/bwrap") }])(
+    "ends what an inventory plugin left running once the listing has ended (sandboxed: $sandboxed)",
+    { timeout: 60_000 },
+    async ({ sandboxed }) => {
+      const marker = `playform-listing-leftover-${process.pid}-${Date.now()}`;
+      const work = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-rte-"));
+      const form = fs.mkdtempSync(path.join(os.tmpdir(), "playform-inventory-form-"));
+      const living = (which: string) =>
+        fs
+          .readdirSync("/proc")
+          .filter((name) => /^\d+$/.test(name))
+          .filter((pid) => {
+            try {
+              const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+              if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return false;
+              return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(`${marker}-${which}`);
+            } catch {
+              return false;
+            }
+          })
+          .map(Number);
+      try {
+        fs.mkdirSync(path.join(form, "plugins"));
+        fs.writeFileSync(
+          path.join(form, "ansible.cfg"),
+          "[defaults]\ninventory_plugins = ./plugins\n[inventory]\nenable_plugins = leave\n",
+        );
+        fs.writeFileSync(path.join(form, "leave.yml"), "plugin: leave\n");
+        fs.writeFileSync(
+          path.join(form, "plugins/leave.py"),
+          [
+            "import subprocess, sys, time",
+            "from ansible.plugins.inventory import BaseInventoryPlugin",
+            'DOCUMENTATION = """\nname: leave\nshort_description: leaves children running\ndescription: a test plugin\n"""',
+            "class InventoryModule(BaseInventoryPlugin):",
+            '    NAME = "leave"',
+            "    def verify_file(self, path):",
+            '        return path.endswith("leave.yml")',
+            "    def parse(self, inventory, loader, path, cache=True):",
+            "        super().parse(inventory, loader, path, cache)",
+            "        quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)",
+            `        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "${marker}-group"], **quiet)`,
+            `        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", "${marker}-session"], start_new_session=True, **quiet)`,
+            "        time.sleep(0.5)",
+            '        inventory.add_host("web1.example.test")',
+            "",
+          ].join("\n"),
+        );
+        const env = loadRteEnv({
+          RTE_TOKEN: "t",
+          RTE_WORK_DIR: work,
+          RTE_SPOOL_PATH: path.join(work, "spool"),
+          RTE_STATE_PATH: path.join(work, "state"),
+          RTE_JOBS_DIR: path.join(work, "jobs"),
+        });
+        fs.mkdirSync(env.jobsDir, { mode: 0o700 });
+        const manifest = buildManifest(form);
+        const answer = await listInventory(
+          { v: 1, listId: "l1", inventory: "leave.yml", manifest },
+          {
+            env,
+            cache: new FileCache(env.cacheDir),
+            playbookUser: null,
+            sandboxed,
+            fetchFiles: async (hashes: string[]) =>
+              new Map((await readLaunchedFiles(form, manifest, hashes)).map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")])),
+          },
+        );
+        expect(answer).toEqual({ ok: true, hosts: ["web1.example.test"], groups: [] });
+        const deadline = Date.now() + 3_000;
+        const settled = () => living("group").length === 0 && (!sandboxed || living("session").length === 0);
+        while (!settled() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+        // The process group ends with the listing; under bwrap the whole pid namespace does, a
+        // child in a session of its own included. Without bwrap that one outlives it (as a
+        // playbook's would: RTE_PLAYBOOK_SANDBOX=off says so at start).
+        expect(living("group")).toEqual([]);
+        if (sandboxed) expect(living("session")).toEqual([]);
+      } finally {
+        for (const pid of [...living("group"), ...living("session")]) process.kill(pid, "SIGKILL");
+        fs.rmSync(work, { recursive: true, force: true });
+        fs.rmSync(form, { recursive: true, force: true });
       }
     },
   );

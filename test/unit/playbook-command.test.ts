@@ -2,7 +2,6 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { jobOptionsSchema } from "../../server/protocol/rte-messages";
 import { vaultPasswordScript } from "../../server/rte/ansible/plugin-path";
-import { RTE_OWN_VARIABLES } from "../../server/rte/env";
 import { playbookArgs, playbookCommand, playbookEnv, type CommandInput } from "../../server/rte/playbook-command";
 
 const base: CommandInput = {
@@ -128,14 +127,30 @@ describe("playbookEnv", () => {
     PATH: "/usr/local/bin:/usr/bin",
     HOME: "/home/rte",
     LANG: "C.UTF-8",
+    LANGUAGE: "en",
+    LC_ALL: "C.UTF-8",
+    LC_TIME: "de_DE.UTF-8",
+    TZ: "Europe/Berlin",
     HTTPS_PROXY: "http://proxy:3128",
     https_proxy: "http://proxy:3128",
+    http_proxy: "http://proxy:3128",
+    HTTP_PROXY: "http://proxy:3128",
     NO_PROXY: "localhost",
+    no_proxy: "localhost",
+    ALL_PROXY: "socks5://proxy:1080",
+    all_proxy: "socks5://proxy:1080",
     ANSIBLE_CONFIG: "/etc/ansible/custom.cfg",
     ANSIBLE_ROLES_PATH: "/roles",
+    ANSIBLE_VAULT_PASSWORD_FILE: "/etc/ansible/vault-pass",
+    ANSIBLE_VAULT_IDENTITY_LIST: "prod@/etc/ansible/prod-pass",
+    ANSIBLE_BECOME_PASSWORD_FILE: "/etc/ansible/become-pass",
+    ANSIBLE_CONNECTION_PASSWORD_FILE: "/etc/ansible/ssh-pass",
+    ANSIBLE_GALAXY_TOKEN: "galaxy-token",
+    ANSIBLE_GALAXY_SERVER_PRIVATE_PASSWORD: "galaxy-pw",
     RTE_TOKEN: "pfr_secret",
     RTE_INSTANCE_ID: "rte-0",
     RTE_SOMETHING_NEW: "x",
+    RTE_PLAYBOOK_ENV_PASS: "SSH_AUTH_SOCK",
     APP_URL: "https://playform.example",
     PORT: "8000",
     PROCESS_MAX_BUFFER: "1000",
@@ -145,17 +160,33 @@ describe("playbookEnv", () => {
     PLAYFORM_ROLE: "rte",
     NODE_OPTIONS: "--inspect",
     PYTHONUNBUFFERED: "0",
+    PGPASSWORD: "pg-secret",
+    AWS_SECRET_ACCESS_KEY: "aws-secret",
+    AWS_ACCESS_KEY_ID: "AKIA0000",
+    GITHUB_TOKEN: "ghp_secret",
+    FOO_PASSWORD: "foo-secret",
+    SSH_AUTH_SOCK: "/run/agent.sock",
+    KRB5CCNAME: "FILE:/tmp/krb5cc_0",
     UNSET: undefined,
   } as Record<string, string | undefined> as NodeJS.ProcessEnv;
 
-  it("keeps PATH, proxies and ANSIBLE_*, drops everything the app or the RTE reads, sets PYTHONUNBUFFERED=1", () => {
-    expect(playbookEnv(parent, RTE_OWN_VARIABLES, { PLAYFORM_EVENTS_FD: "3" })).toEqual({
+  it("passes only the allow list: path, home, locale, time zone, proxies, ANSIBLE_* settings, and sets the runner's own", () => {
+    expect(playbookEnv(parent, { PLAYFORM_EVENTS_FD: "3" })).toEqual({
       PATH: "/usr/local/bin:/usr/bin",
       HOME: "/home/rte",
       LANG: "C.UTF-8",
+      LANGUAGE: "en",
+      LC_ALL: "C.UTF-8",
+      LC_TIME: "de_DE.UTF-8",
+      TZ: "Europe/Berlin",
       HTTPS_PROXY: "http://proxy:3128",
       https_proxy: "http://proxy:3128",
+      http_proxy: "http://proxy:3128",
+      HTTP_PROXY: "http://proxy:3128",
       NO_PROXY: "localhost",
+      no_proxy: "localhost",
+      ALL_PROXY: "socks5://proxy:1080",
+      all_proxy: "socks5://proxy:1080",
       ANSIBLE_CONFIG: "/etc/ansible/custom.cfg",
       ANSIBLE_ROLES_PATH: "/roles",
       PYTHONUNBUFFERED: "1",
@@ -166,10 +197,54 @@ describe("playbookEnv", () => {
     });
   });
 
+  it("keeps the server's secrets, the runner's and the app's settings and the runner's vault, become and galaxy secrets from the playbook", () => {
+    const env = playbookEnv(parent, {});
+    for (const name of [
+      "PGPASSWORD",
+      "AWS_SECRET_ACCESS_KEY",
+      "AWS_ACCESS_KEY_ID",
+      "GITHUB_TOKEN",
+      "FOO_PASSWORD",
+      "SSH_AUTH_SOCK",
+      "DATABASE_URL",
+      "ENCRYPTION_SECRET",
+      "NODE_OPTIONS",
+      "APP_URL",
+      "PORT",
+      "ANSIBLE_VAULT_PASSWORD_FILE",
+      "ANSIBLE_VAULT_IDENTITY_LIST",
+      "ANSIBLE_BECOME_PASSWORD_FILE",
+      "ANSIBLE_CONNECTION_PASSWORD_FILE",
+      "ANSIBLE_GALAXY_TOKEN",
+      "ANSIBLE_GALAXY_SERVER_PRIVATE_PASSWORD",
+    ]) {
+      expect(env, name).not.toHaveProperty(name);
+    }
+    expect(Object.keys(env).filter((name) => name.startsWith("RTE_") || name.startsWith("PLAYFORM_"))).toEqual([]);
+    for (const secret of ["pg-secret", "aws-secret", "ghp_secret", "foo-secret", "pfr_secret", "enc", "admin-pw", "galaxy"]) {
+      expect(
+        Object.values(env).some((value) => value.includes(secret)),
+        secret,
+      ).toBe(false);
+    }
+  });
+
+  it("passes the names RTE_PLAYBOOK_ENV_PASS lists (and only when the RTE has them)", () => {
+    const env = playbookEnv(parent, {}, ["SSH_AUTH_SOCK", "KRB5CCNAME", "ANSIBLE_VAULT_PASSWORD_FILE", "NOT_SET"]);
+    expect(env.SSH_AUTH_SOCK).toBe("/run/agent.sock");
+    expect(env.KRB5CCNAME).toBe("FILE:/tmp/krb5cc_0");
+    expect(env.ANSIBLE_VAULT_PASSWORD_FILE).toBe("/etc/ansible/vault-pass");
+    expect(env).not.toHaveProperty("NOT_SET");
+    expect(env).not.toHaveProperty("PGPASSWORD");
+  });
+
+  it("sets what the runner gives this run over the RTE's own (the playbook user's HOME)", () => {
+    expect(playbookEnv(parent, { HOME: "/jobs/12", USER: "playform-run" })).toMatchObject({ HOME: "/jobs/12", USER: "playform-run" });
+  });
+
   it("lets the operator's ANSIBLE_FORCE_COLOR and ANSIBLE_HOST_KEY_CHECKING win over the defaults", () => {
     const env = playbookEnv(
       { ANSIBLE_FORCE_COLOR: "0", ANSIBLE_HOST_KEY_CHECKING: "True" } as Record<string, string> as NodeJS.ProcessEnv,
-      RTE_OWN_VARIABLES,
       {},
     );
     expect(env.ANSIBLE_FORCE_COLOR).toBe("0");
@@ -178,7 +253,7 @@ describe("playbookEnv", () => {
 
   it("does not modify the parent environment", () => {
     const copy = { ...parent };
-    playbookEnv(parent, RTE_OWN_VARIABLES, {});
+    playbookEnv(parent, {}, ["SSH_AUTH_SOCK"]);
     expect(parent).toEqual(copy);
   });
 });

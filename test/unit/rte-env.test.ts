@@ -54,6 +54,7 @@ describe("loadRteEnv", () => {
       RTE_PLAYBOOK_PRIVATE_TMP: "on",
       RTE_JOB_DISK_LIMIT: 10 * 1024 ** 3,
       RTE_JOB_DISK_CHECK_SECONDS: 5,
+      RTE_PLAYBOOK_ENV_PASS: [],
       RTE_DRAIN_SECONDS: 60,
       RTE_KILL_GRACE_SECONDS: 10,
       PORT: 8000,
@@ -134,6 +135,31 @@ describe("loadRteEnv", () => {
     }
   });
 
+  it("reads RTE_PLAYBOOK_ENV_PASS as names, comma or space separated, and refuses its own and the app's variables", () => {
+    expect(loadRteEnv(vars({})).RTE_PLAYBOOK_ENV_PASS).toEqual([]);
+    expect(loadRteEnv(vars({ RTE_PLAYBOOK_ENV_PASS: " SSH_AUTH_SOCK, KRB5CCNAME\tPYTHONPATH,," })).RTE_PLAYBOOK_ENV_PASS).toEqual([
+      "SSH_AUTH_SOCK",
+      "KRB5CCNAME",
+      "PYTHONPATH",
+    ]);
+    expect(loadError({ RTE_PLAYBOOK_ENV_PASS: "GOOD, 9BAD, WITH-DASH" })).toBe(
+      'invalid RTE configuration:\n  RTE_PLAYBOOK_ENV_PASS: "9BAD" is not a variable name (letters, digits and _)\n  RTE_PLAYBOOK_ENV_PASS: "WITH-DASH" is not a variable name (letters, digits and _)',
+    );
+    for (const own of [
+      "RTE_TOKEN",
+      "DATABASE_URL",
+      "ENCRYPTION_SECRET",
+      "PLAYFORM_ADMIN_PASSWORD",
+      "APP_URL",
+      "RTE_ANYTHING",
+      "RTE_METRICS_TOKEN",
+    ]) {
+      expect(loadError({ RTE_PLAYBOOK_ENV_PASS: `FOO ${own}` })).toBe(
+        `invalid RTE configuration:\n  RTE_PLAYBOOK_ENV_PASS: ${own} is the runner's or the app's own setting, never passed to a playbook`,
+      );
+    }
+  });
+
   it("lists the variables it reads, except ANSIBLE_PLAYBOOK, as its own (kept from playbooks)", () => {
     expect([...RTE_OWN_VARIABLES].sort()).toEqual(
       [
@@ -161,6 +187,7 @@ describe("loadRteEnv", () => {
         "RTE_PLAYBOOK_PRIVATE_TMP",
         "RTE_JOB_DISK_LIMIT",
         "RTE_JOB_DISK_CHECK_SECONDS",
+        "RTE_PLAYBOOK_ENV_PASS",
         "RTE_METRICS_TOKEN",
       ].sort(),
     );

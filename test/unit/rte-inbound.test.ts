@@ -109,4 +109,49 @@ describe("the local RTE of npm start", () => {
     });
     expect(env).toEqual({ PATH: "/usr/bin" });
   });
+
+  it("gets what a runner reads and its playbooks may get, never the app's secrets nor what else the app was started with", () => {
+    const env = runnerEnvironment({
+      PATH: "/usr/bin",
+      HOME: "/home/playform",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      TZ: "UTC",
+      TMPDIR: "/var/tmp",
+      https_proxy: "http://proxy:3128",
+      LOG_LEVEL: "debug",
+      NODE_EXTRA_CA_CERTS: "/etc/ca.pem",
+      ANSIBLE_CONFIG: "/etc/ansible.cfg",
+      RTE_PLAYBOOK_USER: "",
+      RTE_PLAYBOOK_ENV_PASS: "SSH_AUTH_SOCK DATABASE_URL",
+      SSH_AUTH_SOCK: "/run/agent.sock",
+      PROCESS_MAX_BUFFER: "1000",
+      DATABASE_URL: "postgres://u:p@db/playform",
+      ENCRYPTION_SECRET: "enc",
+      PLAYFORM_ADMIN_PASSWORD: "pw",
+      PLAYFORM_FORMS_DIR: "/forms",
+      PGPASSWORD: "pg-secret",
+      AWS_SECRET_ACCESS_KEY: "aws-secret",
+      GITHUB_TOKEN: "ghp_x",
+      FOO: "bar",
+    });
+    expect(env).toEqual({
+      PATH: "/usr/bin",
+      HOME: "/home/playform",
+      LANG: "C.UTF-8",
+      LC_ALL: "C.UTF-8",
+      TZ: "UTC",
+      TMPDIR: "/var/tmp",
+      https_proxy: "http://proxy:3128",
+      LOG_LEVEL: "debug",
+      NODE_EXTRA_CA_CERTS: "/etc/ca.pem",
+      ANSIBLE_CONFIG: "/etc/ansible.cfg",
+      RTE_PLAYBOOK_USER: "",
+      // Named to pass: it reaches the RTE, and through it the playbooks. DATABASE_URL does not
+      // (the RTE refuses it and says so).
+      RTE_PLAYBOOK_ENV_PASS: "SSH_AUTH_SOCK DATABASE_URL",
+      SSH_AUTH_SOCK: "/run/agent.sock",
+      PROCESS_MAX_BUFFER: "1000",
+    });
+  });
 });

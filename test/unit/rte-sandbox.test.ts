@@ -77,4 +77,25 @@ describe("wrapPlaybook", () => {
     expect(hiddenJobDir("/tmpfoo/jobs/7")).toBeNull();
     expect(hiddenJobDir("/srv/jobs/7")).toBeNull();
   });
+
+  it("an inventory listing: the same bwrap and PID 1, without secrets (no FIFO)", () => {
+    const listing = { file: "ansible-inventory", args: ["-i", "/jobs/inventory-1/hosts.yml", "--list"] };
+    const { file, args } = wrapPlaybook(listing, "/opt/init.py", null, true);
+    expect(file).toBe("env");
+    const inner = args.indexOf("--");
+    expect(args.slice(2, inner)).toEqual(BWRAP_ARGS);
+    expect(args.slice(inner + 1)).toEqual([
+      "python3",
+      "/opt/init.py",
+      "--init",
+      String(STATUS_FD),
+      "--",
+      "ansible-inventory",
+      ...listing.args,
+    ]);
+    expect(wrapPlaybook(listing, "/opt/init.py", null, false)).toEqual({
+      file: "python3",
+      args: ["/opt/init.py", "--", "ansible-inventory", ...listing.args],
+    });
+  });
 });

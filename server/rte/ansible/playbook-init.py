@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """How the RTE starts ansible-playbook (server/rte/job-run.ts, server/rte/sandbox.ts).
 
-    playbook-init.py [--init STATUS_FD] --secrets-fd FD --secrets-fifo PATH -- ansible-playbook ARGS...
+    playbook-init.py [--init STATUS_FD] [--secrets-fd FD --secrets-fifo PATH] -- ansible-playbook ARGS...
+
+(An inventory listing, server/rte/inventory-list.ts, starts ansible-inventory the same way,
+without secrets: no FIFO then.)
 
 Secrets: the RTE writes the job's hidden extravars (credentials) into inherited fd FD (a Node
 socketpair) and closes its end. This script reads them and hands them to ansible-playbook
@@ -62,7 +65,8 @@ def exec_playbook(secrets_fifo, secrets, argv):
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
-        fifo_at(secrets_fifo, secrets)
+        if secrets_fifo is not None:
+            fifo_at(secrets_fifo, secrets)
     except OSError as error:
         sys.stderr.write("playbook-init: cannot make %s: %s\n" % (secrets_fifo, error.strerror))
         os._exit(2)
@@ -97,10 +101,10 @@ def main():
             return 2
         args = args[2:]
     argv = args[1:]
-    if secrets_fd is None or secrets_fifo is None or not argv:
-        sys.stderr.write("usage: playbook-init.py [--init STATUS_FD] --secrets-fd FD --secrets-fifo PATH -- COMMAND ARGS...\n")
+    if (secrets_fd is None) != (secrets_fifo is None) or not argv:
+        sys.stderr.write("usage: playbook-init.py [--init STATUS_FD] [--secrets-fd FD --secrets-fifo PATH] -- COMMAND ARGS...\n")
         return 2
-    secrets = read_all(secrets_fd)
+    secrets = read_all(secrets_fd) if secrets_fd is not None else b""
     if status_fd is None:
         exec_playbook(secrets_fifo, secrets, argv)
     os.set_inheritable(status_fd, False)
