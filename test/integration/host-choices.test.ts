@@ -115,7 +115,8 @@ beforeAll(async () => {
     path.join(form, "playbook.yml"),
     '- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n    - ansible.builtin.debug:\n        msg: "target {{ target }}"\n',
   );
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: formsDir, ENCRYPTION_SECRET, PGPASSWORD } });
+  // The spy writes its records into a folder of the runner's /tmp, which the listing's private /tmp would hide.
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: formsDir, ENCRYPTION_SECRET, PGPASSWORD, RTE_PLAYBOOK_PRIVATE_TMP: "off" } });
   api = apiClient(app, await adminToken(app));
 }, 240_000);
 
