@@ -208,10 +208,34 @@ function urlEncodingPattern(secret: string): [string, number] | null {
     const python = uri.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
     const forms = [...new Set([uri, python, python === "%2F" ? "/" : python, python === "%20" ? "+" : python])];
     if (forms.length > 1 || forms[0] !== char) encoded = true;
-    pattern += forms.length === 1 ? escapeRegExp(forms[0]!) : `(?:${forms.map(escapeRegExp).join("|")})`;
+    const patterns = forms.map(percentPattern);
+    pattern += patterns.length === 1 ? patterns[0]! : `(?:${patterns.join("|")})`;
     length += uri.length;
   }
   return encoded ? [pattern, length] : null;
+}
+
+/** A URL-encoded form as a pattern: the hex digits of each %XX in either case (Python and Go write %C3, some encoders %c3). */
+function percentPattern(form: string): string {
+  return escapeRegExp(form).replace(/%([0-9A-F])([0-9A-F])/g, (_, high: string, low: string) => `%${hexDigit(high)}${hexDigit(low)}`);
+}
+
+function hexDigit(digit: string): string {
+  return /[A-F]/.test(digit) ? `[${digit}${digit.toLowerCase()}]` : digit;
+}
+
+/**
+ * The secret as it stands inside a JSON string, when that differs from the secret: with
+ * ensure_ascii (Python's default: every non-ASCII character as \u00e9, lowercase hex, astral
+ * ones as a surrogate pair) and without (raw UTF-8; JavaScript, Go, `to_json(ensure_ascii=False)`).
+ * The escaped pattern matches these forms as they are printed; their base64 and URL encodings
+ * (a Kubernetes `.dockerconfigjson` is base64 of a JSON document holding the password, a JSON
+ * query parameter is URL-encoded) are different bytes, so they get patterns of their own.
+ */
+function jsonEscapedForms(secret: string): string[] {
+  const raw = JSON.stringify(secret).slice(1, -1);
+  const ascii = raw.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return [...new Set([raw, ascii])].filter((form) => form !== secret);
 }
 
 export type Masker = (text: string) => string;
@@ -252,6 +276,11 @@ export function createMasker(secrets: readonly string[]): Masker {
     base64Patterns(secret).forEach(([pattern, length], skip) => (skip === 0 ? alternatives : shifted).set(pattern, length));
     const url = urlEncodingPattern(secret);
     if (url) alternatives.set(...url);
+    for (const form of jsonEscapedForms(secret)) {
+      base64Patterns(form).forEach(([pattern, length], skip) => (skip === 0 ? alternatives : shifted).set(pattern, length));
+      const escapedUrl = urlEncodingPattern(form);
+      if (escapedUrl) alternatives.set(...escapedUrl);
+    }
   }
   // Longest first, like the patterns: a long secret's raw form before a shorter base64 of it.
   literals.sort((a, b) => b.length - a.length);

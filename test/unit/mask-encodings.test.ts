@@ -193,3 +193,56 @@ describe("createMasker, base64 of a secret inside a longer string (any prefix, a
     expect(mask(text)).toBe(text);
   });
 });
+
+describe("createMasker, encodings of the secret's JSON-escaped form (a .dockerconfigjson, a JSON query parameter)", () => {
+  const SECRET = 'pa"ss\\wörd';
+  /** Python's json.dumps, ensure_ascii on (\u00f6) and off (raw UTF-8). */
+  const escapedForms: [string, string][] = [
+    ["ensure_ascii", String.raw`pa\"ss\\w\u00f6rd`],
+    ["raw UTF-8", 'pa\\"ss\\\\wörd'],
+  ];
+  const urlSafe = (b64: string) => b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+  function expectedB64(encoded: string, prefixBytes: number, secretBytes: number): string {
+    const first = Math.floor((prefixBytes * 8) / 6);
+    const end = Math.ceil(((prefixBytes + secretBytes) * 8) / 6);
+    return encoded.slice(0, first) + MASK + encoded.slice(end);
+  }
+
+  it.each(escapedForms)("masks the base64 and base64url of a dockerconfigjson holding it (%s)", (_, escaped) => {
+    const mask = createMasker([SECRET]);
+    for (const registry of ["r.io", "registry.example.com", "ghcr.io:443", "x"]) {
+      const before = `{"auths":{"${registry}":{"username":"bot","password":"`;
+      const doc = `${before}${escaped}","auth":"Ym90OnBh"}}}`;
+      const b64 = Buffer.from(doc).toString("base64");
+      const prefixBytes = Buffer.byteLength(before);
+      const secretBytes = Buffer.byteLength(escaped);
+      expect(mask(`.dockerconfigjson: ${b64}\n`), registry).toBe(`.dockerconfigjson: ${expectedB64(b64, prefixBytes, secretBytes)}\n`);
+      const url = urlSafe(b64);
+      expect(mask(`?c=${url}&x`), `${registry}, base64url`).toBe(`?c=${expectedB64(url, prefixBytes, secretBytes)}&x`);
+    }
+  });
+
+  it.each(escapedForms)("masks the URL encoding of a JSON document holding it (%s), upper- and lowercase percent-escapes", (_, escaped) => {
+    const mask = createMasker([SECRET]);
+    const doc = `{"password":"${escaped}"}`;
+    const encodedSecret = encodeURIComponent(escaped);
+    const upper = encodeURIComponent(doc);
+    const lower = upper.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+    expect(upper).toContain(encodedSecret);
+    for (const form of [upper, lower]) {
+      const masked = mask(`?q=${form}&x=1`);
+      expect(masked).toContain(MASK);
+      expect(masked.toLowerCase()).not.toContain(encodedSecret.toLowerCase());
+      expect(decodeURIComponent(masked)).not.toContain(escaped);
+    }
+  });
+
+  it("masks the lowercase %xx form of the raw secret's UTF-8 bytes", () => {
+    const mask = createMasker([SECRET, "S3cret!@/x y"]);
+    const lower = (s: string) => s.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+    expect(mask(`a=${lower(encodeURIComponent(SECRET))}&b`)).toBe(`a=${MASK}&b`);
+    expect(mask(`u=${lower("S3cret%21%40/x%20y")}@h`)).toBe(`u=${MASK}@h`);
+    expect(mask(`u=${lower(encodeURIComponent("S3cret!@/x y"))}@h`)).toBe(`u=${MASK}@h`);
+  });
+});
