@@ -116,6 +116,40 @@ function escapedSecretPattern(secret: string): string {
   return [...secret].map(characterPattern).join("");
 }
 
+/**
+ * A line break inside base64: `base64` wraps at 76 columns, openssl and PEM at 64, so a
+ * secret's base64 may be split over two lines (or more) at any of its characters. As printed:
+ * a line end (LF, CRLF, with YAML's block indentation or list dash after it), an escaped \n or
+ * \r\n inside a JSON string (`stdout`), or the end of one JSON string and the start of the
+ * next (`stdout_lines`). Base64 holds none of these characters (the n of \n follows a
+ * backslash), so a match can be cut back into its pieces (see maskPieces).
+ */
+const BASE64_BREAK = `(?:\r?\n *(?:- )?|${ESC}r${ESC}n|${ESC}n|",\r?\n *")`;
+const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
+
+/**
+ * Where wrapped base64 may be: a run of exactly 64 or 76 base64 characters ending at a break,
+ * as many as follow each other, and the (shorter) last line. A run starts after a character
+ * that is not base64 (or after an escaped \n): the scan does not start again inside a word. Only there do the patterns that
+ * allow a break between any two characters run: allowing it everywhere would cost V8 its fast
+ * scan over the output (measured ten times slower, test/bench/mask-bench.ts).
+ */
+const WRAPPED_BASE64 = new RegExp(
+  `(?<=^|[^A-Za-z0-9+/_-]|\\\\[nr])(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?${BASE64_BREAK})+[A-Za-z0-9+/=_-]+`,
+  "g",
+);
+
+/**
+ * What replaces a match of a wrapped pattern: the mask on every piece, the breaks kept, so the
+ * lines stay lines and no piece of the secret's base64 is left on either side of a break.
+ */
+function maskPieces(match: string): string {
+  return match
+    .split(BASE64_BREAK_SPLIT)
+    .map((piece, i) => (i % 2 === 1 || piece === "" ? piece : MASK))
+    .join("");
+}
+
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -131,33 +165,39 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
  * Standard and URL-safe alphabets are one pattern ([+-], [/_]); "=" padding is taken when
  * the secret ends the string. Returns [pattern, characters matched] for each alignment.
  */
-function base64Patterns(secret: string): [string, number][] {
+function base64Patterns(secret: string): { pattern: string; wrapped: string; length: number }[] {
+  return base64Units(secret).map(({ units, padding }) => ({
+    pattern: `${units.join("")}(?:${padding})?`,
+    wrapped: `${units.join(`${BASE64_BREAK}?`)}(?:${BASE64_BREAK}?${padding})?`,
+    length: units.length,
+  }));
+}
+
+/**
+ * The characters of base64Patterns' patterns, one pattern per base64 character (a line break
+ * may come between any two), and the padding after them when the secret ends the string.
+ */
+function base64Units(secret: string): { units: string[]; padding: string }[] {
   const bytes = Buffer.from(secret, "utf8");
-  const patterns: [string, number][] = [];
+  const patterns: { units: string[]; padding: string }[] = [];
   for (let skip = 0; skip < 3; skip++) {
     // The first group holds `skip` unknown bytes and the secret's first ones; the whole groups
     // after it are plain base64 (computed, not looped over: a secret may be a megabyte); the
     // last group holds the secret's last bytes and unknown ones.
     const head = Math.min(bytes.length, (3 - skip) % 3);
     const whole = Math.floor((bytes.length - head) / 3) * 3;
-    let pattern = "";
-    let length = 0;
-    if (head > 0) {
-      const group = partialGroup([...Array<null>(skip).fill(null), ...bytes.subarray(0, head)]);
-      pattern += group.pattern;
-      length += group.length;
-    }
+    const units: string[] = [];
+    let padding = "";
+    if (head > 0) units.push(...partialGroup([...Array<null>(skip).fill(null), ...bytes.subarray(0, head)]));
     const middle = bytes.subarray(head, head + whole).toString("base64");
-    pattern += middle.replace(/\+/g, "[+\\-]").replace(/\//g, "[/_]");
-    length += middle.length;
+    for (const char of middle) units.push(char === "+" ? "[+\\-]" : char === "/" ? "[/_]" : char);
     const tail = bytes.subarray(head + whole);
     if (tail.length > 0) {
-      const group = partialGroup([...tail]);
+      units.push(...partialGroup([...tail]));
       // Padding when the secret ends the string.
-      pattern += `${group.pattern}(?:${"=".repeat(3 - tail.length)})?`;
-      length += group.length;
+      padding = "=".repeat(3 - tail.length);
     }
-    if (pattern) patterns.push([pattern, length]);
+    if (units.length > 0) patterns.push({ units, padding });
   }
   return patterns;
 }
@@ -168,9 +208,8 @@ function base64Patterns(secret: string): [string, number][] {
  * characters (standard and URL-safe) whose secret bits are right; those of unknown bits only
  * are left out.
  */
-function partialGroup(group: (number | null)[]): { pattern: string; length: number } {
-  let pattern = "";
-  let length = 0;
+function partialGroup(group: (number | null)[]): string[] {
+  const units: string[] = [];
   for (let char = 0; char < 4; char++) {
     let known = 0;
     let value = 0;
@@ -186,10 +225,9 @@ function partialGroup(group: (number | null)[]): { pattern: string; length: numb
     for (let v = 0; v < 64; v++) {
       if ((v & known) === value) chars.add(BASE64[v]!).add(BASE64URL[v]!);
     }
-    pattern += chars.size === 1 ? escapeRegExp([...chars][0]!) : `[${[...chars].map(escapeRegExp).join("")}]`;
-    length++;
+    units.push(chars.size === 1 ? escapeRegExp([...chars][0]!) : `[${[...chars].map(escapeRegExp).join("")}]`);
   }
-  return { pattern, length };
+  return units;
 }
 
 /**
@@ -265,7 +303,14 @@ export function createMasker(secrets: readonly string[]): Masker {
   const alternatives = new Map<string, number>();
   /** The base64 of the secrets after 1 or 2 bytes (mod 3) of something else: a second pass. */
   const shifted = new Map<string, number>();
+  /** The base64 patterns again, a line break allowed between any two characters. */
+  const wrapped = new Map<string, number>();
   const literals: string[] = [];
+  const addBase64 = (form: string) =>
+    base64Patterns(form).forEach(({ pattern, wrapped: broken, length }, skip) => {
+      (skip === 0 ? alternatives : shifted).set(pattern, length);
+      wrapped.set(broken, length);
+    });
   for (const secret of new Set(secrets)) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     if (secret.length > LONG_SECRET_LENGTH) {
@@ -273,11 +318,11 @@ export function createMasker(secrets: readonly string[]): Masker {
       continue;
     }
     alternatives.set(escapedSecretPattern(secret), secret.length);
-    base64Patterns(secret).forEach(([pattern, length], skip) => (skip === 0 ? alternatives : shifted).set(pattern, length));
+    addBase64(secret);
     const url = urlEncodingPattern(secret);
     if (url) alternatives.set(...url);
     for (const form of jsonEscapedForms(secret)) {
-      base64Patterns(form).forEach(([pattern, length], skip) => (skip === 0 ? alternatives : shifted).set(pattern, length));
+      addBase64(form);
       const escapedUrl = urlEncodingPattern(form);
       if (escapedUrl) alternatives.set(...escapedUrl);
     }
@@ -303,8 +348,12 @@ export function createMasker(secrets: readonly string[]): Masker {
   // "********" holds no base64 character, so the second pass never matches across a mask.
   const first = regExp(alternatives);
   const second = shifted.size > 0 ? regExp(shifted) : null;
+  // Wrapped base64 first: the blocks where a line break may split a secret's base64, masked
+  // piece by piece; then the rest (a secret's base64 within one line is masked either way).
+  const broken = regExp(wrapped);
+  const unwrap = (text: string) => text.replace(WRAPPED_BASE64, (block) => block.replace(broken, maskPieces));
   const masked = (text: string) => {
-    const once = text.replace(first, MASK);
+    const once = unwrap(text).replace(first, MASK);
     return second ? once.replace(second, MASK) : once;
   };
   return literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
