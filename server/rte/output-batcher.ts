@@ -22,6 +22,9 @@ import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
 
+/** A line of base64 wrapped by `base64` (76 columns) or openssl (64), as printed raw, in YAML or in stdout_lines. */
+const WRAPPED_BASE64_LINE = /^[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A-Za-z0-9+/_-]{76})(?:",)?\r?\n$/;
+
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */
   pending: string;
@@ -192,11 +195,36 @@ export class OutputBatcher {
     // the text after it is a new partial line that must wait its own turn (it may end in the
     // middle of a secret).
     const takeAll = final || (partialIsStale && cut === 0) || state.pending.length >= this.options.maxBatchBytes * 4;
-    const end = takeAll ? state.pending.length : cut;
+    // Not the end that could be the start of a secret cut by the end of a write (see held).
+    const end = final ? state.pending.length : Math.min(takeAll ? state.pending.length : cut, this.held(state.pending, cut));
     if (end > 0) this.enqueueOutput(stream, state.pending.slice(0, end));
     state.pending = state.pending.slice(end);
     // The clock of a held partial line restarts whenever a whole line went out before it.
     state.partialSince = state.pending ? (end > 0 ? now : (state.partialSince ?? now)) : null;
+  }
+
+  /**
+   * Where the text that may be the start of a secret begins, cut by the end of a write (the
+   * playbook printed half of it and sleeps): it waits for the next write or the end of the
+   * stream, and is masked with what follows. At most the longest form of a secret, minus one
+   * character; in the partial line, or in the last complete line and the partial one when that
+   * line is a line of wrapped base64 (64 or 76 columns). Complete lines otherwise go at once.
+   */
+  private held(pending: string, cut: number): number {
+    const { pending: pendingOf } = this.options.mask;
+    if (!pendingOf) return pending.length;
+    // The complete lines of wrapped base64 at the end (a few: a secret's base64 spans at most
+    // its length over 64 columns of them), then the partial line.
+    let from = cut;
+    for (let lines = 0; lines < 64 && from > 0; lines++) {
+      const lineStart = pending.lastIndexOf("\n", from - 2) + 1;
+      if (!WRAPPED_BASE64_LINE.test(pending.slice(lineStart, from))) break;
+      from = lineStart;
+    }
+    const start = pending.length - pendingOf(pending.slice(from));
+    // Inside wrapped base64, from the start of that line: the masker finds wrapped base64 by
+    // its lines of 64 or 76 columns.
+    return start < cut ? pending.lastIndexOf("\n", start - 1) + 1 : start;
   }
 }
 

@@ -111,11 +111,6 @@ function characterPattern(char: string): string {
   return code === 0x0a ? `${pattern}${pattern}? *` : `${pattern} *`;
 }
 
-/** One secret, raw or escaped any number of the ways above (up to three levels deep). */
-function escapedSecretPattern(secret: string): string {
-  return [...secret].map(characterPattern).join("");
-}
-
 /**
  * A line break inside base64: `base64` wraps at 76 columns, openssl and PEM at 64, so a
  * secret's base64 may be split over two lines (or more) at any of its characters. As printed:
@@ -128,16 +123,55 @@ const BASE64_BREAK = `(?:\r?\n *(?:- )?|${ESC}r${ESC}n|${ESC}n|",\r?\n *")`;
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
 
 /**
- * Where wrapped base64 may be: a run of exactly 64 or 76 base64 characters ending at a break,
- * as many as follow each other, and the (shorter) last line. A run starts after a character
- * that is not base64 (or after an escaped \n): the scan does not start again inside a word. Only there do the patterns that
- * allow a break between any two characters run: allowing it everywhere would cost V8 its fast
- * scan over the output (measured ten times slower, test/bench/mask-bench.ts).
+ * A block of wrapped base64 from its first line: lines of exactly 64 or 76 base64 characters,
+ * each ending at a break, and the (shorter) last line. Only there do the patterns that allow a
+ * break between any two characters run: allowing it everywhere would cost V8 its fast scan
+ * over the output (measured ten times slower, test/bench/mask-bench.ts).
  */
-const WRAPPED_BASE64 = new RegExp(
-  `(?<=^|[^A-Za-z0-9+/_-]|\\\\[nr])(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?${BASE64_BREAK})+[A-Za-z0-9+/=_-]+`,
-  "g",
-);
+const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?${BASE64_BREAK})+[A-Za-z0-9+/=_-]+`, "y");
+/** Where a line may end: a line end, an escaped \n or \r\n, the end of a string of stdout_lines. */
+const LINE_END = /\r?\n|\\r\\n|\\n|",\r?\n/g;
+
+function isBase64Char(code: number): boolean {
+  return (
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2b ||
+    code === 0x2f ||
+    code === 0x5f ||
+    code === 0x2d
+  );
+}
+
+/**
+ * The blocks of wrapped base64 in `text`, each replaced by `mask(block)`. Found from the line
+ * ends (a regular expression starting with a class of 64 characters would be tried at every
+ * position: measured twice as slow over ordinary output): a block starts where 64 or 76 base64
+ * characters end at a line end, after a character that is not base64 (or an escaped \n).
+ */
+function replaceWrapped(text: string, mask: (block: string) => string): string {
+  let out = "";
+  let done = 0;
+  LINE_END.lastIndex = 0;
+  for (let found = LINE_END.exec(text); found; found = LINE_END.exec(text)) {
+    const end = found.index;
+    let start = end;
+    while (start > done && end - start < 77 && isBase64Char(text.charCodeAt(start - 1))) {
+      // The n or r of an escaped line end is not part of the run.
+      if (start >= 2 && text[start - 2] === "\\" && (text[start - 1] === "n" || text[start - 1] === "r")) break;
+      start--;
+    }
+    if (end - start !== 64 && end - start !== 76) continue;
+    WRAPPED_BASE64.lastIndex = start;
+    const block = WRAPPED_BASE64.exec(text);
+    if (!block) continue;
+    out += text.slice(done, start) + mask(block[0]);
+    done = start + block[0].length;
+    LINE_END.lastIndex = done;
+  }
+  return done === 0 ? text : out + text.slice(done);
+}
 
 /**
  * What replaces a match of a wrapped pattern: the mask on every piece, the breaks kept, so the
@@ -167,8 +201,8 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
  */
 function base64Patterns(secret: string): { pattern: string; wrapped: string; length: number }[] {
   return base64Units(secret).map(({ units, padding }) => ({
-    pattern: `${units.join("")}(?:${padding})?`,
-    wrapped: `${units.join(`${BASE64_BREAK}?`)}(?:${BASE64_BREAK}?${padding})?`,
+    pattern: units.join("") + (padding && `(?:${padding})?`),
+    wrapped: units.join(`${BASE64_BREAK}?`) + (padding && `(?:${BASE64_BREAK}?${padding})?`),
     length: units.length,
   }));
 }
@@ -237,8 +271,8 @@ function partialGroup(group: (number | null)[]): string[] {
  * the masker's cost grows with the number of alternatives. Null when every character is
  * written as itself (the raw pattern masks it).
  */
-function urlEncodingPattern(secret: string): [string, number] | null {
-  let pattern = "";
+function urlEncodingPattern(secret: string): { units: string[]; length: number } | null {
+  const units: string[] = [];
   let length = 0;
   let encoded = false;
   for (const char of secret) {
@@ -247,10 +281,10 @@ function urlEncodingPattern(secret: string): [string, number] | null {
     const forms = [...new Set([uri, python, python === "%2F" ? "/" : python, python === "%20" ? "+" : python])];
     if (forms.length > 1 || forms[0] !== char) encoded = true;
     const patterns = forms.map(percentPattern);
-    pattern += patterns.length === 1 ? patterns[0]! : `(?:${patterns.join("|")})`;
+    units.push(patterns.length === 1 ? patterns[0]! : `(?:${patterns.join("|")})`);
     length += uri.length;
   }
-  return encoded ? [pattern, length] : null;
+  return encoded ? { units, length } : null;
 }
 
 /** A URL-encoded form as a pattern: the hex digits of each %XX in either case (Python and Go write %C3, some encoders %c3). */
@@ -276,7 +310,50 @@ function jsonEscapedForms(secret: string): string[] {
   return [...new Set([raw, ascii])].filter((form) => form !== secret);
 }
 
-export type Masker = (text: string) => string;
+export interface Masker {
+  (text: string): string;
+  /**
+   * How many characters at the end of `text` (output cut by the end of a write) could be the
+   * start of a secret in one of its forms: the batcher holds them back until more output comes,
+   * so a secret printed in two writes is masked whole. 0 when nothing at the end could be.
+   */
+  pending?: (text: string) => number;
+}
+
+/**
+ * What may end a write in the middle of one character of a form: an escape sequence cut short
+ * (\u00, \\x), a percent escape cut short (%C), a line break inside base64 cut short.
+ */
+const CUT_ESCAPE = String.raw`\\{1,8}(?:[xuU][0-9a-fA-F]{0,7})?|%[0-9a-fA-F]?`;
+/** A prefix longer than this many characters of a form counts as the start of that form, whatever follows. */
+const PREFIX_UNITS = 48;
+
+/**
+ * The proper prefixes of a form (its characters' patterns, `sep` between two), ending at the end
+ * of the text: u0(?:sep u1(?:sep u2 ...)?)?, nested so the pattern stays as long as the form's.
+ * `whole`: the whole form too (base64 whose padding may still follow).
+ */
+function prefixPattern(units: string[], sep: string, whole = false): string | null {
+  const count = whole ? units.length : units.length - 1;
+  if (count < 1) return null;
+  const depth = Math.min(count, PREFIX_UNITS);
+  let inner = depth < count ? String.raw`[\s\S]*` : "";
+  for (let i = depth - 1; i >= 1; i--) inner = `(?:${sep}${units[i]}${inner})?`;
+  return units[0] + inner;
+}
+
+/** The length of the longest end of `text` that is a proper prefix of one of `literals`. */
+function literalPending(text: string, literals: readonly string[]): number {
+  let start = text.length;
+  for (const literal of literals) {
+    for (let at = Math.max(0, text.length - literal.length + 1); at < start; at++) {
+      at = text.indexOf(literal[0]!, at);
+      if (at === -1 || at >= start) break;
+      if (literal.startsWith(text.slice(at))) start = at;
+    }
+  }
+  return text.length - start;
+}
 
 /**
  * A secret longer than this (a certificate bundle, a key file pasted into a field) is masked by
@@ -306,32 +383,55 @@ export function createMasker(secrets: readonly string[]): Masker {
   /** The base64 patterns again, a line break allowed between any two characters. */
   const wrapped = new Map<string, number>();
   const literals: string[] = [];
-  const addBase64 = (form: string) =>
+  /** The proper prefixes of every form, base64 (a break may end them) and the others. */
+  const prefixes = new Set<string>();
+  const base64Prefixes = new Set<string>();
+  let longest = 0;
+  const addBase64 = (form: string) => {
     base64Patterns(form).forEach(({ pattern, wrapped: broken, length }, skip) => {
       (skip === 0 ? alternatives : shifted).set(pattern, length);
       wrapped.set(broken, length);
     });
+    for (const { units, padding } of base64Units(form)) {
+      const prefix = prefixPattern(units, `${BASE64_BREAK}?`, padding !== "");
+      if (prefix) base64Prefixes.add(prefix);
+    }
+  };
+  const addUrl = (form: string) => {
+    const url = urlEncodingPattern(form);
+    if (!url) return;
+    alternatives.set(url.units.join(""), url.length);
+    const prefix = prefixPattern(url.units, "");
+    if (prefix) prefixes.add(prefix);
+  };
   for (const secret of new Set(secrets)) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     if (secret.length > LONG_SECRET_LENGTH) {
       literals.push(...literalForms(secret));
       continue;
     }
-    alternatives.set(escapedSecretPattern(secret), secret.length);
+    const units = [...secret].map(characterPattern);
+    alternatives.set(units.join(""), secret.length);
+    const prefix = prefixPattern(units, "");
+    if (prefix) prefixes.add(prefix);
+    longest = Math.max(longest, secret.length);
     addBase64(secret);
-    const url = urlEncodingPattern(secret);
-    if (url) alternatives.set(...url);
+    addUrl(secret);
     for (const form of jsonEscapedForms(secret)) {
       addBase64(form);
-      const escapedUrl = urlEncodingPattern(form);
-      if (escapedUrl) alternatives.set(...escapedUrl);
+      addUrl(form);
     }
   }
   // Longest first, like the patterns: a long secret's raw form before a shorter base64 of it.
   literals.sort((a, b) => b.length - a.length);
   const maskLiterals = (text: string) =>
     literals.reduce((masked, literal) => (masked.includes(literal) ? masked.split(literal).join(MASK) : masked), text);
-  if (alternatives.size === 0) return literals.length === 0 ? (text) => text : maskLiterals;
+  if (alternatives.size === 0) {
+    if (literals.length === 0) return (text) => text;
+    const literalsOnly: Masker = (text) => maskLiterals(text);
+    literalsOnly.pending = (text) => literalPending(text, literals);
+    return literalsOnly;
+  }
   // Longest first, so a secret's base64 is masked whole rather than leaving a padded tail, and
   // a secret containing a shorter one is masked whole.
   const regExp = (patterns: Map<string, number>) =>
@@ -351,12 +451,31 @@ export function createMasker(secrets: readonly string[]): Masker {
   // Wrapped base64 first: the blocks where a line break may split a secret's base64, masked
   // piece by piece; then the rest (a secret's base64 within one line is masked either way).
   const broken = regExp(wrapped);
-  const unwrap = (text: string) => text.replace(WRAPPED_BASE64, (block) => block.replace(broken, maskPieces));
+  const unwrap = (text: string) => replaceWrapped(text, (block) => block.replace(broken, maskPieces));
   const masked = (text: string) => {
     const once = unwrap(text).replace(first, MASK);
     return second ? once.replace(second, MASK) : once;
   };
-  return literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
+  const masker: Masker = literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
+  // The start of a form at the end of a text: a proper prefix, maybe cut inside one of its
+  // characters (base64 also at a line break). Sought only in the last `window` characters: no
+  // form of a secret is longer than 64 characters per character of the secret (eight backslashes and U0001f600,
+  // four levels deep; the URL encoding of its \u escapes).
+  const window = 64 * longest + 64;
+  const pendingPattern = new RegExp(
+    [
+      ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
+      ...(base64Prefixes.size > 0 ? [`(?:${[...base64Prefixes].join("|")})(?:${BASE64_BREAK}|\r|\\|",)?$`] : []),
+      `(?:${CUT_ESCAPE})$`,
+    ].join("|"),
+  );
+  masker.pending = (text) => {
+    const tail = text.length > window ? text.slice(-window) : text;
+    const match = pendingPattern.exec(tail);
+    const held = match ? tail.length - match.index : 0;
+    return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));
+  };
+  return masker;
 }
 
 /**
