@@ -22,8 +22,9 @@ import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
 
-/** A line of base64 wrapped by `base64` (76 columns) or openssl (64), as printed raw, in YAML or in stdout_lines. */
-const WRAPPED_BASE64_LINE = /^[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A-Za-z0-9+/_-]{76})(?:",)?\r?\n$/;
+/** A line of base64 wrapped by `base64` (76 columns) or openssl (64), as printed raw, in YAML or in stdout_lines (coloured or not). */
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const WRAPPED_BASE64_LINE = /^(?:\x1b\[[0-9;]*m)*[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A-Za-z0-9+/_-]{76})(?:",)?(?:\x1b\[[0-9;]*m)*\r?\n$/;
 
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */

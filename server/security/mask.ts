@@ -116,10 +116,12 @@ function characterPattern(char: string): string {
  * secret's base64 may be split over two lines (or more) at any of its characters. As printed:
  * a line end (LF, CRLF, with YAML's block indentation or list dash after it), an escaped \n or
  * \r\n inside a JSON string (`stdout`), or the end of one JSON string and the start of the
- * next (`stdout_lines`). Base64 holds none of these characters (the n of \n follows a
- * backslash), so a match can be cut back into its pieces (see maskPieces).
+ * next (`stdout_lines`); ansible-playbook's colours (ANSI escapes) may end a line and start the
+ * next. Base64 holds none of these characters (the n of \n follows a backslash, the escape
+ * starts with ESC), so a match can be cut back into its pieces (see maskPieces).
  */
-const BASE64_BREAK = `(?:\r?\n *(?:- )?|${ESC}r${ESC}n|${ESC}n|",\r?\n *")`;
+const ANSI = String.raw`(?:\x1b\[[0-9;]*m)*`;
+const BASE64_BREAK = `(?:${ANSI}\r?\n${ANSI} *(?:- )?|${ESC}r${ESC}n|${ESC}n|",${ANSI}\r?\n${ANSI} *")`;
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
 
 /**
@@ -130,7 +132,8 @@ const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
  */
 const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?${BASE64_BREAK})+[A-Za-z0-9+/=_-]+`, "y");
 /** Where a line may end: a line end, an escaped \n or \r\n, the end of a string of stdout_lines. */
-const LINE_END = /\r?\n|\\r\\n|\\n|",\r?\n/g;
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|\\r\\n|\\n|",(?:\x1b\[[0-9;]*m)*\r?\n/g;
 
 function isBase64Char(code: number): boolean {
   return (

@@ -203,6 +203,7 @@ describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns,
     ["\\n inside a JSON string (stdout)", "\\n"],
     ["\\r\\n inside a JSON string", "\\r\\n"],
     ["the next item of stdout_lines", '",\n        "'],
+    ["the next item of stdout_lines, in ansible-playbook's colours", '",\x1b[0m\n\x1b[0;32m            "'],
     ["YAML block indentation", "\n    "],
   ];
 
