@@ -11,7 +11,10 @@
  *
  * Only whole lines are queued (a partial line waits on its stream for its end, up to one more
  * interval), so a secret is never split across two batches where the masker could not see it
- * whole. An item never holds more than maxBatchBytes of text, except a single longer line:
+ * whole. A partial line that goes out after that interval keeps back its end when that end could
+ * start a secret (the masker's `pending`: a playbook printed half of it and sleeps), and so do
+ * trailing lines of wrapped base64: that much waits for the next write or the end of the stream.
+ * An item never holds more than maxBatchBytes of text, except a single longer line:
  * several megabytes printed at once (a debug of a huge list) are cut at line ends, after masking.
  * Past maxBuffer bytes on one stream, one warning is logged and the rest of that stream is
  * read and dropped: the playbook keeps running, the app's storage is protected, and

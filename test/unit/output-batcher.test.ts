@@ -520,6 +520,20 @@ describe("OutputBatcher: a secret split across two writes with a pause between t
     expect(streamText("stdout")).toBe(`${"p".repeat(395)}********\n`);
   });
 
+  it("masks a long secret (a key file: literal forms only) split by a pause", () => {
+    const key = Array.from(
+      { length: 5000 },
+      (_, i) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919) % 62],
+    ).join("");
+    const b = batcher({ mask: createMasker([key]) });
+    b.write("stdout", `key: ${key.slice(0, 3000)}`);
+    vi.advanceTimersByTime(3 * INTERVAL);
+    expect(streamText("stdout")).toBe("key: ");
+    b.write("stdout", `${key.slice(3000)}\n`);
+    b.stop();
+    expect(streamText("stdout")).toBe("key: ********\n");
+  });
+
   it("still sends a partial line that cannot start a secret after one interval, and complete lines at once", () => {
     const b = batcher({ mask: createMasker([SECRET]) });
     b.write("stdout", "TASK [wait] ***\nwaiting...");
