@@ -332,7 +332,7 @@ export interface Masker {
  */
 const CUT_ESCAPE = String.raw`\\{1,8}(?:[xuU][0-9a-fA-F]{0,7})?|%[0-9a-fA-F]?`;
 /** A prefix longer than this many characters of a form counts as the start of that form, whatever follows. */
-const PREFIX_UNITS = 48;
+const PREFIX_UNITS = 16;
 
 /**
  * The proper prefixes of a form (its characters' patterns, `sep` between two), ending at the end
@@ -391,17 +391,15 @@ export function createMasker(secrets: readonly string[]): Masker {
   const literals: string[] = [];
   /** The proper prefixes of every form, base64 (a break may end them) and the others. */
   const prefixes = new Set<string>();
-  const base64Prefixes = new Set<string>();
+  /** The base64 forms' characters, for their prefixes (built when first needed, see below). */
+  const base64Forms: { units: string[]; whole: boolean }[] = [];
   let longest = 0;
   const addBase64 = (form: string) => {
     base64Patterns(form).forEach(({ pattern, wrapped: broken, length }, skip) => {
       (skip === 0 ? alternatives : shifted).set(pattern, length);
       wrapped.set(broken, length);
     });
-    for (const { units, padding } of base64Units(form)) {
-      const prefix = prefixPattern(units, `${BASE64_BREAK}?`, padding !== "");
-      if (prefix) base64Prefixes.add(prefix);
-    }
+    for (const { units, padding } of base64Units(form)) base64Forms.push({ units, whole: padding !== "" });
   };
   const addUrl = (form: string) => {
     const url = urlEncodingPattern(form);
@@ -468,16 +466,27 @@ export function createMasker(secrets: readonly string[]): Masker {
   // form of a secret is longer than 64 characters per character of the secret (eight backslashes and U0001f600,
   // four levels deep; the URL encoding of its \u escapes).
   const window = 64 * longest + 64;
-  const pendingPattern = new RegExp(
-    [
-      ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
-      ...(base64Prefixes.size > 0 ? [`(?:${[...base64Prefixes].join("|")})(?:${BASE64_BREAK}|\r|\\|",)?$`] : []),
-      `(?:${CUT_ESCAPE})$`,
-    ].join("|"),
-  );
+  // Two patterns, each compiled when first needed: the one that lets a line break come inside
+  // base64 is several times larger (and slower to compile), and only text with a break needs it.
+  const pendingPattern = (breaks: boolean) => {
+    const base64 = base64Forms
+      .map(({ units, whole }) => prefixPattern(units, breaks ? `${BASE64_BREAK}?` : "", whole))
+      .filter((p) => p !== null);
+    const cut = breaks ? `(?:${BASE64_BREAK}|\r|\\|",)?` : String.raw`\\?`;
+    return new RegExp(
+      [
+        ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
+        ...(base64.length > 0 ? [`(?:${[...new Set(base64)].join("|")})${cut}$`] : []),
+        `(?:${CUT_ESCAPE})$`,
+      ].join("|"),
+    );
+  };
+  let withoutBreaks: RegExp | null = null;
+  let withBreaks: RegExp | null = null;
   masker.pending = (text) => {
     const tail = text.length > window ? text.slice(-window) : text;
-    const match = pendingPattern.exec(tail);
+    const pattern = /[\r\n]|\\[rn]|",/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
+    const match = pattern.exec(tail);
     const held = match ? tail.length - match.index : 0;
     return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));
   };
