@@ -455,7 +455,9 @@ export function createMasker(secrets: readonly string[]): Masker {
   const second = shifted.size > 0 ? regExp(shifted) : null;
   // Wrapped base64 first: the blocks where a line break may split a secret's base64, masked
   // piece by piece; then the rest (a secret's base64 within one line is masked either way).
-  const broken = regExp(wrapped);
+  // Compiled when first needed: its source is large (a break allowed before every character of
+  // every base64 form), and parsing it made building a masker for an ssh key take 200 ms.
+  let broken: RegExp | null = null;
   // Most blocks (a certificate, a file dumped in base64) hold no secret: the block without its
   // breaks goes through the fast patterns first (measured 10 times faster over 1 MB of base64).
   const holdsSecret = (block: string) => {
@@ -464,7 +466,8 @@ export function createMasker(secrets: readonly string[]): Masker {
     if (second) second.lastIndex = 0;
     return first.test(joined) || (second?.test(joined) ?? false);
   };
-  const unwrap = (text: string) => replaceWrapped(text, (block) => (holdsSecret(block) ? block.replace(broken, maskPieces) : block));
+  const unwrap = (text: string) =>
+    replaceWrapped(text, (block) => (holdsSecret(block) ? block.replace((broken ??= regExp(wrapped)), maskPieces) : block));
   const masked = (text: string) => {
     const once = unwrap(text).replace(first, MASK);
     return second ? once.replace(second, MASK) : once;
