@@ -11,7 +11,10 @@
  *
  * Only whole lines are queued (a partial line waits on its stream for its end, up to one more
  * interval), so a secret is never split across two batches where the masker could not see it
- * whole. An item never holds more than maxBatchBytes of text, except a single longer line:
+ * whole. A partial line that goes out after that interval keeps back its end when that end could
+ * start a secret (the masker's `pending`: a playbook printed half of it and sleeps), and so do
+ * trailing lines of wrapped base64: that much waits for the next write or the end of the stream.
+ * An item never holds more than maxBatchBytes of text, except a single longer line:
  * several megabytes printed at once (a debug of a huge list) are cut at line ends, after masking.
  * Past maxBuffer bytes on one stream, one warning is logged and the rest of that stream is
  * read and dropped: the playbook keeps running, the app's storage is protected, and
@@ -21,6 +24,10 @@ import { maskJson, type Masker } from "../security/mask";
 import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
+
+/** A line of base64 wrapped by `base64` (76 columns) or openssl (64), as printed raw, in YAML or in stdout_lines (coloured or not). */
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const WRAPPED_BASE64_LINE = /^(?:\x1b\[[0-9;]*m)*[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A-Za-z0-9+/_-]{76})(?:",)?(?:\x1b\[[0-9;]*m)*\r?\n$/;
 
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */
@@ -192,11 +199,36 @@ export class OutputBatcher {
     // the text after it is a new partial line that must wait its own turn (it may end in the
     // middle of a secret).
     const takeAll = final || (partialIsStale && cut === 0) || state.pending.length >= this.options.maxBatchBytes * 4;
-    const end = takeAll ? state.pending.length : cut;
+    // Not the end that could be the start of a secret cut by the end of a write (see held).
+    const end = final ? state.pending.length : Math.min(takeAll ? state.pending.length : cut, this.held(state.pending, cut));
     if (end > 0) this.enqueueOutput(stream, state.pending.slice(0, end));
     state.pending = state.pending.slice(end);
     // The clock of a held partial line restarts whenever a whole line went out before it.
     state.partialSince = state.pending ? (end > 0 ? now : (state.partialSince ?? now)) : null;
+  }
+
+  /**
+   * Where the text that may be the start of a secret begins, cut by the end of a write (the
+   * playbook printed half of it and sleeps): it waits for the next write or the end of the
+   * stream, and is masked with what follows. At most the longest form of a secret, minus one
+   * character; in the partial line, or in the last complete line and the partial one when that
+   * line is a line of wrapped base64 (64 or 76 columns). Complete lines otherwise go at once.
+   */
+  private held(pending: string, cut: number): number {
+    const { pending: pendingOf } = this.options.mask;
+    if (!pendingOf) return pending.length;
+    // The complete lines of wrapped base64 at the end (a few: a secret's base64 spans at most
+    // its length over 64 columns of them), then the partial line.
+    let from = cut;
+    for (let lines = 0; lines < 64 && from > 0; lines++) {
+      const lineStart = pending.lastIndexOf("\n", from - 2) + 1;
+      if (!WRAPPED_BASE64_LINE.test(pending.slice(lineStart, from))) break;
+      from = lineStart;
+    }
+    const start = pending.length - pendingOf(pending.slice(from));
+    // Inside wrapped base64, from the start of that line: the masker finds wrapped base64 by
+    // its lines of 64 or 76 columns.
+    return start < cut ? pending.lastIndexOf("\n", start - 1) + 1 : start;
   }
 }
 

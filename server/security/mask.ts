@@ -15,7 +15,10 @@
  * Base64 is matched at any offset, not only as the encoding of the secret alone: an HTTP Basic
  * header is `base64("user:" + password)`, and a token is often encoded with a prefix or a
  * suffix. base64 encodes 3 bytes as 4 characters, so a secret inside a longer string is
- * encoded one of three ways, by where it starts in a 3-byte group (see base64Patterns).
+ * encoded one of three ways, by where it starts in a 3-byte group (see base64Patterns). The
+ * base64 may be wrapped over lines (64 or 76 columns: see replaceWrapped), and the secret may
+ * be JSON-escaped before it is base64- or URL-encoded (a .dockerconfigjson: see
+ * jsonEscapedForms). Not masked: hex, base32, UTF-16, or any other encoding not named here.
  */
 export const MASK = "********";
 
@@ -111,9 +114,81 @@ function characterPattern(char: string): string {
   return code === 0x0a ? `${pattern}${pattern}? *` : `${pattern} *`;
 }
 
-/** One secret, raw or escaped any number of the ways above (up to three levels deep). */
-function escapedSecretPattern(secret: string): string {
-  return [...secret].map(characterPattern).join("");
+/**
+ * A line break inside base64: `base64` wraps at 76 columns, openssl and PEM at 64, so a
+ * secret's base64 may be split over two lines (or more) at any of its characters. As printed:
+ * a line end (LF, CRLF, with YAML's block indentation or list dash after it), an escaped \n or
+ * \r\n inside a JSON string (`stdout`), or the end of one JSON string and the start of the
+ * next (`stdout_lines`); ansible-playbook's colours (ANSI escapes) may end a line and start the
+ * next. Base64 holds none of these characters (the n of \n follows a backslash, the escape
+ * starts with ESC), so a match can be cut back into its pieces (see maskPieces).
+ */
+const ANSI = String.raw`(?:\x1b\[[0-9;]*m)*`;
+const BASE64_BREAK = `(?:${ANSI}\r?\n${ANSI} *(?:- )?|${ESC}r${ESC}n|${ESC}n|",${ANSI}\r?\n${ANSI} *")`;
+const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
+const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
+
+/**
+ * A block of wrapped base64 from its first line: lines of exactly 64 or 76 base64 characters,
+ * each ending at a break, and the (shorter) last line. Only there do the patterns that allow a
+ * break between any two characters run: allowing it everywhere would cost V8 its fast scan
+ * over the output (measured ten times slower, test/bench/mask-bench.ts).
+ */
+const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?${BASE64_BREAK})+[A-Za-z0-9+/=_-]+`, "y");
+/** Where a line may end: a line end, an escaped \n or \r\n, the end of a string of stdout_lines. */
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|\\r\\n|\\n|",(?:\x1b\[[0-9;]*m)*\r?\n/g;
+
+function isBase64Char(code: number): boolean {
+  return (
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2b ||
+    code === 0x2f ||
+    code === 0x5f ||
+    code === 0x2d
+  );
+}
+
+/**
+ * The blocks of wrapped base64 in `text`, each replaced by `mask(block)`. Found from the line
+ * ends (a regular expression starting with a class of 64 characters would be tried at every
+ * position: measured twice as slow over ordinary output): a block starts where 64 or 76 base64
+ * characters end at a line end, after a character that is not base64 (or an escaped \n).
+ */
+function replaceWrapped(text: string, mask: (block: string) => string): string {
+  let out = "";
+  let done = 0;
+  LINE_END.lastIndex = 0;
+  for (let found = LINE_END.exec(text); found; found = LINE_END.exec(text)) {
+    const end = found.index;
+    let start = end;
+    while (start > done && end - start < 77 && isBase64Char(text.charCodeAt(start - 1))) {
+      // The n or r of an escaped line end is not part of the run.
+      if (start >= 2 && text[start - 2] === "\\" && (text[start - 1] === "n" || text[start - 1] === "r")) break;
+      start--;
+    }
+    if (end - start !== 64 && end - start !== 76) continue;
+    WRAPPED_BASE64.lastIndex = start;
+    const block = WRAPPED_BASE64.exec(text);
+    if (!block) continue;
+    out += text.slice(done, start) + mask(block[0]);
+    done = start + block[0].length;
+    LINE_END.lastIndex = done;
+  }
+  return done === 0 ? text : out + text.slice(done);
+}
+
+/**
+ * What replaces a match of a wrapped pattern: the mask on every piece, the breaks kept, so the
+ * lines stay lines and no piece of the secret's base64 is left on either side of a break.
+ */
+function maskPieces(match: string): string {
+  return match
+    .split(BASE64_BREAK_SPLIT)
+    .map((piece, i) => (i % 2 === 1 || piece === "" ? piece : MASK))
+    .join("");
 }
 
 const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -131,33 +206,39 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
  * Standard and URL-safe alphabets are one pattern ([+-], [/_]); "=" padding is taken when
  * the secret ends the string. Returns [pattern, characters matched] for each alignment.
  */
-function base64Patterns(secret: string): [string, number][] {
+function base64Patterns(secret: string): { pattern: string; wrapped: string; length: number }[] {
+  return base64Units(secret).map(({ units, padding }) => ({
+    pattern: units.join("") + (padding && `(?:${padding})?`),
+    wrapped: units.join(`${BASE64_BREAK}?`) + (padding && `(?:${BASE64_BREAK}?${padding})?`),
+    length: units.length,
+  }));
+}
+
+/**
+ * The characters of base64Patterns' patterns, one pattern per base64 character (a line break
+ * may come between any two), and the padding after them when the secret ends the string.
+ */
+function base64Units(secret: string): { units: string[]; padding: string }[] {
   const bytes = Buffer.from(secret, "utf8");
-  const patterns: [string, number][] = [];
+  const patterns: { units: string[]; padding: string }[] = [];
   for (let skip = 0; skip < 3; skip++) {
     // The first group holds `skip` unknown bytes and the secret's first ones; the whole groups
     // after it are plain base64 (computed, not looped over: a secret may be a megabyte); the
     // last group holds the secret's last bytes and unknown ones.
     const head = Math.min(bytes.length, (3 - skip) % 3);
     const whole = Math.floor((bytes.length - head) / 3) * 3;
-    let pattern = "";
-    let length = 0;
-    if (head > 0) {
-      const group = partialGroup([...Array<null>(skip).fill(null), ...bytes.subarray(0, head)]);
-      pattern += group.pattern;
-      length += group.length;
-    }
+    const units: string[] = [];
+    let padding = "";
+    if (head > 0) units.push(...partialGroup([...Array<null>(skip).fill(null), ...bytes.subarray(0, head)]));
     const middle = bytes.subarray(head, head + whole).toString("base64");
-    pattern += middle.replace(/\+/g, "[+\\-]").replace(/\//g, "[/_]");
-    length += middle.length;
+    for (const char of middle) units.push(char === "+" ? "[+\\-]" : char === "/" ? "[/_]" : char);
     const tail = bytes.subarray(head + whole);
     if (tail.length > 0) {
-      const group = partialGroup([...tail]);
+      units.push(...partialGroup([...tail]));
       // Padding when the secret ends the string.
-      pattern += `${group.pattern}(?:${"=".repeat(3 - tail.length)})?`;
-      length += group.length;
+      padding = "=".repeat(3 - tail.length);
     }
-    if (pattern) patterns.push([pattern, length]);
+    if (units.length > 0) patterns.push({ units, padding });
   }
   return patterns;
 }
@@ -168,9 +249,8 @@ function base64Patterns(secret: string): [string, number][] {
  * characters (standard and URL-safe) whose secret bits are right; those of unknown bits only
  * are left out.
  */
-function partialGroup(group: (number | null)[]): { pattern: string; length: number } {
-  let pattern = "";
-  let length = 0;
+function partialGroup(group: (number | null)[]): string[] {
+  const units: string[] = [];
   for (let char = 0; char < 4; char++) {
     let known = 0;
     let value = 0;
@@ -186,10 +266,9 @@ function partialGroup(group: (number | null)[]): { pattern: string; length: numb
     for (let v = 0; v < 64; v++) {
       if ((v & known) === value) chars.add(BASE64[v]!).add(BASE64URL[v]!);
     }
-    pattern += chars.size === 1 ? escapeRegExp([...chars][0]!) : `[${[...chars].map(escapeRegExp).join("")}]`;
-    length++;
+    units.push(chars.size === 1 ? escapeRegExp([...chars][0]!) : `[${[...chars].map(escapeRegExp).join("")}]`);
   }
-  return { pattern, length };
+  return units;
 }
 
 /**
@@ -199,8 +278,8 @@ function partialGroup(group: (number | null)[]): { pattern: string; length: numb
  * the masker's cost grows with the number of alternatives. Null when every character is
  * written as itself (the raw pattern masks it).
  */
-function urlEncodingPattern(secret: string): [string, number] | null {
-  let pattern = "";
+function urlEncodingPattern(secret: string): { units: string[]; length: number } | null {
+  const units: string[] = [];
   let length = 0;
   let encoded = false;
   for (const char of secret) {
@@ -208,13 +287,80 @@ function urlEncodingPattern(secret: string): [string, number] | null {
     const python = uri.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
     const forms = [...new Set([uri, python, python === "%2F" ? "/" : python, python === "%20" ? "+" : python])];
     if (forms.length > 1 || forms[0] !== char) encoded = true;
-    pattern += forms.length === 1 ? escapeRegExp(forms[0]!) : `(?:${forms.map(escapeRegExp).join("|")})`;
+    const patterns = forms.map(percentPattern);
+    units.push(patterns.length === 1 ? patterns[0]! : `(?:${patterns.join("|")})`);
     length += uri.length;
   }
-  return encoded ? [pattern, length] : null;
+  return encoded ? { units, length } : null;
 }
 
-export type Masker = (text: string) => string;
+/** A URL-encoded form as a pattern: the hex digits of each %XX in either case (Python and Go write %C3, some encoders %c3). */
+function percentPattern(form: string): string {
+  return escapeRegExp(form).replace(/%([0-9A-F])([0-9A-F])/g, (_, high: string, low: string) => `%${hexDigit(high)}${hexDigit(low)}`);
+}
+
+function hexDigit(digit: string): string {
+  return /[A-F]/.test(digit) ? `[${digit}${digit.toLowerCase()}]` : digit;
+}
+
+/**
+ * The secret as it stands inside a JSON string, when that differs from the secret: with
+ * ensure_ascii (Python's default: every non-ASCII character as \u00e9, lowercase hex, astral
+ * ones as a surrogate pair) and without (raw UTF-8; JavaScript, Go, `to_json(ensure_ascii=False)`).
+ * The escaped pattern matches these forms as they are printed; their base64 and URL encodings
+ * (a Kubernetes `.dockerconfigjson` is base64 of a JSON document holding the password, a JSON
+ * query parameter is URL-encoded) are different bytes, so they get patterns of their own.
+ */
+function jsonEscapedForms(secret: string): string[] {
+  const raw = JSON.stringify(secret).slice(1, -1);
+  const ascii = raw.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return [...new Set([raw, ascii])].filter((form) => form !== secret);
+}
+
+export interface Masker {
+  (text: string): string;
+  /**
+   * How many characters at the end of `text` (output cut by the end of a write) could be the
+   * start of a secret in one of its forms: the batcher holds them back until more output comes,
+   * so a secret printed in two writes is masked whole. 0 when nothing at the end could be.
+   */
+  pending?: (text: string) => number;
+}
+
+/**
+ * What may end a write in the middle of one character of a form: an escape sequence cut short
+ * (\u00, \\x), a percent escape cut short (%C), a line break inside base64 cut short.
+ */
+const CUT_ESCAPE = String.raw`\\{1,8}(?:[xuU][0-9a-fA-F]{0,7})?|%[0-9a-fA-F]?`;
+/** A prefix longer than this many characters of a form counts as the start of that form, whatever follows. */
+const PREFIX_UNITS = 16;
+
+/**
+ * The proper prefixes of a form (its characters' patterns, `sep` between two), ending at the end
+ * of the text: u0(?:sep u1(?:sep u2 ...)?)?, nested so the pattern stays as long as the form's.
+ * `whole`: the whole form too (base64 whose padding may still follow).
+ */
+function prefixPattern(units: string[], sep: string, whole = false): string | null {
+  const count = whole ? units.length : units.length - 1;
+  if (count < 1) return null;
+  const depth = Math.min(count, PREFIX_UNITS);
+  let inner = depth < count ? String.raw`[\s\S]*` : "";
+  for (let i = depth - 1; i >= 1; i--) inner = `(?:${sep}${units[i]}${inner})?`;
+  return units[0] + inner;
+}
+
+/** The length of the longest end of `text` that is a proper prefix of one of `literals`. */
+function literalPending(text: string, literals: readonly string[]): number {
+  let start = text.length;
+  for (const literal of literals) {
+    for (let at = Math.max(0, text.length - literal.length + 1); at < start; at++) {
+      at = text.indexOf(literal[0]!, at);
+      if (at === -1 || at >= start) break;
+      if (literal.startsWith(text.slice(at))) start = at;
+    }
+  }
+  return text.length - start;
+}
 
 /**
  * A secret longer than this (a certificate bundle, a key file pasted into a field) is masked by
@@ -241,23 +387,56 @@ export function createMasker(secrets: readonly string[]): Masker {
   const alternatives = new Map<string, number>();
   /** The base64 of the secrets after 1 or 2 bytes (mod 3) of something else: a second pass. */
   const shifted = new Map<string, number>();
+  /** The base64 patterns again, a line break allowed between any two characters. */
+  const wrapped = new Map<string, number>();
   const literals: string[] = [];
+  /** The proper prefixes of every form, base64 (a break may end them) and the others. */
+  const prefixes = new Set<string>();
+  /** The base64 forms' characters, for their prefixes (built when first needed, see below). */
+  const base64Forms: { units: string[]; whole: boolean }[] = [];
+  let longest = 0;
+  const addBase64 = (form: string) => {
+    base64Patterns(form).forEach(({ pattern, wrapped: broken, length }, skip) => {
+      (skip === 0 ? alternatives : shifted).set(pattern, length);
+      wrapped.set(broken, length);
+    });
+    for (const { units, padding } of base64Units(form)) base64Forms.push({ units, whole: padding !== "" });
+  };
+  const addUrl = (form: string) => {
+    const url = urlEncodingPattern(form);
+    if (!url) return;
+    alternatives.set(url.units.join(""), url.length);
+    const prefix = prefixPattern(url.units, "");
+    if (prefix) prefixes.add(prefix);
+  };
   for (const secret of new Set(secrets)) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     if (secret.length > LONG_SECRET_LENGTH) {
       literals.push(...literalForms(secret));
       continue;
     }
-    alternatives.set(escapedSecretPattern(secret), secret.length);
-    base64Patterns(secret).forEach(([pattern, length], skip) => (skip === 0 ? alternatives : shifted).set(pattern, length));
-    const url = urlEncodingPattern(secret);
-    if (url) alternatives.set(...url);
+    const units = [...secret].map(characterPattern);
+    alternatives.set(units.join(""), secret.length);
+    const prefix = prefixPattern(units, "");
+    if (prefix) prefixes.add(prefix);
+    longest = Math.max(longest, secret.length);
+    addBase64(secret);
+    addUrl(secret);
+    for (const form of jsonEscapedForms(secret)) {
+      addBase64(form);
+      addUrl(form);
+    }
   }
   // Longest first, like the patterns: a long secret's raw form before a shorter base64 of it.
   literals.sort((a, b) => b.length - a.length);
   const maskLiterals = (text: string) =>
     literals.reduce((masked, literal) => (masked.includes(literal) ? masked.split(literal).join(MASK) : masked), text);
-  if (alternatives.size === 0) return literals.length === 0 ? (text) => text : maskLiterals;
+  if (alternatives.size === 0) {
+    if (literals.length === 0) return (text) => text;
+    const literalsOnly: Masker = (text) => maskLiterals(text);
+    literalsOnly.pending = (text) => literalPending(text, literals);
+    return literalsOnly;
+  }
   // Longest first, so a secret's base64 is masked whole rather than leaving a padded tail, and
   // a secret containing a shorter one is masked whole.
   const regExp = (patterns: Map<string, number>) =>
@@ -274,11 +453,56 @@ export function createMasker(secrets: readonly string[]): Masker {
   // "********" holds no base64 character, so the second pass never matches across a mask.
   const first = regExp(alternatives);
   const second = shifted.size > 0 ? regExp(shifted) : null;
+  // Wrapped base64 first: the blocks where a line break may split a secret's base64, masked
+  // piece by piece; then the rest (a secret's base64 within one line is masked either way).
+  // Compiled when first needed: its source is large (a break allowed before every character of
+  // every base64 form), and parsing it made building a masker for an ssh key take 200 ms.
+  let broken: RegExp | null = null;
+  // Most blocks (a certificate, a file dumped in base64) hold no secret: the block without its
+  // breaks goes through the fast patterns first (measured 10 times faster over 1 MB of base64).
+  const holdsSecret = (block: string) => {
+    const joined = block.replace(BASE64_BREAKS, "");
+    first.lastIndex = 0;
+    if (second) second.lastIndex = 0;
+    return first.test(joined) || (second?.test(joined) ?? false);
+  };
+  const unwrap = (text: string) =>
+    replaceWrapped(text, (block) => (holdsSecret(block) ? block.replace((broken ??= regExp(wrapped)), maskPieces) : block));
   const masked = (text: string) => {
-    const once = text.replace(first, MASK);
+    const once = unwrap(text).replace(first, MASK);
     return second ? once.replace(second, MASK) : once;
   };
-  return literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
+  const masker: Masker = literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
+  // The start of a form at the end of a text: a proper prefix, maybe cut inside one of its
+  // characters (base64 also at a line break). Sought only in the last `window` characters: no
+  // form of a secret is longer than 64 characters per character of the secret (eight backslashes and U0001f600,
+  // four levels deep; the URL encoding of its \u escapes).
+  const window = 64 * longest + 64;
+  // Two patterns, each compiled when first needed: the one that lets a line break come inside
+  // base64 is several times larger (and slower to compile), and only text with a break needs it.
+  const pendingPattern = (breaks: boolean) => {
+    const base64 = base64Forms
+      .map(({ units, whole }) => prefixPattern(units, breaks ? `${BASE64_BREAK}?` : "", whole))
+      .filter((p) => p !== null);
+    const cut = breaks ? `(?:${BASE64_BREAK}|\r|\\|",)?` : String.raw`\\?`;
+    return new RegExp(
+      [
+        ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
+        ...(base64.length > 0 ? [`(?:${[...new Set(base64)].join("|")})${cut}$`] : []),
+        `(?:${CUT_ESCAPE})$`,
+      ].join("|"),
+    );
+  };
+  let withoutBreaks: RegExp | null = null;
+  let withBreaks: RegExp | null = null;
+  masker.pending = (text) => {
+    const tail = text.length > window ? text.slice(-window) : text;
+    const pattern = /[\r\n]|\\[rn]|",/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
+    const match = pattern.exec(tail);
+    const held = match ? tail.length - match.index : 0;
+    return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));
+  };
+  return masker;
 }
 
 /**

@@ -193,3 +193,134 @@ describe("createMasker, base64 of a secret inside a longer string (any prefix, a
     expect(mask(text)).toBe(text);
   });
 });
+
+describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns, openssl: 64)", () => {
+  const SECRETS = ["Pw\"Q\\u'é€ 7&=+/z", "abcd", "monitoring-token-8d7f6e5a4b3c2d1e", "pässwörd-ünïcode"];
+  /** How a line break between two pieces of base64 is printed. */
+  const BREAKS: [string, string][] = [
+    ["a line end", "\n"],
+    ["CRLF", "\r\n"],
+    ["\\n inside a JSON string (stdout)", "\\n"],
+    ["\\r\\n inside a JSON string", "\\r\\n"],
+    ["the next item of stdout_lines", '",\n        "'],
+    ["the next item of stdout_lines, in ansible-playbook's colours", '",\x1b[0m\n\x1b[0;32m            "'],
+    ["YAML block indentation", "\n    "],
+  ];
+
+  /**
+   * The wrapped base64 as it must come out: every character carrying a bit of the secret is
+   * masked on each line it lands on (the breaks stay), the rest stays.
+   */
+  function expectedWrapped(encoded: string, prefixBytes: number, secretBytes: number, width: number, br: string): string {
+    const first = Math.floor((prefixBytes * 8) / 6);
+    let end = Math.ceil(((prefixBytes + secretBytes) * 8) / 6);
+    // Padding right after the secret (it ends the string) goes with it.
+    while (encoded[end] === "=") end++;
+    const lines: string[] = [];
+    for (let start = 0; start < encoded.length; start += width) {
+      const stop = Math.min(encoded.length, start + width);
+      const from = Math.max(start, first);
+      const to = Math.min(stop, end);
+      lines.push(from < to ? encoded.slice(start, from) + MASK + encoded.slice(to, stop) : encoded.slice(start, stop));
+    }
+    return lines.join(br);
+  }
+
+  it.each(SECRETS.map((s) => [JSON.stringify(s), s] as const))(
+    "%s after prefixes of 0 to 80 bytes, wrapped at 64 and 76 columns, every kind of break",
+    (_, secret) => {
+      const mask = createMasker([secret]);
+      const bytes = Buffer.from(secret, "utf8");
+      for (const width of [64, 76]) {
+        for (let prefix = 0; prefix <= 80; prefix++) {
+          for (const suffix of [0, 2]) {
+            const whole = Buffer.concat([Buffer.from("x".repeat(prefix)), bytes, Buffer.from("!@".slice(0, suffix))]);
+            const b64 = whole.toString("base64");
+            for (const [name, br] of BREAKS) {
+              const wrapped = (b64.match(new RegExp(`.{1,${width}}`, "g")) ?? []).join(br);
+              const where = `width ${width}, prefix ${prefix}, suffix ${suffix}, ${name}`;
+              const masked = mask(`"${wrapped}"\n`);
+              expect(masked, where).toBe(`"${expectedWrapped(b64, prefix, bytes.length, width, br)}"\n`);
+            }
+          }
+        }
+      }
+    },
+  );
+
+  it("masks both pieces, so that joining the masked lines does not give the secret's base64 back", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const mask = createMasker([secret]);
+    const b64 = Buffer.from(`${"p".repeat(40)}${secret}`).toString("base64");
+    const wrapped = b64.replace(/.{76}/g, "$&\n");
+    expect(wrapped).toContain("\n");
+    const joined = mask(wrapped).replace(/\n/g, "");
+    for (let skip = 0; skip < 3; skip++) {
+      const middle = Buffer.from(secret)
+        .subarray(skip, skip + 30)
+        .toString("base64");
+      for (let at = 0; at + 8 <= middle.length; at += 4) expect(joined).not.toContain(middle.slice(at, at + 8));
+    }
+  });
+
+  it("leaves wrapped base64 of unrelated data alone", () => {
+    const mask = createMasker(["monitoring-token-8d7f6e5a4b3c2d1e", "abcd"]);
+    const text = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7919 + 13) % 256))
+      .toString("base64")
+      .replace(/.{64}/g, "$&\n");
+    expect(mask(text)).toBe(text);
+  });
+});
+
+describe("createMasker, encodings of the secret's JSON-escaped form (a .dockerconfigjson, a JSON query parameter)", () => {
+  const SECRET = 'pa"ss\\wörd';
+  /** Python's json.dumps, ensure_ascii on (\u00f6) and off (raw UTF-8). */
+  const escapedForms: [string, string][] = [
+    ["ensure_ascii", String.raw`pa\"ss\\w\u00f6rd`],
+    ["raw UTF-8", 'pa\\"ss\\\\wörd'],
+  ];
+  const urlSafe = (b64: string) => b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+
+  function expectedB64(encoded: string, prefixBytes: number, secretBytes: number): string {
+    const first = Math.floor((prefixBytes * 8) / 6);
+    const end = Math.ceil(((prefixBytes + secretBytes) * 8) / 6);
+    return encoded.slice(0, first) + MASK + encoded.slice(end);
+  }
+
+  it.each(escapedForms)("masks the base64 and base64url of a dockerconfigjson holding it (%s)", (_, escaped) => {
+    const mask = createMasker([SECRET]);
+    for (const registry of ["r.io", "registry.example.com", "ghcr.io:443", "x"]) {
+      const before = `{"auths":{"${registry}":{"username":"bot","password":"`;
+      const doc = `${before}${escaped}","auth":"Ym90OnBh"}}}`;
+      const b64 = Buffer.from(doc).toString("base64");
+      const prefixBytes = Buffer.byteLength(before);
+      const secretBytes = Buffer.byteLength(escaped);
+      expect(mask(`.dockerconfigjson: ${b64}\n`), registry).toBe(`.dockerconfigjson: ${expectedB64(b64, prefixBytes, secretBytes)}\n`);
+      const url = urlSafe(b64);
+      expect(mask(`?c=${url}&x`), `${registry}, base64url`).toBe(`?c=${expectedB64(url, prefixBytes, secretBytes)}&x`);
+    }
+  });
+
+  it.each(escapedForms)("masks the URL encoding of a JSON document holding it (%s), upper- and lowercase percent-escapes", (_, escaped) => {
+    const mask = createMasker([SECRET]);
+    const doc = `{"password":"${escaped}"}`;
+    const encodedSecret = encodeURIComponent(escaped);
+    const upper = encodeURIComponent(doc);
+    const lower = upper.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+    expect(upper).toContain(encodedSecret);
+    for (const form of [upper, lower]) {
+      const masked = mask(`?q=${form}&x=1`);
+      expect(masked).toContain(MASK);
+      expect(masked.toLowerCase()).not.toContain(encodedSecret.toLowerCase());
+      expect(decodeURIComponent(masked)).not.toContain(escaped);
+    }
+  });
+
+  it("masks the lowercase %xx form of the raw secret's UTF-8 bytes", () => {
+    const mask = createMasker([SECRET, "S3cret!@/x y"]);
+    const lower = (s: string) => s.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+    expect(mask(`a=${lower(encodeURIComponent(SECRET))}&b`)).toBe(`a=${MASK}&b`);
+    expect(mask(`u=${lower("S3cret%21%40/x%20y")}@h`)).toBe(`u=${MASK}@h`);
+    expect(mask(`u=${lower(encodeURIComponent("S3cret!@/x y"))}@h`)).toBe(`u=${MASK}@h`);
+  });
+});

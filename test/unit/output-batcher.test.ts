@@ -457,3 +457,99 @@ describe("OutputBatcher: callback plugin events", () => {
     expect(emitted).toEqual([[{ kind: "events", events: [{ last: true }], ts: ts(0) }]]);
   });
 });
+
+describe("OutputBatcher: a secret split across two writes with a pause between them", () => {
+  const SECRET = "hunter2-secret";
+
+  it("masks a secret whose first half waits longer than an interval for the rest", () => {
+    const b = batcher({ mask: createMasker([SECRET]) });
+    b.write("stdout", "ok\npassword is hunter2-");
+    vi.advanceTimersByTime(3 * INTERVAL); // the partial line goes stale: what could start the secret stays
+    expect(streamText("stdout")).toBe("ok\npassword is ");
+    b.write("stdout", "secret and more\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(streamText("stdout")).toBe("ok\npassword is ******** and more\n");
+    b.stop();
+    expect(JSON.stringify(emitted)).not.toContain("hunter2");
+  });
+
+  it("masks the base64 of a secret after a prefix, cut anywhere by a pause", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const header = Buffer.from(`user:${secret}`).toString("base64");
+    for (let at = 1; at < header.length; at++) {
+      emitted = [];
+      const b = batcher({ mask: createMasker([secret]) });
+      b.write("stdout", `Authorization: Basic ${header.slice(0, at)}`);
+      vi.advanceTimersByTime(3 * INTERVAL);
+      b.write("stdout", `${header.slice(at)}\n`);
+      vi.advanceTimersByTime(INTERVAL);
+      b.stop();
+      expect(streamText("stdout"), `cut at ${at}`).toBe(`Authorization: Basic ${header.slice(0, 6)}********\n`);
+    }
+  });
+
+  it("masks a secret's JSON-escaped form cut inside an escape sequence", () => {
+    const b = batcher({ mask: createMasker(["pässwörd"]) });
+    b.write("stdout", '"msg": "p\\u00');
+    vi.advanceTimersByTime(3 * INTERVAL);
+    b.write("stdout", 'e4ssw\\u00f6rd"\n');
+    b.stop();
+    expect(streamText("stdout")).toBe('"msg": "********"\n');
+  });
+
+  it("masks base64 wrapped at 76 columns when the pause falls at the line break", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const b64 = Buffer.from(`${"x".repeat(50)}${secret}`).toString("base64");
+    const [line1, line2] = [b64.slice(0, 76), b64.slice(76)];
+    expect(line2.length).toBeGreaterThan(8);
+    const b = batcher({ mask: createMasker([secret]) });
+    b.write("stdout", `${line1}\n`);
+    vi.advanceTimersByTime(3 * INTERVAL);
+    b.write("stdout", `${line2}\n`);
+    b.stop();
+    const out = streamText("stdout");
+    expect(out.split("\n")).toHaveLength(3);
+    expect(out).toMatch(/^eHh4[A-Za-z0-9+/]*\*{8}\n\*{8}[A-Za-z0-9+/=]*\n$/);
+  });
+
+  it("masks a secret cut by the partial line's size limit", () => {
+    const b = batcher({ maxBatchBytes: 100, mask: createMasker([SECRET]) });
+    b.write("stdout", `${"p".repeat(395)}hunter2-`);
+    b.write("stdout", "secret\n");
+    b.stop();
+    expect(streamText("stdout")).toBe(`${"p".repeat(395)}********\n`);
+  });
+
+  it("masks a long secret (a key file: literal forms only) split by a pause", () => {
+    const key = Array.from(
+      { length: 5000 },
+      (_, i) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"[(i * 7919) % 62],
+    ).join("");
+    const b = batcher({ mask: createMasker([key]) });
+    b.write("stdout", `key: ${key.slice(0, 3000)}`);
+    vi.advanceTimersByTime(3 * INTERVAL);
+    expect(streamText("stdout")).toBe("key: ");
+    b.write("stdout", `${key.slice(3000)}\n`);
+    b.stop();
+    expect(streamText("stdout")).toBe("key: ********\n");
+  });
+
+  it("still sends a partial line that cannot start a secret after one interval, and complete lines at once", () => {
+    const b = batcher({ mask: createMasker([SECRET]) });
+    b.write("stdout", "TASK [wait] ***\nwaiting...");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(streamText("stdout")).toBe("TASK [wait] ***\n");
+    vi.advanceTimersByTime(INTERVAL);
+    expect(streamText("stdout")).toBe("TASK [wait] ***\nwaiting...");
+    b.stop();
+  });
+
+  it("holds at most the end that could start a secret, and sends it at the end of the stream", () => {
+    const b = batcher({ mask: createMasker([SECRET]) });
+    b.write("stdout", "who is hun");
+    vi.advanceTimersByTime(3 * INTERVAL);
+    expect(streamText("stdout")).toBe("who is ");
+    b.stop();
+    expect(streamText("stdout")).toBe("who is hun");
+  });
+});
