@@ -73,8 +73,8 @@ const rteEnvSchema = z.object({
    */
   RTE_PLAYBOOK_SANDBOX: z.enum(["auto", "off"], { error: "must be auto or off" }).default("auto"),
   /**
-   * Under the sandbox, whether a playbook's /tmp and /var/tmp are a folder of its job (removed
-   * with it, counted in its disk use) and /dev/shm its own: see sandbox.ts. `off`: the runner's.
+   * Under the sandbox, whether a playbook's /tmp, /var/tmp, /dev/shm and /run/lock are a folder
+   * of its job (removed with it, counted in its disk use): see sandbox.ts. `off`: the runner's.
    */
   RTE_PLAYBOOK_PRIVATE_TMP: z.enum(["on", "off"], { error: "must be on or off" }).default("on"),
   /**

@@ -101,7 +101,8 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       error: `the runner could not read the inventory: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
     };
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    // Off the event loop: a plugin that made hundreds of thousands of files froze the RTE for seconds with fs.rmSync.
+    await fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

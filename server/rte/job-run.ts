@@ -364,7 +364,7 @@ export class JobRun {
       this.stopWatching();
       await this.endGroup();
       batcher.stop();
-      this.cleanup(paths);
+      await this.cleanup(paths);
       this.deps.running.forget(this.job.jobId);
       // Error messages can quote anything, a secret included.
       this.deps.emit([
@@ -415,19 +415,21 @@ export class JobRun {
     };
   }
 
-  private cleanup(paths: ReturnType<JobRun["paths"]>): void {
-    const remove = (target: string) => {
-      try {
-        fs.rmSync(target, { recursive: true, force: true });
-      } catch (error) {
-        this.deps.log(`job ${this.job.jobId}: could not remove ${target}: ${String(error)}`, { jobId: this.job.jobId });
-      }
-    };
+  private async cleanup(paths: ReturnType<JobRun["paths"]>): Promise<void> {
+    const failed = (target: string, error: unknown) =>
+      this.deps.log(`job ${this.job.jobId}: could not remove ${target}: ${String(error)}`, { jobId: this.job.jobId });
     // Removed on their own before the folder: if removing the folder fails halfway, the key and
     // the secrets are not among what is left behind.
-    remove(paths.sshKey);
-    remove(paths.hidden);
-    remove(paths.jobDir);
+    for (const file of [paths.sshKey, paths.hidden]) {
+      try {
+        fs.rmSync(file, { force: true });
+      } catch (error) {
+        failed(file, error);
+      }
+    }
+    // Off the event loop (libuv's threads): a folder of hundreds of thousands of files took
+    // fs.rmSync 6 to 11 s, while the RTE sent no output and no heartbeat for any job.
+    await fs.promises.rm(paths.jobDir, { recursive: true, force: true }).catch((error: unknown) => failed(paths.jobDir, error));
   }
 }
 

@@ -17,9 +17,10 @@
  * SIGKILL after it takes down the namespace at once. PID 1 waits for everything in the
  * namespace, so ansible-playbook's own exit is reported on fd 4 (`exit N`, `signal N`).
  *
- * A playbook's /tmp and /var/tmp are a folder of its job (`.playform_tmp`), and /dev/shm a tmpfs
- * of its own: what it leaves there goes with the job, counts towards the job's disk limit
- * (RTE_JOB_DISK_LIMIT), and no other job sees it. The job's folder is bound again at its own path
+ * A playbook's /tmp, /var/tmp, /dev/shm and /run/lock (the folders every user may write to) are
+ * one folder of its job (`.playform_tmp`): what it leaves there goes with the job, counts towards
+ * the job's disk limit (RTE_JOB_DISK_LIMIT), and no other job sees it. /dev/shm is not a tmpfs of
+ * its own: memory no disk check counts, half the RAM per job. The job's folder is bound again at its own path
  * when it lies under /tmp (the default RTE_JOBS_DIR does), or the private /tmp would hide it.
  * RTE_PLAYBOOK_PRIVATE_TMP=off keeps the runner's /tmp (playbooks that hand files to other
  * programs of the runner through it).
@@ -52,8 +53,19 @@ export const STATUS_FD = 4;
 /** The job's hidden extravars: written by the RTE to this fd, handed to ansible through a FIFO by playbook-init.py. */
 export const SECRETS_FD = 5;
 
-/** The folders a playbook sees as its own under bwrap: `PRIVATE_TMP_MOUNTS` become `tmpDir`. */
-export const PRIVATE_TMP_MOUNTS = ["/tmp", "/var/tmp"];
+/**
+ * The folders every user may write to, which a playbook sees as `tmpDir` under bwrap (those of
+ * them this machine has: a mount point must exist). /var/lock is a link to /run/lock.
+ */
+export const PRIVATE_TMP_MOUNTS = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"];
+
+function isFolder(target: string): boolean {
+  try {
+    return fs.lstatSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 export interface PrivateTmp {
   /** The job's folder that stands in for /tmp and /var/tmp. */
@@ -95,10 +107,9 @@ export function preparePrivateTmp(
 }
 
 /** bwrap's mounts for a private /tmp, after BWRAP_ARGS (bwrap applies them in order). */
-export function privateTmpArgs(tmp: PrivateTmp): string[] {
+export function privateTmpArgs(tmp: PrivateTmp, exists: (folder: string) => boolean = isFolder): string[] {
   const args: string[] = [];
-  for (const mount of PRIVATE_TMP_MOUNTS) args.push("--bind", tmp.tmpDir, mount);
-  args.push("--tmpfs", "/dev/shm");
+  for (const mount of PRIVATE_TMP_MOUNTS) if (exists(mount)) args.push("--bind", tmp.tmpDir, mount);
   if (hiddenJobDir(tmp.jobDir) !== null) args.push("--bind", path.resolve(tmp.jobDir), path.resolve(tmp.jobDir));
   return args;
 }

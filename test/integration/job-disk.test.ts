@@ -1,6 +1,6 @@
 /**
- * A job's disk (docs/rte.md, "Disk"): under the sandbox a playbook's /tmp and /var/tmp are a
- * folder of its job and /dev/shm is its own, so what it leaves there goes with the job and no
+ * A job's disk (docs/rte.md, "Disk"): under the sandbox a playbook's /tmp, /var/tmp, /dev/shm
+ * and /run/lock are a folder of its job, so what it leaves there goes with the job and no
  * other job or program of the runner sees it; and a job that takes more than
  * RTE_JOB_DISK_LIMIT (its folder with that /tmp, and its output) fails, saying so, instead of
  * filling the runner's disk. The attack run left a 50 MB file in the runner's /tmp after its job.
@@ -38,7 +38,7 @@ afterAll(async () => {
   fs.rmSync(jobsDir, { recursive: true, force: true });
 });
 
-it("gives the playbook a /tmp, /var/tmp and /dev/shm of its own, gone with the job", async () => {
+it("gives the playbook a /tmp, /var/tmp, /dev/shm and /run/lock of its own, gone with the job", async () => {
   expect(app.output()).toMatch(/pid namespace of their own \(bubblewrap\)/);
   const name = `probe-${randomBytes(6).toString("hex")}`;
   const job = await api.waitForEnd(await api.launch("tmp-probe", { name, host_file: hostFile }));
@@ -49,7 +49,8 @@ it("gives the playbook a /tmp, /var/tmp and /dev/shm of its own, gone with the j
   expect(output, "the runner's /tmp is hidden from the playbook").toContain("HOST FILE HIDDEN");
   expect(output).not.toContain("HOST FILE SEEN");
   // Not written to the runner's temp folders, and the job's folder (its /tmp with it) is gone.
-  for (const dir of ["/tmp", "/var/tmp", "/dev/shm"]) expect(fs.existsSync(path.join(dir, name)), `${dir}/${name}`).toBe(false);
+  for (const dir of ["/tmp", "/var/tmp", "/dev/shm", "/run/lock"])
+    expect(fs.existsSync(path.join(dir, name)), `${dir}/${name}`).toBe(false);
   expect(fs.readdirSync(jobsDir).filter((entry) => entry === String(job.id))).toEqual([]);
   // The background child that wrote after its job died with the job's namespace, its file too.
   await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -59,8 +60,8 @@ it("gives the playbook a /tmp, /var/tmp and /dev/shm of its own, gone with the j
 
 for (const where of ["tmp", "folder", "output"] as const) {
   it(`fails a job whose ${where === "output" ? "output" : where === "tmp" ? "/tmp" : "folder"} passes RTE_JOB_DISK_LIMIT, saying so`, async () => {
-    // Printed output counts twice (the lines and the event stream): 6 MB printed is over 8 MiB.
-    const megabytes = where === "output" ? 6 : 20;
+    // 10 MB printed (as base64 of 7.5 MB) is over 8 MiB on stdout alone.
+    const megabytes = where === "output" ? 10 : 20;
     const job = await api.waitForEnd(await api.launch("disk-hog", { megabytes, where }), 120_000);
     const output = await api.output(job.id);
     expect(job.status, output).toBe("failed");

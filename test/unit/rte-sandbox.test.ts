@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BWRAP_ARGS, SECRETS_FD, STATUS_FD, hiddenJobDir, wrapPlaybook } from "../../server/rte/sandbox";
+import { BWRAP_ARGS, SECRETS_FD, STATUS_FD, hiddenJobDir, privateTmpArgs, wrapPlaybook } from "../../server/rte/sandbox";
 
 const playbook = { file: "ansible-playbook", args: ["-e", "@/jobs/1/.hidden", "site.yml"] };
 
@@ -42,7 +42,7 @@ describe("wrapPlaybook", () => {
     ]);
   });
 
-  it("with a private /tmp: the job's folder stands in for /tmp and /var/tmp, /dev/shm is a tmpfs, the job folder is bound again", () => {
+  it("with a private /tmp: the job's folder stands in for /tmp, /var/tmp, /dev/shm and /run/lock, the job folder is bound again", () => {
     const tmp = { tmpDir: "/tmp/playform-jobs-1/7/.playform_tmp", jobDir: "/tmp/playform-jobs-1/7" };
     const { args } = wrapPlaybook(playbook, "/opt/init.py", "/tmp/playform-jobs-1/7/.hidden", true, tmp);
     const inner = args.indexOf("--");
@@ -55,8 +55,12 @@ describe("wrapPlaybook", () => {
       "--bind",
       tmp.tmpDir,
       "/var/tmp",
-      "--tmpfs",
+      "--bind",
+      tmp.tmpDir,
       "/dev/shm",
+      "--bind",
+      tmp.tmpDir,
+      "/run/lock",
       "--bind",
       tmp.jobDir,
       tmp.jobDir,
@@ -66,7 +70,12 @@ describe("wrapPlaybook", () => {
       tmpDir: "/srv/jobs/7/.playform_tmp",
       jobDir: "/srv/jobs/7",
     });
-    expect(elsewhere.args.slice(elsewhere.args.indexOf("--tmpfs"), elsewhere.args.indexOf("--"))).toEqual(["--tmpfs", "/dev/shm"]);
+    expect(elsewhere.args.slice(elsewhere.args.lastIndexOf("--bind") + 1, elsewhere.args.indexOf("--"))).toEqual([
+      "/srv/jobs/7/.playform_tmp",
+      "/run/lock",
+    ]);
+    // A folder this machine does not have is not mounted over (bwrap would have to create it).
+    expect(privateTmpArgs(tmp, (folder) => folder !== "/run/lock")).not.toContain("/run/lock");
     // Without bwrap there is no private /tmp to give.
     expect(wrapPlaybook(playbook, "/opt/init.py", "/srv/jobs/7/.hidden", false, tmp).args).not.toContain("--bind");
   });
