@@ -81,3 +81,52 @@ export async function folderUsage(root: string): Promise<FolderUsage> {
   if (!Number.isFinite(bytes)) return { bytes: 0, unreadable: Math.max(unreadable, 1) };
   return { bytes, unreadable };
 }
+
+export interface DiskWatch {
+  /** What is measured, for the reason: "the job", "the inventory listing". */
+  subject: string;
+  /** The folder measured (a job's or an inventory listing's, with its private /tmp). */
+  folder: string;
+  /** RTE_JOB_DISK_LIMIT, in bytes. */
+  limit: number;
+  /** RTE_JOB_DISK_CHECK_SECONDS. */
+  intervalSeconds: number;
+  /** Bytes of what it took besides the folder (a job's stored output); none: 0. */
+  outputBytes?: () => number;
+  /** Called once, when the folder plus the output is over the limit, with the reason to give. */
+  exceeded: (reason: string) => void;
+  /** A check that failed (du missing, say): reported, the watch goes on. */
+  failed?: (error: unknown) => void;
+}
+
+/**
+ * Measures the folder every intervalSeconds until stopped or over the limit. Returns the stop.
+ * The reason names the setting, the limit and what took the disk, for the job's end and output.
+ */
+export function watchDisk(watch: DiskWatch): () => void {
+  let stopped = false;
+  const check = async () => {
+    while (!stopped) {
+      await sleep(watch.intervalSeconds * 1000);
+      if (stopped) return;
+      const folder = await folderUsage(watch.folder);
+      const output = watch.outputBytes?.() ?? 0;
+      if (stopped || folder.bytes + output <= watch.limit) continue;
+      stopped = true;
+      const parts = watch.outputBytes
+        ? `its folder and /tmp ${formatBytes(folder.bytes)}, its output ${formatBytes(output)}`
+        : `its folder and /tmp`;
+      watch.exceeded(
+        `${watch.subject} used more than RTE_JOB_DISK_LIMIT (${formatBytes(watch.limit)}) of the runner's disk: ${formatBytes(folder.bytes + output)} (${parts})`,
+      );
+    }
+  };
+  void check().catch((error: unknown) => watch.failed?.(error));
+  return () => {
+    stopped = true;
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

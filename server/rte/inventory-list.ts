@@ -24,6 +24,7 @@ import { handOver } from "./job-folder";
 import { playbookEnv } from "./playbook-command";
 import type { PlaybookUser } from "./playbook-user";
 import { terminateGroup } from "./process-group";
+import { watchDisk } from "./disk-usage";
 import { STATUS_FD, preparePrivateTmp, wrapPlaybook, type PrivateTmp } from "./sandbox";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
@@ -82,6 +83,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       args: ["-i", path.join(dir, inventory), "--list"],
     };
     const result = await runListing(listing, dir, deps, identity, privateTmp);
+    if (result.diskExceeded !== null) return { ok: false, error: result.diskExceeded };
     if (result.tooLarge) return { ok: false, error: `ansible-inventory printed more than ${MAX_LIST_BYTES} bytes` };
     if (result.timedOut) return { ok: false, error: `ansible-inventory did not finish within ${INVENTORY_TIMEOUT_MS / 1000} s` };
     if (result.exitCode !== 0) {
@@ -112,6 +114,8 @@ interface ListingResult {
   timedOut: boolean;
   /** It printed more than MAX_LIST_BYTES: stopped. */
   tooLarge: boolean;
+  /** Its folder (with its private /tmp) passed RTE_JOB_DISK_LIMIT: stopped, and why. */
+  diskExceeded: string | null;
   stdout: string;
   stderr: string;
   /** Why it did not run at all (a missing program). */
@@ -182,6 +186,20 @@ async function runListing(
     });
   });
   const leaderExited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  // A listing may take no more disk than a job: any user who can see the form starts one.
+  let diskExceeded: string | null = null;
+  let stopForDisk: () => void = () => undefined;
+  const overDisk = new Promise<void>((resolve) => (stopForDisk = resolve));
+  const stopWatching = watchDisk({
+    subject: "the inventory listing",
+    folder: dir,
+    limit: deps.env.RTE_JOB_DISK_LIMIT,
+    intervalSeconds: deps.env.RTE_JOB_DISK_CHECK_SECONDS,
+    exceeded: (reason) => {
+      diskExceeded = reason;
+      stopForDisk();
+    },
+  });
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<void>((resolve) => {
@@ -191,8 +209,9 @@ async function runListing(
     }, INVENTORY_TIMEOUT_MS);
   });
   // execa settles at once when the spawn itself fails (no exit event then).
-  await Promise.race([inventoryExited, leaderExited, timeout, sizeExceeded, child.then(() => undefined)]);
+  await Promise.race([inventoryExited, leaderExited, timeout, sizeExceeded, overDisk, child.then(() => undefined)]);
   clearTimeout(timer);
+  stopWatching();
   // Whatever the inventory script or plugin left running ends with the listing.
   if (child.pid !== undefined) await terminateGroup(child.pid, sandboxed ? SANDBOX_GRACE_MS : GROUP_GRACE_MS).catch(() => undefined);
   let result = await Promise.race([child, sleep(PIPES_CLOSE_MS).then(() => null)]);
@@ -205,6 +224,7 @@ async function runListing(
     exitCode: ended !== undefined ? ended : typeof result.exitCode === "number" ? result.exitCode : null,
     timedOut,
     tooLarge,
+    diskExceeded,
     stdout: Buffer.concat(stdout).toString("utf8"),
     stderr,
     problem: spawnFailed ? `${command.file} cannot be started: ${result.shortMessage}` : null,

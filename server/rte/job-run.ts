@@ -25,7 +25,7 @@ import { playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
-import { folderUsage, formatBytes } from "./disk-usage";
+import { watchDisk } from "./disk-usage";
 import { SECRETS_FD, STATUS_FD, preparePrivateTmp, wrapPlaybook } from "./sandbox";
 
 const EVENTS_FD = 3;
@@ -387,32 +387,23 @@ export class JobRun {
    * fails the job once it passes RTE_JOB_DISK_LIMIT (see disk-usage.ts). Returns the stop.
    */
   private watchDisk(jobDir: string): () => void {
-    const { RTE_JOB_DISK_LIMIT: limit, RTE_JOB_DISK_CHECK_SECONDS: seconds } = this.deps.env;
-    let stopped = false;
-    const check = async () => {
-      while (!stopped && !this.cancelled) {
-        await sleep(seconds * 1000);
-        if (stopped || this.cancelled) return;
-        const folder = await folderUsage(jobDir);
-        const cap = this.deps.env.PROCESS_MAX_BUFFER;
-        const output = Math.min(this.printed.stdout, cap) + Math.min(this.printed.stderr, cap) + this.printed.events;
-        if (stopped || this.cancelled || folder.bytes + output <= limit) continue;
-        this.diskReason =
-          `the job used more than RTE_JOB_DISK_LIMIT (${formatBytes(limit)}) of the runner's disk: ` +
-          `${formatBytes(folder.bytes + output)} (its folder and /tmp ${formatBytes(folder.bytes)}, its output ${formatBytes(output)})`;
+    const cap = this.deps.env.PROCESS_MAX_BUFFER;
+    return watchDisk({
+      subject: "the job",
+      folder: jobDir,
+      limit: this.deps.env.RTE_JOB_DISK_LIMIT,
+      intervalSeconds: this.deps.env.RTE_JOB_DISK_CHECK_SECONDS,
+      outputBytes: () => Math.min(this.printed.stdout, cap) + Math.min(this.printed.stderr, cap) + this.printed.events,
+      exceeded: (reason) => {
+        if (this.cancelled) return;
+        this.diskReason = reason;
         this.cancelledBy = "disk";
-        this.batcher?.log(`${this.diskReason}: the playbook is stopped (SIGTERM to its process group)`);
-        this.deps.log(`job ${this.job.jobId}: ${this.diskReason}, stopping it`, { jobId: this.job.jobId });
+        this.batcher?.log(`${reason}: the playbook is stopped (SIGTERM to its process group)`);
+        this.deps.log(`job ${this.job.jobId}: ${reason}, stopping it`, { jobId: this.job.jobId });
         this.cancel("disk");
-        return;
-      }
-    };
-    void check().catch((error: unknown) =>
-      this.deps.log(`job ${this.job.jobId}: disk check failed: ${String(error)}`, { jobId: this.job.jobId }),
-    );
-    return () => {
-      stopped = true;
-    };
+      },
+      failed: (error) => this.deps.log(`job ${this.job.jobId}: disk check failed: ${String(error)}`, { jobId: this.job.jobId }),
+    });
   }
 
   private async cleanup(paths: ReturnType<JobRun["paths"]>): Promise<void> {
