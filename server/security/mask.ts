@@ -31,8 +31,20 @@ const MIN_SECRET_LENGTH = 4;
  * only tried when the longer one does not continue into the secret.
  */
 const ESC = String.raw`(?:\\\\\\\\|\\\\|\\)`;
-/** A backslash that is part of the secret: 1 raw, then 2, 4, 8 at depth 1, 2, 3. */
-const BACKSLASH = String.raw`(?:\\{8}|\\{4}|\\{2}|\\)`;
+/**
+ * A run of `count` backslashes that are part of the secret: each is 1 raw, then 2, 4, 8 at depth
+ * 1, 2, 3, all at the same depth. One group per run, not one per backslash: a group per
+ * backslash could split a run of backslashes in the output in exponentially many ways before
+ * failing (a form user picks both the password and the output: "ab" + 16 backslashes + "cd"
+ * against a 46-character line took seconds); this one tries four counts. Longest first, so a
+ * shorter count is only tried when the longer one does not continue into the secret.
+ * `prefix`: the run in a proper prefix of the secret, which may end anywhere inside it.
+ */
+function backslashRun(count: number, prefix = false): string {
+  if (prefix) return String.raw`\\{1,${8 * count}}`;
+  return `(?:${[8, 4, 2, 1].map((depth) => String.raw`\\{${depth * count}}`).join("|")})`;
+}
+
 /** A line break as printed raw or escaped (JSON of YAML prints `\n`). */
 const NEWLINE = `(?:\\n|${ESC}n)`;
 /**
@@ -97,7 +109,6 @@ function characterPattern(char: string): string {
   const code = char.codePointAt(0)!;
   if (/[A-Za-z0-9]/.test(char)) return char;
   if (char === " ") return SPACE;
-  if (char === "\\") return BACKSLASH;
   // A quote is escaped by one backslash per JSON level (1, 3, 7), by repr only when repr
   // quotes with it (so 2 in the repr of JSON); ' is also doubled in YAML's single-quoted
   // style. The bare quote comes first: a leading literal keeps V8's fast scan working.
@@ -112,6 +123,21 @@ function characterPattern(char: string): string {
   // YAML writes a line break inside a single-quoted or plain scalar as the break (a "\n" as
   // two, raw or escaped when that YAML is printed as JSON) followed by indentation.
   return code === 0x0a ? `${pattern}${pattern}? *` : `${pattern} *`;
+}
+
+/**
+ * The patterns of a secret's characters (see characterPattern), a run of backslashes as one
+ * (see backslashRun); and the same for its proper prefixes, where the last run may be cut short.
+ */
+function secretUnits(secret: string): { units: string[]; prefixUnits: string[] } {
+  const units: string[] = [];
+  const prefixUnits: string[] = [];
+  for (const [run] of secret.matchAll(/\\+|[^\\]/gu)) {
+    const backslashes = run.startsWith("\\");
+    units.push(backslashes ? backslashRun(run.length) : characterPattern(run));
+    prefixUnits.push(backslashes ? backslashRun(run.length, true) : units.at(-1)!);
+  }
+  return { units, prefixUnits };
 }
 
 /**
@@ -415,9 +441,9 @@ export function createMasker(secrets: readonly string[]): Masker {
       literals.push(...literalForms(secret));
       continue;
     }
-    const units = [...secret].map(characterPattern);
+    const { units, prefixUnits } = secretUnits(secret);
     alternatives.set(units.join(""), secret.length);
-    const prefix = prefixPattern(units, "");
+    const prefix = prefixPattern(prefixUnits, "");
     if (prefix) prefixes.add(prefix);
     longest = Math.max(longest, secret.length);
     addBase64(secret);

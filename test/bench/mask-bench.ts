@@ -68,3 +68,25 @@ console.log(
   `masked ${mb.toFixed(1)} MB of output in ${seconds.toFixed(2)} s (${cpuSeconds.toFixed(2)} s CPU): ` +
     `${(mb / seconds).toFixed(1)} MB/s wall, ${(mb / cpuSeconds).toFixed(1)} MB/s CPU (${masked} chars out)`,
 );
+
+// Worst cases a form user can choose: both the secret and the output. Each backslash of a
+// secret matches 1, 2, 4 or 8 backslashes (escape levels); matched one by one, a run of them
+// could split a run in the output in exponentially many ways.
+const worst = (label: string, secret: string, text: string) => {
+  const m = createMasker([secret]);
+  // Warm-up: compile the patterns (pending's are compiled when first needed).
+  m("x");
+  m.pending?.("x\n");
+  m.pending?.("x");
+  const t = performance.now();
+  m(text);
+  m.pending?.(text);
+  console.log(`worst case: ${label}: ${(performance.now() - t).toFixed(1)} ms`);
+};
+worst(
+  '"ab" + 16 backslashes + "cd" against one line "ab" + 32 backslashes + "c"',
+  `ab${"\\".repeat(16)}cd`,
+  `"note": "ab${"\\".repeat(32)}c"\n`,
+);
+worst("8 backslashes + x against 16,000 backslashes", `${"\\".repeat(8)}x`, "\\".repeat(16_000));
+worst('"ab" + 10 backslashes + "cd" against 2.1 KB of "ab" + 40 backslashes', `ab${"\\".repeat(10)}cd`, `ab${"\\".repeat(40)}`.repeat(50));

@@ -93,6 +93,40 @@ describe("createMasker, lines of real ansible-playbook output", () => {
   });
 });
 
+describe("createMasker, a secret with a run of backslashes (each 1, 2, 4 or 8 by escape level)", () => {
+  const BS = "\\";
+  const secret = `ab${BS.repeat(16)}cd`;
+
+  it("masks the run at each escape level, and leaves a near miss alone without exponential backtracking", () => {
+    const mask = createMasker([secret]);
+    for (const level of [1, 2, 4, 8]) expect(mask(`"note": "ab${BS.repeat(16 * level)}cd"\n`)).toBe(`"note": "${MASK}"\n`);
+    // Cut before "d": not the secret (this line took seconds when every backslash was a group of its own).
+    const nearMiss = `"note": "ab${BS.repeat(32)}c"\n`;
+    expect(mask(nearMiss)).toBe(nearMiss);
+    expect(mask(`ab${BS.repeat(40)}`.repeat(50))).toBe(`ab${BS.repeat(40)}`.repeat(50));
+  });
+
+  it("masks a secret of backslashes at the end of a long run of them (linear, not 4^n)", () => {
+    const mask = createMasker([`${BS.repeat(8)}x`]);
+    // The leftmost match: 64 backslashes (depth 3) and the x.
+    expect(mask(`${BS.repeat(16_000)}x`)).toBe(`${BS.repeat(16_000 - 64)}${MASK}`);
+    expect(mask(BS.repeat(16_000))).toBe(BS.repeat(16_000));
+    expect(mask(`${BS.repeat(12)}x`)).toBe(`${BS.repeat(4)}${MASK}`);
+  });
+
+  it("still leaves the escape of a quote after a run alone", () => {
+    const mask = createMasker([`abcd${BS.repeat(2)}`]);
+    // JSON inside JSON: the two backslashes are 8 at depth 2; the ninth escapes the quote.
+    expect(mask(`${BS}"abcd${BS.repeat(8)}${BS}"`)).toBe(`${BS}"${MASK}${BS}"`);
+  });
+
+  it("holds back a write cut inside the run (pending)", () => {
+    const mask = createMasker([secret]);
+    expect(mask.pending!(`note: ab${BS.repeat(20)}`)).toBe(22);
+    expect(mask.pending!(`note: ab${BS.repeat(32)}c`)).toBe(35);
+  });
+});
+
 describe("maskJson", () => {
   it("masks every string of an event, keys and nested values included, and keeps the rest", () => {
     const mask = createMasker(["SimpleSecret12345"]);
