@@ -143,14 +143,22 @@ function secretUnits(secret: string): { units: string[]; prefixUnits: string[] }
 /**
  * A line break inside base64: `base64` wraps at 76 columns, openssl and PEM at 64, so a
  * secret's base64 may be split over two lines (or more) at any of its characters. As printed:
- * a line end (LF, CRLF, with YAML's block indentation or list dash after it), an escaped \n or
- * \r\n inside a JSON string (`stdout`), or the end of one JSON string and the start of the
- * next (`stdout_lines`); ansible-playbook's colours (ANSI escapes) may end a line and start the
- * next. Base64 holds none of these characters (the n of \n follows a backslash, the escape
- * starts with ESC), so a match can be cut back into its pieces (see maskPieces).
+ * a line end (LF, CRLF, with YAML's block indentation or list dash after it; YAML's
+ * single-quoted style writes a line end as a blank line), the same escaped inside a JSON string
+ * (\n, or \\n in JSON inside JSON: `stdout` through to_json or to_nice_yaml), or the end of
+ * one string of a list and the start of the next (`stdout_lines`: a JSON list one item per line
+ * or on one line, Python's repr of a list, escaped when inside a JSON string); ansible-playbook's
+ * colours (ANSI escapes) may end a line and start the next. Base64 holds none of these
+ * characters (the n of \n follows a backslash, the escape starts with ESC), so a match can be
+ * cut back into its pieces (see maskPieces).
  */
 const ANSI = String.raw`(?:\x1b\[[0-9;]*m)*`;
-const BASE64_BREAK = `(?:${ANSI}\r?\n${ANSI} *(?:- )?|${ESC}r${ESC}n|${ESC}n|",${ANSI}\r?\n${ANSI} *")`;
+const ESCAPED_NEWLINE = `(?:${ESC}r)?${ESC}n`;
+/** A quote that ends or starts a string of a list, escaped at up to three levels. */
+const LIST_QUOTE = String.raw`\\{0,7}["']`;
+const BASE64_BREAK =
+  `(?:(?:${ANSI}\r?\n){1,2}${ANSI} *(?:- )?|${ESCAPED_NEWLINE}(?:${ESCAPED_NEWLINE})? *(?:- )?` +
+  `|${LIST_QUOTE},(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *)${LIST_QUOTE})`;
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
 const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
 
@@ -161,9 +169,12 @@ const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
  * over the output (measured ten times slower, test/bench/mask-bench.ts).
  */
 const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?${BASE64_BREAK})+[A-Za-z0-9+/=_-]+`, "y");
-/** Where a line may end: a line end, an escaped \n or \r\n, the end of a string of stdout_lines. */
+/**
+ * Where a line may end: a line end, an escaped \n or \r\n (at any level), the end of a string
+ * of a list (stdout_lines, one item per line or on one line, JSON or repr, escaped or not).
+ */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
-const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|\\r\\n|\\n|",(?:\x1b\[[0-9;]*m)*\r?\n/g;
+const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|\\{0,7}["'],(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
 
 function isBase64Char(code: number): boolean {
   return (

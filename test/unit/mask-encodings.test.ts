@@ -239,6 +239,13 @@ describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns,
     ["the next item of stdout_lines", '",\n        "'],
     ["the next item of stdout_lines, in ansible-playbook's colours", '",\x1b[0m\n\x1b[0;32m            "'],
     ["YAML block indentation", "\n    "],
+    ["\\\\n inside JSON inside JSON (stdout through to_json, printed by debug)", "\\\\n"],
+    ["a blank line and indentation (YAML's single-quoted style, to_nice_yaml)", "\n\n    "],
+    ["the same inside a JSON string (to_nice_yaml printed by debug)", "\\n\\n    "],
+    ["the next item of a JSON list on one line", '", "'],
+    ["the next item of Python's repr of a list on one line", "', '"],
+    ["the next item of a JSON list inside a JSON string", '\\", \\"'],
+    ["the next item of to_nice_json's list inside a JSON string", '\\",\\n        \\"'],
   ];
 
   /**
@@ -303,6 +310,36 @@ describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns,
       .toString("base64")
       .replace(/.{64}/g, "$&\n");
     expect(mask(text)).toBe(text);
+  });
+});
+
+describe("createMasker, a registered base64 result through to_json, to_nice_json, to_nice_yaml and into a string", () => {
+  // `printf '%s' "$(printf 'x%.0s' {1..50})$PW" | base64`, registered: its stdout is two lines.
+  const PW = "Zr8-kappa-Secret-77Q";
+  const b64 = Buffer.from(`${"x".repeat(50)}${PW}`).toString("base64");
+  const lines = [b64.slice(0, 76), b64.slice(76)];
+  const stdout = lines.join("\n");
+  const result = { changed: false, stdout, stdout_lines: lines };
+  const yaml = `stdout: '${lines.join("\n\n    ")}'\nstdout_lines:\n- ${lines.join("\n- ")}\n`;
+  const printed: [string, string][] = [
+    ["to_json", JSON.stringify(result).replaceAll('":', '": ').replaceAll('",', '", ')],
+    ["to_nice_json", JSON.stringify(result, null, 4)],
+    ["to_nice_yaml", yaml],
+    ["a Python list templated into a string", `lines: ['${lines.join("', '")}']`],
+    ["a JSON list templated into a string", `lines: ["${lines.join('", "')}"]`],
+  ];
+  // Bits of the password: from the 67th base64 character (50 bytes of x before it).
+  const stable = b64.slice(68, 92);
+
+  it.each(printed)("%s, printed by debug (a JSON string) and raw", (_, text) => {
+    const mask = createMasker([PW]);
+    for (const form of [`    "msg": ${JSON.stringify(text)}\n`, text]) {
+      const masked = mask(form);
+      expect(masked.replace(/[^A-Za-z0-9+/=]/g, "")).not.toContain(stable.slice(0, 8));
+      for (const piece of [stable.slice(0, 8), stable.slice(8, 16), stable.slice(16)]) expect(masked).not.toContain(piece);
+      // The x's before it stay.
+      expect(masked).toContain(b64.slice(0, 60));
+    }
   });
 });
 
