@@ -39,6 +39,18 @@ const EVENT_LABEL_MAX: Readonly<Record<string, number>> = { item: 200, delegate:
 /** The callback plugin's cap (TEXT_MAX in playform_events.py, in code points): a text that long may have been cut there. */
 const PLUGIN_TEXT_MAX = 65_536;
 
+function isBase64Char(code: number): boolean {
+  return (
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2b ||
+    code === 0x2f ||
+    code === 0x5f ||
+    code === 0x2d
+  );
+}
+
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */
   pending: string;
@@ -235,10 +247,17 @@ export class OutputBatcher {
       if (!WRAPPED_BASE64_LINE.test(pending.slice(lineStart, from))) break;
       from = lineStart;
     }
-    const start = pending.length - pendingOf(pending.slice(from));
+    let start = pending.length - pendingOf(pending.slice(from));
     // Inside wrapped base64, from the start of that line: the masker finds wrapped base64 by
     // its lines of 64 or 76 columns.
-    return start < cut ? pending.lastIndexOf("\n", start - 1) + 1 : start;
+    if (start < cut) return pending.lastIndexOf("\n", start - 1) + 1;
+    // In the partial line, a line of wrapped base64 may end at an escaped \n or a list's
+    // separator ("stdout" of a JSON result, a list on one line): from the start of that run of
+    // base64, when it is no longer than a line.
+    let run = start;
+    while (run > cut && start - run <= 76 && isBase64Char(pending.charCodeAt(run - 1))) run--;
+    if (start < pending.length && run < start && start - run <= 76) start = run;
+    return start;
   }
 }
 

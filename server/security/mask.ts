@@ -159,6 +159,18 @@ const LIST_QUOTE = String.raw`\\{0,7}["']`;
 const BASE64_BREAK =
   `(?:(?:${ANSI}\r?\n){1,2}${ANSI} *(?:- )?|${ESCAPED_NEWLINE}(?:${ESCAPED_NEWLINE})? *(?:- )?` +
   `|${LIST_QUOTE},(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *)${LIST_QUOTE})`;
+/**
+ * A break cut short by the end of a write (see Masker.pending): a line end and what may follow
+ * it, an escape sequence, a string of a list ended and the next not started yet.
+ */
+const BASE64_BREAK_CUT = [
+  BASE64_BREAK,
+  `(?:${ANSI}\r?\n){1,2}${ANSI} *-?`,
+  `${ANSI}\r`,
+  String.raw`\x1b\[[0-9;]*`,
+  String.raw`(?:\\{1,4}[rn]?){1,4} *-?`,
+  `${LIST_QUOTE}(?:,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *))?`,
+].join("|");
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
 const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
 
@@ -521,7 +533,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const base64 = base64Forms
       .map(({ units, whole }) => prefixPattern(units, breaks ? `${BASE64_BREAK}?` : "", whole))
       .filter((p) => p !== null);
-    const cut = breaks ? `(?:${BASE64_BREAK}|\r|\\|",)?` : String.raw`\\?`;
+    const cut = breaks ? `(?:${BASE64_BREAK_CUT})?` : String.raw`\\?`;
     return new RegExp(
       [
         ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
@@ -534,7 +546,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   let withBreaks: RegExp | null = null;
   masker.pending = (text) => {
     const tail = text.length > window ? text.slice(-window) : text;
-    const pattern = /[\r\n]|\\[rn]|",/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
+    const pattern = /[\r\n]|\\[rn]|["'],/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
     const match = pattern.exec(tail);
     const held = match ? tail.length - match.index : 0;
     return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));

@@ -564,6 +564,35 @@ describe("OutputBatcher: a secret split across two writes with a pause between t
     expect(out).toMatch(/^eHh4[A-Za-z0-9+/]*\*{8}\n\*{8}[A-Za-z0-9+/=]*\n$/);
   });
 
+  it("masks base64 wrapped in stdout_lines when the pause falls after the first item's line", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const b64 = Buffer.from(`${"x".repeat(50)}${secret}`).toString("base64");
+    const [line1, line2] = [b64.slice(0, 76), b64.slice(76)];
+    const b = batcher({ mask: createMasker([secret]) });
+    b.write("stdout", `    "stdout_lines": [\n        "${line1}",\n`);
+    vi.advanceTimersByTime(3 * INTERVAL);
+    b.write("stdout", `        "${line2}"\n    ]\n`);
+    b.stop();
+    const out = streamText("stdout");
+    expect(out).toMatch(/^ {4}"stdout_lines": \[\n {8}"eHh4[A-Za-z0-9+/]*\*{8}",\n {8}"\*{8}[A-Za-z0-9+/=]*"\n {4}\]\n$/);
+  });
+
+  it("masks base64 wrapped in a JSON string (escaped \\n) when the pause falls inside the first line", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const b64 = Buffer.from(`${"x".repeat(50)}${secret}`).toString("base64");
+    const [line1, line2] = [b64.slice(0, 76), b64.slice(76)];
+    for (const at of [70, 76, 78]) {
+      emitted = [];
+      const written = `"stdout": "${line1}\\n${line2}"\n`;
+      const b = batcher({ mask: createMasker([secret]) });
+      b.write("stdout", written.slice(0, 11 + at));
+      vi.advanceTimersByTime(3 * INTERVAL);
+      b.write("stdout", written.slice(11 + at));
+      b.stop();
+      expect(streamText("stdout"), `cut at ${at}`).toMatch(/^"stdout": "eHh4[A-Za-z0-9+/]*\*{8}\\n\*{8}[A-Za-z0-9+/=]*"\n$/);
+    }
+  });
+
   it("masks a secret cut by the partial line's size limit", () => {
     const b = batcher({ maxBatchBytes: 100, mask: createMasker([SECRET]) });
     b.write("stdout", `${"p".repeat(395)}hunter2-`);
