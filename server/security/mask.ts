@@ -17,8 +17,9 @@
  * suffix. base64 encodes 3 bytes as 4 characters, so a secret inside a longer string is
  * encoded one of three ways, by where it starts in a 3-byte group (see base64Patterns). The
  * base64 may be wrapped over lines (64 or 76 columns: see replaceWrapped), and the secret may
- * be JSON-escaped before it is base64- or URL-encoded (a .dockerconfigjson: see
- * jsonEscapedForms). Not masked: hex, base32, UTF-16, or any other encoding not named here.
+ * be JSON-escaped before it is base64- or URL-encoded (a .dockerconfigjson's password field: see
+ * jsonEscapedForms). Not masked: base64 of base64 (a .dockerconfigjson's auth field), hex,
+ * base32, UTF-16, or any other encoding not named here.
  */
 export const MASK = "********";
 
