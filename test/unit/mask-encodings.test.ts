@@ -372,6 +372,28 @@ describe("createMasker, encodings of the secret's JSON-escaped form (a .dockerco
     }
   });
 
+  it("masks its auth field, base64 of user:password inside the base64'd file (base64 of base64)", () => {
+    // From 5 bytes: at every alignment, a whole 3-byte group of the secret in the inner base64.
+    for (const secret of [SECRET, "Zr8-kappa-Secret-77Q", "abcde"]) {
+      const mask = createMasker([secret]);
+      for (const user of ["bot", "ci", "deploy-user"]) {
+        const auth = Buffer.from(`${user}:${secret}`).toString("base64");
+        const doc = JSON.stringify({ auths: { "registry.example.com": { username: user, password: secret, auth } } });
+        const masked = mask(`.dockerconfigjson: ${Buffer.from(doc).toString("base64")}\n`);
+        // Decoded at each of the four offsets after the last mask, the auth field gives no more
+        // than a few bits of the secret's first and last bytes.
+        const tail = masked.trim().split(MASK).pop()!;
+        for (let k = 0; k < 4; k++) {
+          const decoded = Buffer.from(tail.slice(k, tail.length - ((tail.length - k) % 4)), "base64").toString("latin1");
+          const field = /"auth":"([A-Za-z0-9+/=]+)"/.exec(decoded);
+          expect(field, `${secret}, ${user}, offset ${k}`).toBeNull();
+        }
+        const middle = Buffer.from(secret).subarray(1, -1).toString("latin1");
+        expect(Buffer.from(masked.slice(19), "base64").toString("latin1")).not.toContain(middle);
+      }
+    }
+  });
+
   it.each(escapedForms)("masks the URL encoding of a JSON document holding it (%s), upper- and lowercase percent-escapes", (_, escaped) => {
     const mask = createMasker([SECRET]);
     const doc = `{"password":"${escaped}"}`;
