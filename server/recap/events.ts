@@ -93,7 +93,7 @@ export const itemResultEventSchema = z.object({
   status: z.enum(["ok", "failed", "skipped"]),
   changed: z.boolean(),
   delegate: z.string().optional(),
-  /** Item label as displayed, at most 200 characters; absent under no_log. */
+  /** Item label as displayed, masked then cut to 200 characters by the RTE; absent under no_log. */
   item: z.string().optional(),
   include: z.boolean().optional(),
 });

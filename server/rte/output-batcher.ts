@@ -29,6 +29,28 @@ type StreamName = "stdout" | "stderr";
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
 const WRAPPED_BASE64_LINE = /^(?:\x1b\[[0-9;]*m)*[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A-Za-z0-9+/_-]{76})(?:",)?(?:\x1b\[[0-9;]*m)*\r?\n$/;
 
+/**
+ * The event fields that carry a label the playbook templated (a loop item, delegate_to, an
+ * included file, an error message) and their length once masked. The callback plugin sends
+ * them nearly whole (up to PLUGIN_TEXT_MAX): cut before the masking, a secret across the cut
+ * would keep its first characters.
+ */
+const EVENT_LABEL_MAX: Readonly<Record<string, number>> = { item: 200, delegate: 200, action: 200, message: 200, file: 1000 };
+/** The callback plugin's cap (TEXT_MAX in playform_events.py, in code points): a text that long may have been cut there. */
+const PLUGIN_TEXT_MAX = 65_536;
+
+function isBase64Char(code: number): boolean {
+  return (
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2b ||
+    code === 0x2f ||
+    code === 0x5f ||
+    code === 0x2d
+  );
+}
+
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */
   pending: string;
@@ -149,7 +171,7 @@ export class OutputBatcher {
       } else if (entry.kind === "events") {
         // Events carry task names, loop items and labels: whatever the playbook templated into
         // them, secrets included. Masked like the text, string by string, before the spool.
-        items.push({ kind: "events", events: entry.events.map((event) => maskJson(event, mask)), ts });
+        items.push({ kind: "events", events: entry.events.map((event) => maskEvent(event, mask)), ts });
       } else {
         items.push({ kind: "log", text: mask(`${entry.text}\n`), ts });
       }
@@ -225,11 +247,48 @@ export class OutputBatcher {
       if (!WRAPPED_BASE64_LINE.test(pending.slice(lineStart, from))) break;
       from = lineStart;
     }
-    const start = pending.length - pendingOf(pending.slice(from));
+    let start = pending.length - pendingOf(pending.slice(from));
     // Inside wrapped base64, from the start of that line: the masker finds wrapped base64 by
     // its lines of 64 or 76 columns.
-    return start < cut ? pending.lastIndexOf("\n", start - 1) + 1 : start;
+    if (start < cut) return pending.lastIndexOf("\n", start - 1) + 1;
+    // In the partial line, a line of wrapped base64 may end at an escaped \n or a list's
+    // separator ("stdout" of a JSON result, a list on one line): from the start of that run of
+    // base64, when it is no longer than a line.
+    let run = start;
+    while (run > cut && start - run <= 76 && isBase64Char(pending.charCodeAt(run - 1))) run--;
+    if (start < pending.length && run < start && start - run <= 76) start = run;
+    return start;
   }
+}
+
+/** An event masked string by string, then its labels cut to their length (EVENT_LABEL_MAX). */
+export function maskEvent(event: unknown, mask: Masker): unknown {
+  const masked = maskJson(event, mask);
+  if (masked === null || typeof masked !== "object" || Array.isArray(masked)) return masked;
+  const raw = event as Record<string, unknown>;
+  const fields = masked as Record<string, unknown>;
+  for (const [key, max] of Object.entries(EVENT_LABEL_MAX)) {
+    const value = fields[key];
+    const original = raw[key];
+    if (typeof value !== "string" || typeof original !== "string") continue;
+    // A text as long as the plugin's cap may end with the start of a secret, cut there.
+    fields[key] = cutMasked(value, max, mask, original.length >= PLUGIN_TEXT_MAX);
+  }
+  return fields;
+}
+
+/**
+ * Masked text cut to at most `max` characters. A secret across the cut (or across an earlier
+ * cut, `wasCut`) was not masked whole: the end that could be the start of a secret in one of
+ * its forms is dropped too (the masker's `pending`), so no recognisable prefix is left.
+ */
+export function cutMasked(text: string, max: number, mask: Masker, wasCut = false): string {
+  if (text.length <= max && !wasCut) return text;
+  let cut = text.slice(0, max);
+  // Not half of a surrogate pair.
+  if (cut.length > 0 && /[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  const held = mask.pending?.(cut) ?? 0;
+  return cut.slice(0, cut.length - held);
 }
 
 /**

@@ -17,8 +17,10 @@
  * suffix. base64 encodes 3 bytes as 4 characters, so a secret inside a longer string is
  * encoded one of three ways, by where it starts in a 3-byte group (see base64Patterns). The
  * base64 may be wrapped over lines (64 or 76 columns: see replaceWrapped), and the secret may
- * be JSON-escaped before it is base64- or URL-encoded (a .dockerconfigjson: see
- * jsonEscapedForms). Not masked: hex, base32, UTF-16, or any other encoding not named here.
+ * be JSON-escaped before it is base64- or URL-encoded (a .dockerconfigjson's password field: see
+ * jsonEscapedForms), and its base64 base64'd again within a run of base64 (a .dockerconfigjson's
+ * auth field: see base64Middles). Not masked: hex, base32, UTF-16, or any other encoding not
+ * named here.
  */
 export const MASK = "********";
 
@@ -31,8 +33,20 @@ const MIN_SECRET_LENGTH = 4;
  * only tried when the longer one does not continue into the secret.
  */
 const ESC = String.raw`(?:\\\\\\\\|\\\\|\\)`;
-/** A backslash that is part of the secret: 1 raw, then 2, 4, 8 at depth 1, 2, 3. */
-const BACKSLASH = String.raw`(?:\\{8}|\\{4}|\\{2}|\\)`;
+/**
+ * A run of `count` backslashes that are part of the secret: each is 1 raw, then 2, 4, 8 at depth
+ * 1, 2, 3, all at the same depth. One group per run, not one per backslash: a group per
+ * backslash could split a run of backslashes in the output in exponentially many ways before
+ * failing (a form user picks both the password and the output: "ab" + 16 backslashes + "cd"
+ * against a 46-character line took seconds); this one tries four counts. Longest first, so a
+ * shorter count is only tried when the longer one does not continue into the secret.
+ * `prefix`: the run in a proper prefix of the secret, which may end anywhere inside it.
+ */
+function backslashRun(count: number, prefix = false): string {
+  if (prefix) return String.raw`\\{1,${8 * count}}`;
+  return `(?:${[8, 4, 2, 1].map((depth) => String.raw`\\{${depth * count}}`).join("|")})`;
+}
+
 /** A line break as printed raw or escaped (JSON of YAML prints `\n`). */
 const NEWLINE = `(?:\\n|${ESC}n)`;
 /**
@@ -97,7 +111,6 @@ function characterPattern(char: string): string {
   const code = char.codePointAt(0)!;
   if (/[A-Za-z0-9]/.test(char)) return char;
   if (char === " ") return SPACE;
-  if (char === "\\") return BACKSLASH;
   // A quote is escaped by one backslash per JSON level (1, 3, 7), by repr only when repr
   // quotes with it (so 2 in the repr of JSON); ' is also doubled in YAML's single-quoted
   // style. The bare quote comes first: a leading literal keeps V8's fast scan working.
@@ -115,16 +128,51 @@ function characterPattern(char: string): string {
 }
 
 /**
+ * The patterns of a secret's characters (see characterPattern), a run of backslashes as one
+ * (see backslashRun); and the same for its proper prefixes, where the last run may be cut short.
+ */
+function secretUnits(secret: string): { units: string[]; prefixUnits: string[] } {
+  const units: string[] = [];
+  const prefixUnits: string[] = [];
+  for (const [run] of secret.matchAll(/\\+|[^\\]/gu)) {
+    const backslashes = run.startsWith("\\");
+    units.push(backslashes ? backslashRun(run.length) : characterPattern(run));
+    prefixUnits.push(backslashes ? backslashRun(run.length, true) : units.at(-1)!);
+  }
+  return { units, prefixUnits };
+}
+
+/**
  * A line break inside base64: `base64` wraps at 76 columns, openssl and PEM at 64, so a
  * secret's base64 may be split over two lines (or more) at any of its characters. As printed:
- * a line end (LF, CRLF, with YAML's block indentation or list dash after it), an escaped \n or
- * \r\n inside a JSON string (`stdout`), or the end of one JSON string and the start of the
- * next (`stdout_lines`); ansible-playbook's colours (ANSI escapes) may end a line and start the
- * next. Base64 holds none of these characters (the n of \n follows a backslash, the escape
- * starts with ESC), so a match can be cut back into its pieces (see maskPieces).
+ * a line end (LF, CRLF, with YAML's block indentation or list dash after it; YAML's
+ * single-quoted style writes a line end as a blank line), the same escaped inside a JSON string
+ * (\n, or \\n in JSON inside JSON: `stdout` through to_json or to_nice_yaml), or the end of
+ * one string of a list and the start of the next (`stdout_lines`: a JSON list one item per line
+ * or on one line, Python's repr of a list, escaped when inside a JSON string); ansible-playbook's
+ * colours (ANSI escapes) may end a line and start the next. Base64 holds none of these
+ * characters (the n of \n follows a backslash, the escape starts with ESC), so a match can be
+ * cut back into its pieces (see maskPieces).
  */
 const ANSI = String.raw`(?:\x1b\[[0-9;]*m)*`;
-const BASE64_BREAK = `(?:${ANSI}\r?\n${ANSI} *(?:- )?|${ESC}r${ESC}n|${ESC}n|",${ANSI}\r?\n${ANSI} *")`;
+const ESCAPED_NEWLINE = `(?:${ESC}r)?${ESC}n`;
+/** A quote that ends or starts a string of a list, escaped at up to three levels. */
+const LIST_QUOTE = String.raw`\\{0,7}["']`;
+const BASE64_BREAK =
+  `(?:(?:${ANSI}\r?\n){1,2}${ANSI} *(?:- )?|${ESCAPED_NEWLINE}(?:${ESCAPED_NEWLINE})? *(?:- )?` +
+  `|${LIST_QUOTE},(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *)${LIST_QUOTE})`;
+/**
+ * A break cut short by the end of a write (see Masker.pending): a line end and what may follow
+ * it, an escape sequence, a string of a list ended and the next not started yet.
+ */
+const BASE64_BREAK_CUT = [
+  BASE64_BREAK,
+  `(?:${ANSI}\r?\n){1,2}${ANSI} *-?`,
+  `${ANSI}\r`,
+  String.raw`\x1b\[[0-9;]*`,
+  String.raw`(?:\\{1,4}[rn]?){1,4} *-?`,
+  `${LIST_QUOTE}(?:,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *))?`,
+].join("|");
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
 const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
 
@@ -135,9 +183,12 @@ const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
  * over the output (measured ten times slower, test/bench/mask-bench.ts).
  */
 const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?${BASE64_BREAK})+[A-Za-z0-9+/=_-]+`, "y");
-/** Where a line may end: a line end, an escaped \n or \r\n, the end of a string of stdout_lines. */
+/**
+ * Where a line may end: a line end, an escaped \n or \r\n (at any level), the end of a string
+ * of a list (stdout_lines, one item per line or on one line, JSON or repr, escaped or not).
+ */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
-const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|\\r\\n|\\n|",(?:\x1b\[[0-9;]*m)*\r?\n/g;
+const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|\\{0,7}["'],(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
 
 function isBase64Char(code: number): boolean {
   return (
@@ -317,6 +368,28 @@ function jsonEscapedForms(secret: string): string[] {
   return [...new Set([raw, ascii])].filter((form) => form !== secret);
 }
 
+/**
+ * The base64 of the secret inside a longer string, the characters made of its bits alone, at
+ * each alignment: what base64 of that base64 holds. A .dockerconfigjson's `auth` field is
+ * base64("user:" + password), and the file is base64'd whole (a Kubernetes Secret): the outer
+ * base64 of these middles is masked; the one or two characters at each end of the inner
+ * base64 that mix the secret's bits with a neighbour's are not (a few bits of its first and last
+ * bytes).
+ */
+function base64Middles(secret: string): string[] {
+  const bytes = Buffer.from(secret, "utf8");
+  const middles = new Set<string>();
+  for (let skip = 0; skip < 3; skip++) {
+    const head = (3 - skip) % 3;
+    const whole = Math.floor((bytes.length - head) / 3) * 3;
+    if (whole > 0) middles.add(bytes.subarray(head, head + whole).toString("base64"));
+  }
+  return [...middles].filter((middle) => middle.length >= MIN_SECRET_LENGTH);
+}
+
+/** A run of base64 long enough to hold base64 of base64 of a secret (see base64Middles). */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{16,}/g;
+
 export interface Masker {
   (text: string): string;
   /**
@@ -389,6 +462,8 @@ export function createMasker(secrets: readonly string[]): Masker {
   const shifted = new Map<string, number>();
   /** The base64 patterns again, a line break allowed between any two characters. */
   const wrapped = new Map<string, number>();
+  /** The base64 of the base64 of the secrets (see base64Middles): a pass over runs of base64 only. */
+  const doubled = new Map<string, number>();
   const literals: string[] = [];
   /** The proper prefixes of every form, base64 (a break may end them) and the others. */
   const prefixes = new Set<string>();
@@ -415,9 +490,9 @@ export function createMasker(secrets: readonly string[]): Masker {
       literals.push(...literalForms(secret));
       continue;
     }
-    const units = [...secret].map(characterPattern);
+    const { units, prefixUnits } = secretUnits(secret);
     alternatives.set(units.join(""), secret.length);
-    const prefix = prefixPattern(units, "");
+    const prefix = prefixPattern(prefixUnits, "");
     if (prefix) prefixes.add(prefix);
     longest = Math.max(longest, secret.length);
     addBase64(secret);
@@ -426,6 +501,7 @@ export function createMasker(secrets: readonly string[]): Masker {
       addBase64(form);
       addUrl(form);
     }
+    for (const middle of base64Middles(secret)) for (const { pattern, length } of base64Patterns(middle)) doubled.set(pattern, length);
   }
   // Longest first, like the patterns: a long secret's raw form before a shorter base64 of it.
   literals.sort((a, b) => b.length - a.length);
@@ -468,9 +544,14 @@ export function createMasker(secrets: readonly string[]): Masker {
   };
   const unwrap = (text: string) =>
     replaceWrapped(text, (block) => (holdsSecret(block) ? block.replace((broken ??= regExp(wrapped)), maskPieces) : block));
+  // Base64 of base64 only inside a run of base64 characters: as alternatives of the passes
+  // above, its patterns (which start with common letters) made them three times slower.
+  const third = doubled.size > 0 ? regExp(doubled) : null;
+  const maskDoubled = (run: string) => (third ? run.replace(third, MASK) : run);
   const masked = (text: string) => {
     const once = unwrap(text).replace(first, MASK);
-    return second ? once.replace(second, MASK) : once;
+    const twice = second ? once.replace(second, MASK) : once;
+    return third ? twice.replace(BASE64_RUN, maskDoubled) : twice;
   };
   const masker: Masker = literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
   // The start of a form at the end of a text: a proper prefix, maybe cut inside one of its
@@ -484,7 +565,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const base64 = base64Forms
       .map(({ units, whole }) => prefixPattern(units, breaks ? `${BASE64_BREAK}?` : "", whole))
       .filter((p) => p !== null);
-    const cut = breaks ? `(?:${BASE64_BREAK}|\r|\\|",)?` : String.raw`\\?`;
+    const cut = breaks ? `(?:${BASE64_BREAK_CUT})?` : String.raw`\\?`;
     return new RegExp(
       [
         ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
@@ -497,7 +578,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   let withBreaks: RegExp | null = null;
   masker.pending = (text) => {
     const tail = text.length > window ? text.slice(-window) : text;
-    const pattern = /[\r\n]|\\[rn]|",/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
+    const pattern = /[\r\n]|\\[rn]|["'],/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
     const match = pattern.exec(tail);
     const held = match ? tail.length - match.index : 0;
     return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));

@@ -68,3 +68,43 @@ console.log(
   `masked ${mb.toFixed(1)} MB of output in ${seconds.toFixed(2)} s (${cpuSeconds.toFixed(2)} s CPU): ` +
     `${(mb / seconds).toFixed(1)} MB/s wall, ${(mb / cpuSeconds).toFixed(1)} MB/s CPU (${masked} chars out)`,
 );
+
+// Wrapped base64 (a file dumped with `base64`, 76 columns) as printed raw, in stdout_lines and
+// through to_json: every line end is where a block of wrapped base64 is sought.
+const blob = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251)).toString("base64");
+const wrappedLines = blob.match(/.{1,76}/g) ?? [];
+const wrappedSample = [
+  wrappedLines.join("\n"),
+  wrappedLines.map((line) => `        "${line}",`).join("\n"),
+  `    "msg": ${JSON.stringify(JSON.stringify({ stdout: wrappedLines.join("\n"), stdout_lines: wrappedLines }))}`,
+].join("\n");
+mask(wrappedSample);
+const w0 = performance.now();
+for (let i = 0; i < 4; i++) mask(wrappedSample);
+const wrappedSeconds = (performance.now() - w0) / 1000;
+const wrappedMb = (4 * wrappedSample.length) / 2 ** 20;
+console.log(
+  `masked ${wrappedMb.toFixed(1)} MB of wrapped base64 in ${wrappedSeconds.toFixed(2)} s: ${(wrappedMb / wrappedSeconds).toFixed(1)} MB/s`,
+);
+
+// Worst cases a form user can choose: both the secret and the output. Each backslash of a
+// secret matches 1, 2, 4 or 8 backslashes (escape levels); matched one by one, a run of them
+// could split a run in the output in exponentially many ways.
+const worst = (label: string, secret: string, text: string) => {
+  const m = createMasker([secret]);
+  // Warm-up: compile the patterns (pending's are compiled when first needed).
+  m("x");
+  m.pending?.("x\n");
+  m.pending?.("x");
+  const t = performance.now();
+  m(text);
+  m.pending?.(text);
+  console.log(`worst case: ${label}: ${(performance.now() - t).toFixed(1)} ms`);
+};
+worst(
+  '"ab" + 16 backslashes + "cd" against one line "ab" + 32 backslashes + "c"',
+  `ab${"\\".repeat(16)}cd`,
+  `"note": "ab${"\\".repeat(32)}c"\n`,
+);
+worst("8 backslashes + x against 16,000 backslashes", `${"\\".repeat(8)}x`, "\\".repeat(16_000));
+worst('"ab" + 10 backslashes + "cd" against 2.1 KB of "ab" + 40 backslashes', `ab${"\\".repeat(10)}cd`, `ab${"\\".repeat(40)}`.repeat(50));

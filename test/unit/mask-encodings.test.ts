@@ -93,6 +93,40 @@ describe("createMasker, lines of real ansible-playbook output", () => {
   });
 });
 
+describe("createMasker, a secret with a run of backslashes (each 1, 2, 4 or 8 by escape level)", () => {
+  const BS = "\\";
+  const secret = `ab${BS.repeat(16)}cd`;
+
+  it("masks the run at each escape level, and leaves a near miss alone without exponential backtracking", () => {
+    const mask = createMasker([secret]);
+    for (const level of [1, 2, 4, 8]) expect(mask(`"note": "ab${BS.repeat(16 * level)}cd"\n`)).toBe(`"note": "${MASK}"\n`);
+    // Cut before "d": not the secret (this line took seconds when every backslash was a group of its own).
+    const nearMiss = `"note": "ab${BS.repeat(32)}c"\n`;
+    expect(mask(nearMiss)).toBe(nearMiss);
+    expect(mask(`ab${BS.repeat(40)}`.repeat(50))).toBe(`ab${BS.repeat(40)}`.repeat(50));
+  });
+
+  it("masks a secret of backslashes at the end of a long run of them (linear, not 4^n)", () => {
+    const mask = createMasker([`${BS.repeat(8)}x`]);
+    // The leftmost match: 64 backslashes (depth 3) and the x.
+    expect(mask(`${BS.repeat(16_000)}x`)).toBe(`${BS.repeat(16_000 - 64)}${MASK}`);
+    expect(mask(BS.repeat(16_000))).toBe(BS.repeat(16_000));
+    expect(mask(`${BS.repeat(12)}x`)).toBe(`${BS.repeat(4)}${MASK}`);
+  });
+
+  it("still leaves the escape of a quote after a run alone", () => {
+    const mask = createMasker([`abcd${BS.repeat(2)}`]);
+    // JSON inside JSON: the two backslashes are 8 at depth 2; the ninth escapes the quote.
+    expect(mask(`${BS}"abcd${BS.repeat(8)}${BS}"`)).toBe(`${BS}"${MASK}${BS}"`);
+  });
+
+  it("holds back a write cut inside the run (pending)", () => {
+    const mask = createMasker([secret]);
+    expect(mask.pending!(`note: ab${BS.repeat(20)}`)).toBe(22);
+    expect(mask.pending!(`note: ab${BS.repeat(32)}c`)).toBe(35);
+  });
+});
+
 describe("maskJson", () => {
   it("masks every string of an event, keys and nested values included, and keeps the rest", () => {
     const mask = createMasker(["SimpleSecret12345"]);
@@ -205,6 +239,13 @@ describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns,
     ["the next item of stdout_lines", '",\n        "'],
     ["the next item of stdout_lines, in ansible-playbook's colours", '",\x1b[0m\n\x1b[0;32m            "'],
     ["YAML block indentation", "\n    "],
+    ["\\\\n inside JSON inside JSON (stdout through to_json, printed by debug)", "\\\\n"],
+    ["a blank line and indentation (YAML's single-quoted style, to_nice_yaml)", "\n\n    "],
+    ["the same inside a JSON string (to_nice_yaml printed by debug)", "\\n\\n    "],
+    ["the next item of a JSON list on one line", '", "'],
+    ["the next item of Python's repr of a list on one line", "', '"],
+    ["the next item of a JSON list inside a JSON string", '\\", \\"'],
+    ["the next item of to_nice_json's list inside a JSON string", '\\",\\n        \\"'],
   ];
 
   /**
@@ -272,6 +313,36 @@ describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns,
   });
 });
 
+describe("createMasker, a registered base64 result through to_json, to_nice_json, to_nice_yaml and into a string", () => {
+  // `printf '%s' "$(printf 'x%.0s' {1..50})$PW" | base64`, registered: its stdout is two lines.
+  const PW = "Zr8-kappa-Secret-77Q";
+  const b64 = Buffer.from(`${"x".repeat(50)}${PW}`).toString("base64");
+  const lines = [b64.slice(0, 76), b64.slice(76)];
+  const stdout = lines.join("\n");
+  const result = { changed: false, stdout, stdout_lines: lines };
+  const yaml = `stdout: '${lines.join("\n\n    ")}'\nstdout_lines:\n- ${lines.join("\n- ")}\n`;
+  const printed: [string, string][] = [
+    ["to_json", JSON.stringify(result).replaceAll('":', '": ').replaceAll('",', '", ')],
+    ["to_nice_json", JSON.stringify(result, null, 4)],
+    ["to_nice_yaml", yaml],
+    ["a Python list templated into a string", `lines: ['${lines.join("', '")}']`],
+    ["a JSON list templated into a string", `lines: ["${lines.join('", "')}"]`],
+  ];
+  // Bits of the password: from the 67th base64 character (50 bytes of x before it).
+  const stable = b64.slice(68, 92);
+
+  it.each(printed)("%s, printed by debug (a JSON string) and raw", (_, text) => {
+    const mask = createMasker([PW]);
+    for (const form of [`    "msg": ${JSON.stringify(text)}\n`, text]) {
+      const masked = mask(form);
+      expect(masked.replace(/[^A-Za-z0-9+/=]/g, "")).not.toContain(stable.slice(0, 8));
+      for (const piece of [stable.slice(0, 8), stable.slice(8, 16), stable.slice(16)]) expect(masked).not.toContain(piece);
+      // The x's before it stay.
+      expect(masked).toContain(b64.slice(0, 60));
+    }
+  });
+});
+
 describe("createMasker, encodings of the secret's JSON-escaped form (a .dockerconfigjson, a JSON query parameter)", () => {
   const SECRET = 'pa"ss\\wörd';
   /** Python's json.dumps, ensure_ascii on (\u00f6) and off (raw UTF-8). */
@@ -298,6 +369,28 @@ describe("createMasker, encodings of the secret's JSON-escaped form (a .dockerco
       expect(mask(`.dockerconfigjson: ${b64}\n`), registry).toBe(`.dockerconfigjson: ${expectedB64(b64, prefixBytes, secretBytes)}\n`);
       const url = urlSafe(b64);
       expect(mask(`?c=${url}&x`), `${registry}, base64url`).toBe(`?c=${expectedB64(url, prefixBytes, secretBytes)}&x`);
+    }
+  });
+
+  it("masks its auth field, base64 of user:password inside the base64'd file (base64 of base64)", () => {
+    // From 5 bytes: at every alignment, a whole 3-byte group of the secret in the inner base64.
+    for (const secret of [SECRET, "Zr8-kappa-Secret-77Q", "abcde"]) {
+      const mask = createMasker([secret]);
+      for (const user of ["bot", "ci", "deploy-user"]) {
+        const auth = Buffer.from(`${user}:${secret}`).toString("base64");
+        const doc = JSON.stringify({ auths: { "registry.example.com": { username: user, password: secret, auth } } });
+        const masked = mask(`.dockerconfigjson: ${Buffer.from(doc).toString("base64")}\n`);
+        // Decoded at each of the four offsets after the last mask, the auth field gives no more
+        // than a few bits of the secret's first and last bytes.
+        const tail = masked.trim().split(MASK).pop()!;
+        for (let k = 0; k < 4; k++) {
+          const decoded = Buffer.from(tail.slice(k, tail.length - ((tail.length - k) % 4)), "base64").toString("latin1");
+          const field = /"auth":"([A-Za-z0-9+/=]+)"/.exec(decoded);
+          expect(field, `${secret}, ${user}, offset ${k}`).toBeNull();
+        }
+        const middle = Buffer.from(secret).subarray(1, -1).toString("latin1");
+        expect(Buffer.from(masked.slice(19), "base64").toString("latin1")).not.toContain(middle);
+      }
     }
   });
 

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMasker } from "../../server/security/mask";
 import { OutputBatcher, cutAtLineEnds, type BatcherOptions } from "../../server/rte/output-batcher";
+import fs from "node:fs";
 import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 
 const T0 = 1_700_000_000_000;
@@ -450,6 +451,57 @@ describe("OutputBatcher: callback plugin events", () => {
     b.stop();
   });
 
+  const LABEL_SECRET = "Zr8-kappa-Secret-77Q";
+  const eventItems = () => emitted.flat().flatMap((item) => (item.kind === "events" ? item.events : [])) as Record<string, string>[];
+
+  it("masks a loop item label before cutting it to 200 characters: no first characters of a secret across the cut", () => {
+    const b = batcher({ mask: createMasker([LABEL_SECRET]) });
+    const item = `${"x".repeat(190)}${LABEL_SECRET}${"y".repeat(100)}`;
+    const delegate = `${"d".repeat(195)}${LABEL_SECRET}`;
+    b.writeEvents(`${JSON.stringify({ type: "item_result", item, delegate, action: "debug" })}\n`);
+    b.stop();
+    const [event] = eventItems();
+    expect(event!.item).toBe(`${"x".repeat(190)}********yy`);
+    // The mask itself cut: what is left of the secret is asterisks.
+    expect(event!.delegate).toBe(`${"d".repeat(195)}*****`);
+    expect(event!.action).toBe("debug");
+    expect(JSON.stringify(emitted)).not.toContain("Zr8");
+  });
+
+  it("drops the start of a secret at the end of a label the callback plugin cut at its own cap", () => {
+    const b = batcher({ mask: createMasker([LABEL_SECRET]) });
+    // The plugin cut a 64 KiB label inside the secret; the RTE's cut to 200 after masking leaves
+    // a secret's first characters at the end when the masked label is short.
+    const prefix = LABEL_SECRET.slice(0, 10);
+    const item = `${`${LABEL_SECRET} `.repeat(Math.floor((65_536 - 10) / (LABEL_SECRET.length + 1)))}`;
+    const cut = `${item}${"z".repeat(65_536 - 10 - item.length)}${prefix}`.slice(-65_536);
+    b.writeEvents(`${JSON.stringify({ type: "include", hosts: [], item: cut, file: `/tmp/${LABEL_SECRET.slice(0, 6)}` })}\n`);
+    b.stop();
+    const [event] = eventItems();
+    expect(event!.item!.length).toBeLessThanOrEqual(200);
+    expect(event!.item).toMatch(/^(\*{8} )+\**$/);
+    // A short label that was not cut is left alone, even when it ends like a secret starts.
+    expect(event!.file).toBe("/tmp/Zr8-ka");
+  });
+
+  it("drops the start of a secret left at the end of a label cut to 200 characters", () => {
+    const b = batcher({ mask: createMasker([LABEL_SECRET]) });
+    // Masked, the secret's first characters are not a secret: cut at 200, they would read as one.
+    const item = `${"x".repeat(192)}${LABEL_SECRET.slice(0, 12)}${"w".repeat(50)}`;
+    b.writeEvents(`${JSON.stringify({ type: "item_result", item })}\n`);
+    b.stop();
+    expect(eventItems()[0]!.item).toBe("x".repeat(192));
+  });
+
+  it("the callback plugin does not cut labels to 200 characters before the RTE masks them", () => {
+    const plugin = fs.readFileSync("server/rte/ansible/callback_plugins/playform_events.py", "utf8");
+    const caps = [...plugin.matchAll(/_text\([^()]*(?:\([^()]*\)[^()]*)*,\s*([A-Z_0-9]+)\)/g)].map((m) => m[1]);
+    expect(caps.length).toBeGreaterThan(0);
+    const values = Object.fromEntries([...plugin.matchAll(/^([A-Z_]+) = (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
+    // The exception class name (100) holds no templated text; every other cap is the large one.
+    for (const cap of caps) expect(cap === "100" || (values[cap!] ?? Number(cap)) >= 65_536, cap).toBe(true);
+  });
+
   it("parses a last event line without newline at stop()", () => {
     const b = batcher();
     b.writeEvents('{"last":true}');
@@ -510,6 +562,35 @@ describe("OutputBatcher: a secret split across two writes with a pause between t
     const out = streamText("stdout");
     expect(out.split("\n")).toHaveLength(3);
     expect(out).toMatch(/^eHh4[A-Za-z0-9+/]*\*{8}\n\*{8}[A-Za-z0-9+/=]*\n$/);
+  });
+
+  it("masks base64 wrapped in stdout_lines when the pause falls after the first item's line", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const b64 = Buffer.from(`${"x".repeat(50)}${secret}`).toString("base64");
+    const [line1, line2] = [b64.slice(0, 76), b64.slice(76)];
+    const b = batcher({ mask: createMasker([secret]) });
+    b.write("stdout", `    "stdout_lines": [\n        "${line1}",\n`);
+    vi.advanceTimersByTime(3 * INTERVAL);
+    b.write("stdout", `        "${line2}"\n    ]\n`);
+    b.stop();
+    const out = streamText("stdout");
+    expect(out).toMatch(/^ {4}"stdout_lines": \[\n {8}"eHh4[A-Za-z0-9+/]*\*{8}",\n {8}"\*{8}[A-Za-z0-9+/=]*"\n {4}\]\n$/);
+  });
+
+  it("masks base64 wrapped in a JSON string (escaped \\n) when the pause falls inside the first line", () => {
+    const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
+    const b64 = Buffer.from(`${"x".repeat(50)}${secret}`).toString("base64");
+    const [line1, line2] = [b64.slice(0, 76), b64.slice(76)];
+    for (const at of [70, 76, 78]) {
+      emitted = [];
+      const written = `"stdout": "${line1}\\n${line2}"\n`;
+      const b = batcher({ mask: createMasker([secret]) });
+      b.write("stdout", written.slice(0, 11 + at));
+      vi.advanceTimersByTime(3 * INTERVAL);
+      b.write("stdout", written.slice(11 + at));
+      b.stop();
+      expect(streamText("stdout"), `cut at ${at}`).toMatch(/^"stdout": "eHh4[A-Za-z0-9+/]*\*{8}\\n\*{8}[A-Za-z0-9+/=]*"\n$/);
+    }
   });
 
   it("masks a secret cut by the partial line's size limit", () => {

@@ -39,7 +39,12 @@ except Exception:  # pragma: no cover - very old/new ansible layouts
     TaskInclude = None
 
 EVENTS_VERSION = 1
-LABEL_MAX = 200
+# Labels (loop items, delegate_to, include files, error messages) hold whatever the playbook
+# templated into them, secrets included. The RTE masks them, then cuts them to 200 characters
+# (server/rte/output-batcher.ts): cut here, before the masking, a secret across the cut would
+# keep its first characters unmasked. This cap only bounds an event line; the RTE drops what
+# could be the start of a secret at the end of a text this long.
+TEXT_MAX = 65536
 MAX_ERROR_EVENTS = 20
 MAX_BATCH_HOSTS = 100
 
@@ -145,7 +150,7 @@ class CallbackModule(CallbackBase):
             return
         try:
             self._emit('plugin_error', where=where, error=_text(type(exc).__name__, 100),
-                       message=_text(exc, LABEL_MAX))
+                       message=_text(exc, TEXT_MAX))
         except Exception:
             pass
 
@@ -175,7 +180,7 @@ class CallbackModule(CallbackBase):
         host = result._host.get_name()
         delegate = getattr(task, 'delegate_to', None)
         if delegate and delegate != host:
-            return _text(delegate, LABEL_MAX)
+            return _text(delegate, TEXT_MAX)
         return None
 
     def _item_label(self, res):
@@ -186,7 +191,7 @@ class CallbackModule(CallbackBase):
         label = res.get('_ansible_item_label', res.get('item'))
         if label is None:
             return None
-        return _text(label, LABEL_MAX)
+        return _text(label, TEXT_MAX)
 
     @staticmethod
     def _is_loop_summary(result):
@@ -238,7 +243,7 @@ class CallbackModule(CallbackBase):
             task=task._uuid,
             name=name,
             kind=kind,
-            action=_text(getattr(task, 'action', None), LABEL_MAX),
+            action=_text(getattr(task, 'action', None), TEXT_MAX),
         )
         if name.strip() != name:
             fields['display_name'] = name.strip()
@@ -312,7 +317,7 @@ class CallbackModule(CallbackBase):
         self._emit(
             'include',
             task=getattr(task, '_uuid', None),
-            file=_text(getattr(included_file, '_filename', None), 1000),
+            file=_text(getattr(included_file, '_filename', None), TEXT_MAX),
             hosts=hosts,
             item=self._item_label(getattr(included_file, '_vars', None) or {}),
         )
