@@ -40,6 +40,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
+import { callbackPluginDir, playbookInitScript } from "./ansible/plugin-path";
 import type { PlaybookUser } from "./playbook-user";
 
 /**
@@ -72,9 +73,21 @@ export interface PrivateTmp {
   tmpDir: string;
   /** The job's own folder, bound again at its path when it lies under one of PRIVATE_TMP_MOUNTS. */
   jobDir: string;
+  /**
+   * Playform's own folders the playbook runs with (playbook-init.py, the callback plugin, the
+   * vault password script) that lie under one of PRIVATE_TMP_MOUNTS (Playform installed or
+   * cloned in /tmp): bound again, read-only, or the playbook could not start.
+   */
+  readOnly?: string[];
 }
 
 /** The private /tmp mount point of the job folder, when it lies under one of PRIVATE_TMP_MOUNTS (it must exist in tmpDir). */
+/** The folders of `folders` the private /tmp would hide, without those inside another of them. */
+export function hiddenFolders(folders: readonly string[]): string[] {
+  const hidden = [...new Set(folders.map((f) => path.resolve(f)))].filter((f) => hiddenJobDir(f) !== null);
+  return hidden.filter((f) => !hidden.some((other) => other !== f && f.startsWith(`${other}/`)));
+}
+
 export function hiddenJobDir(jobDir: string): string | null {
   const resolved = path.resolve(jobDir);
   for (const mount of PRIVATE_TMP_MOUNTS) {
@@ -94,6 +107,7 @@ export function preparePrivateTmp(
   folder: string,
   sandboxed: boolean,
   setting: "on" | "off",
+  support: readonly string[] = [path.dirname(playbookInitScript()), callbackPluginDir()],
 ): { privateTmp: PrivateTmp | null; tmpdir: string } {
   const tmpDir = path.join(folder, ".playform_tmp");
   // Not recursive: a form file of that name fails the job here instead of being used as /tmp.
@@ -101,9 +115,12 @@ export function preparePrivateTmp(
   if (!sandboxed || setting === "off") return { privateTmp: null, tmpdir: tmpDir };
   // The folder's mount point under the private /tmp is made here, as the RTE, not by bwrap as
   // the playbook user.
-  const mountPoint = hiddenJobDir(folder);
-  if (mountPoint !== null) fs.mkdirSync(path.join(tmpDir, mountPoint), { recursive: true, mode: 0o700 });
-  return { privateTmp: { tmpDir, jobDir: folder }, tmpdir: "/tmp" };
+  const readOnly = hiddenFolders(support);
+  for (const target of [folder, ...readOnly]) {
+    const mountPoint = hiddenJobDir(target);
+    if (mountPoint !== null) fs.mkdirSync(path.join(tmpDir, mountPoint), { recursive: true, mode: 0o700 });
+  }
+  return { privateTmp: { tmpDir, jobDir: folder, readOnly }, tmpdir: "/tmp" };
 }
 
 /** bwrap's mounts for a private /tmp, after BWRAP_ARGS (bwrap applies them in order). */
@@ -111,6 +128,7 @@ export function privateTmpArgs(tmp: PrivateTmp, exists: (folder: string) => bool
   const args: string[] = [];
   for (const mount of PRIVATE_TMP_MOUNTS) if (exists(mount)) args.push("--bind", tmp.tmpDir, mount);
   if (hiddenJobDir(tmp.jobDir) !== null) args.push("--bind", path.resolve(tmp.jobDir), path.resolve(tmp.jobDir));
+  for (const folder of tmp.readOnly ?? []) args.push("--ro-bind", folder, folder);
   return args;
 }
 

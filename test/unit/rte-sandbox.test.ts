@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BWRAP_ARGS, SECRETS_FD, STATUS_FD, hiddenJobDir, privateTmpArgs, wrapPlaybook } from "../../server/rte/sandbox";
+import { BWRAP_ARGS, SECRETS_FD, STATUS_FD, hiddenFolders, hiddenJobDir, privateTmpArgs, wrapPlaybook } from "../../server/rte/sandbox";
 
 const playbook = { file: "ansible-playbook", args: ["-e", "@/jobs/1/.hidden", "site.yml"] };
 
@@ -78,6 +78,17 @@ describe("wrapPlaybook", () => {
     expect(privateTmpArgs(tmp, (folder) => folder !== "/run/lock")).not.toContain("/run/lock");
     // Without bwrap there is no private /tmp to give.
     expect(wrapPlaybook(playbook, "/opt/init.py", "/srv/jobs/7/.hidden", false, tmp).args).not.toContain("--bind");
+  });
+
+  it("binds Playform's own folders again, read-only, when it runs from under /tmp (a clone in /tmp)", () => {
+    const tmp = {
+      tmpDir: "/srv/jobs/7/.playform_tmp",
+      jobDir: "/srv/jobs/7",
+      readOnly: hiddenFolders(["/tmp/ci/playform/server/rte/ansible", "/tmp/ci/playform/server/rte/ansible/callback_plugins", "/opt/x"]),
+    };
+    expect(tmp.readOnly).toEqual(["/tmp/ci/playform/server/rte/ansible"]);
+    const args = privateTmpArgs(tmp, () => true);
+    expect(args.slice(-3)).toEqual(["--ro-bind", "/tmp/ci/playform/server/rte/ansible", "/tmp/ci/playform/server/rte/ansible"]);
   });
 
   it("hiddenJobDir: where the job folder's mount point lies in the private /tmp", () => {
