@@ -61,6 +61,8 @@ export class JobRun {
   /** Bytes of output the playbook printed that are stored: each stream up to PROCESS_MAX_BUFFER. */
   private readonly printed = { stdout: 0, stderr: 0, events: 0 };
   private stopWatching: () => void = () => undefined;
+  /** PID 1 of the playbook's namespace said ansible-playbook ended (under bwrap). */
+  private ansibleEnded = false;
   /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
@@ -88,6 +90,13 @@ export class JobRun {
    * end say so, so it is never mistaken for an abort on request.
    */
   cancel(by: "request" | "drain" | "disk" = "request"): void {
+    // A cancel that arrives once ansible-playbook has ended stops nothing and must not turn its
+    // real end into an abort: an RTE frozen (SIGSTOP) while its playbook finished reads the
+    // playbook's end and the app's cancel of the abandoned job in the same turn, in either order.
+    if (!this.cancelled && this.playbookEnded()) {
+      this.deps.log(`job ${this.job.jobId}: cancel (${by}) after the playbook ended: nothing to stop`, { jobId: this.job.jobId });
+      return;
+    }
     if (!this.cancelled && by === "drain") {
       this.cancelledBy = "drain";
       this.batcher?.log(`${drainReason(this.deps.env.RTE_DRAIN_SECONDS)}: the playbook is cancelled (SIGTERM to its process group)`);
@@ -96,6 +105,14 @@ export class JobRun {
     this.cancelled = true;
     // Before the spawn there is nothing to signal: run() checks the flag once it has a pid.
     if (this.pid !== undefined) void this.endGroup();
+  }
+
+  /** Whether ansible-playbook has ended: PID 1 said so (under bwrap), or the leader is gone or a zombie. */
+  private playbookEnded(): boolean {
+    if (this.ansibleEnded) return true;
+    if (this.pid === undefined) return false;
+    const leader = processInfo(this.pid);
+    return leader === null || leader.zombie;
   }
 
   /**
@@ -290,6 +307,7 @@ export class JobRun {
           const match = /^(exit|signal) (\d+)\n/.exec(said);
           if (!match) return;
           ansibleEnd = match[1] === "exit" ? { exitCode: Number(match[2]), signal: null } : { exitCode: null, signal: Number(match[2]) };
+          this.ansibleEnded = true;
           resolve();
         });
       });
