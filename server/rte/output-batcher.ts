@@ -20,7 +20,7 @@
  * read and dropped: the playbook keeps running, the app's storage is protected, and
  * `truncated` says so (the job's end item carries it: the job is marked outputTruncated).
  */
-import { maskJson, type Masker } from "../security/mask";
+import { isBase64Char, maskJson, type Masker } from "../security/mask";
 import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
@@ -38,18 +38,6 @@ const WRAPPED_BASE64_LINE = /^(?:\x1b\[[0-9;]*m)*[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A
 const EVENT_LABEL_MAX: Readonly<Record<string, number>> = { item: 200, delegate: 200, action: 200, message: 200, file: 1000 };
 /** The callback plugin's cap (TEXT_MAX in playform_events.py, in code points): a text that long may have been cut there. */
 const PLUGIN_TEXT_MAX = 65_536;
-
-function isBase64Char(code: number): boolean {
-  return (
-    (code >= 0x41 && code <= 0x5a) ||
-    (code >= 0x61 && code <= 0x7a) ||
-    (code >= 0x30 && code <= 0x39) ||
-    code === 0x2b ||
-    code === 0x2f ||
-    code === 0x5f ||
-    code === 0x2d
-  );
-}
 
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */

@@ -190,7 +190,8 @@ const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
 const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|\\{0,7}["'],(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
 
-function isBase64Char(code: number): boolean {
+/** A character of base64 or base64url (by char code). */
+export function isBase64Char(code: number): boolean {
   return (
     (code >= 0x41 && code <= 0x5a) ||
     (code >= 0x61 && code <= 0x7a) ||
