@@ -29,7 +29,7 @@ timed lint npm run --silent lint
 status=0
 for suite in unit integration e2e; do
   echo "== $suite tests"
-  PLAYFORM_FILE_TIMES="$reports/file-times.txt" timed "$suite" npx vitest run --project "$suite" --reporter=default \
+  PLAYFORM_FILE_TIMES="$reports/file-times.txt" timed "$suite" npx vitest run --project "$suite*" --reporter=default \
     --reporter=json --outputFile.json="$reports/$suite.json" --reporter=./scripts/file-times-reporter.mjs || status=1
 done
 node scripts/test-summary.mjs --steps "$reports/steps.txt" --file-times "$reports/file-times.txt" \
