@@ -24,7 +24,7 @@ import { OutputBatcher } from "./output-batcher";
 import { playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
-import { bootId, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
+import { bootId, goneWithin, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
 import { watchDisk } from "./disk-usage";
 import { SECRETS_FD, STATUS_FD, preparePrivateTmp, wrapPlaybook } from "./sandbox";
 
@@ -34,6 +34,13 @@ const EVENTS_FD = 3;
  * them open must not hold the job's end forever: after this long the RTE stops reading.
  */
 const PIPES_CLOSE_MS = 5_000;
+/**
+ * Once ansible-playbook has ended, how long its process group may take to end by itself before
+ * what is still in it counts as left behind (and is sent SIGTERM). ansible-playbook's workers
+ * and Python's helpers are often still on their way out at that instant: without this wait the
+ * runner reported "the playbook left 1 process(es)" at the end of most clean jobs.
+ */
+const SETTLE_MS = 1_000;
 
 export interface JobRunDeps {
   env: RteEnv;
@@ -342,6 +349,9 @@ export class JobRun {
       // execa settles at once when the spawn itself fails (no exit event then).
       await Promise.race([leaderExited, ansibleExited, child.then(() => undefined)]);
       this.stopWatching();
+      // Under bwrap the group ends once PID 1 has no child left (orphans of the namespace are
+      // its children); without it, once the last process of the group has exited.
+      if (!this.cancelled && this.pid !== undefined) await goneWithin(this.pid, SETTLE_MS);
       await this.endGroup();
       let result = await Promise.race([child, sleep(PIPES_CLOSE_MS).then(() => null)]);
       if (result === null) {

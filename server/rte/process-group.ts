@@ -86,7 +86,8 @@ const POLL_MS = 50;
 /** After SIGKILL, how long the kernel gets to tear the group down before we report it stuck. */
 const AFTER_KILL_MS = 5_000;
 
-async function goneWithin(pgid: number, ms: number): Promise<boolean> {
+/** Whether the group ends within `ms` (polled every POLL_MS), without being signalled. */
+export async function goneWithin(pgid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (!groupAlive(pgid)) return true;

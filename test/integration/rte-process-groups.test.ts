@@ -100,6 +100,24 @@ describe("the playbook's process group ends with the job", () => {
     expect(await h.api.output(id)).toMatch(/left 1 process|SIGKILL/);
   });
 
+  it.each([
+    ["in the sandbox", {}],
+    ["without it", { RTE_PLAYBOOK_SANDBOX: "off" }],
+  ])("a clean playbook leaves nothing, and its output says nothing was left (%s)", async (_, env) => {
+    // ansible-playbook's workers are often still exiting when it ends: before the group could
+    // end by itself, most clean jobs ended with "the playbook left 1 process(es)" (issue 35).
+    const rte = startRte(`pg-clean-${Object.keys(env).length}`, env);
+    await h.waitForRteOutput(rte, /connected to http/);
+    const ids = await Promise.all([1, 2, 3].map(() => h.api.launch("clean")));
+    for (const id of ids) {
+      const job = await h.api.waitForEnd(id, 90_000);
+      expect(job.status).toBe("success");
+      const output = (await h.api.output(id)).replace(/\x1b\[[0-9;]*m/g, "");
+      expect(output).toMatch(/host-c +: ok=4 /);
+      expect(output).not.toMatch(/left \d+ process|SIGKILL|still alive/);
+    }
+  });
+
   it("drain: SIGTERM to the RTE cancels the running job at the drain limit and reaps its group before exiting", async () => {
     const rte = startRte("pg-drain", { RTE_DRAIN_SECONDS: "1" });
     await h.waitForRteOutput(rte, /connected to http/);
