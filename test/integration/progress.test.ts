@@ -40,7 +40,8 @@ async function launchHeld(name: string): Promise<{ id: number; release: () => vo
 
 /** Polls the job's progress until it has started its third task (the hold). */
 async function progressWhenHeld(id: number): Promise<any> {
-  const deadline = Date.now() + 30_000;
+  // A hang detector: two 1 s tasks took over 20 s on a 2-core machine running three files at once beside two builds.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     const answer = await api.get(`/api/jobs/${id}/progress`);
     if (answer.tasks_seen >= 3) return answer;
@@ -80,7 +81,8 @@ describe("GET /api/jobs/ID/progress", () => {
     const third = await launchHeld("third");
     // Many watchers asking at once, before anyone asked about this job: they share one read of
     // its events, none counts a task twice.
-    const deadline = Date.now() + 30_000;
+    // A hang detector: two 1 s tasks took over 20 s on a 2-core machine running three files at once beside two builds.
+    const deadline = Date.now() + 90_000;
     while (!(await api.get(`/api/jobs/${third.id}/tasks`)).tasks.some((t: { name: string }) => t.name === "Hold until released")) {
       if (Date.now() > deadline) throw new Error(`job ${third.id} never showed its hold task:\n${app.output()}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
