@@ -41,9 +41,19 @@ export interface ProbeOptions {
   timeoutMs?: number;
 }
 
-/** Probes every environment at once; the reports come in the environments' order. */
+/**
+ * Probes every environment at once; the reports come in the environments' order. Never
+ * rejects: whatever goes wrong is an environment's error (the RTE awaits this only once it has
+ * its token, and must not stop over it).
+ */
 export async function probeEnvironments(environments: readonly RteEnvironment[], options: ProbeOptions): Promise<EnvironmentReport[]> {
-  const home = options.isolatedHome ? fs.mkdtempSync(path.join(os.tmpdir(), "playform-probe-")) : null;
+  let home: string | null = null;
+  try {
+    if (options.isolatedHome) home = fs.mkdtempSync(path.join(os.tmpdir(), "playform-probe-"));
+  } catch (error) {
+    const why = `no empty HOME for the probe in ${os.tmpdir()}: ${error instanceof Error ? error.message : String(error)}`;
+    return environments.map((environment) => brokenReport(environment, why));
+  }
   try {
     return await Promise.all(environments.map((environment) => probeChecked(environment, options, home)));
   } finally {
@@ -57,36 +67,31 @@ export async function probeEnvironments(environments: readonly RteEnvironment[],
  * such a report, like a probe that failed unexpectedly, becomes that environment's error.
  */
 async function probeChecked(environment: RteEnvironment, options: ProbeOptions, home: string | null): Promise<EnvironmentReport> {
-  const broken = (error: string): EnvironmentReport => ({
-    name: environment.name,
-    description: environment.description,
-    ansibleCore: null,
-    python: null,
-    collections: [],
-    error,
-  });
+  const broken = (error: string) => brokenReport(environment, error);
   try {
     const report = await probeEnvironment(environment, options, home);
     const checked = environmentReportSchema.safeParse(report);
     if (checked.success) return checked.data;
     const issue = checked.error.issues[0];
-    return broken(`the probe found more than a runner reports (${issue?.path.join(".")}: ${issue?.message})`);
+    return broken(`its report does not fit the contract's limits (${issue?.path.join(".")}: ${issue?.message})`);
   } catch (error) {
     return broken(`the probe failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
+/** An environment's report before anything was found: its name and description. */
+function emptyReport(environment: RteEnvironment): EnvironmentReport {
+  return { name: environment.name, description: environment.description, ansibleCore: null, python: null, collections: [], error: null };
+}
+
+function brokenReport(environment: RteEnvironment, error: string): EnvironmentReport {
+  return { ...emptyReport(environment), error };
+}
+
 async function probeEnvironment(environment: RteEnvironment, options: ProbeOptions, home: string | null): Promise<EnvironmentReport> {
-  const report: EnvironmentReport = {
-    name: environment.name,
-    description: environment.description,
-    ansibleCore: null,
-    python: null,
-    collections: [],
-    error: null,
-  };
   const missing = await missingBinFolder(environment.bin);
-  if (missing) return { ...report, error: missing };
+  if (missing) return brokenReport(environment, missing);
+  const report = emptyReport(environment);
   const env = playbookEnv(
     options.parentEnv,
     { ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...(home ? { HOME: home } : {}) },
