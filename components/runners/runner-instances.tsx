@@ -13,7 +13,7 @@ export function RunnerInstances({ instances, now }: { instances: RunnerInstance[
           className="flex items-center gap-1.5 text-xs"
           title={`${instance.connected ? "connected" : "disconnected"} · ${instance.runningJobs}/${instance.capacity} jobs · ${
             instance.version ?? "unknown version"
-          } · last seen ${formatDateTime(instance.lastSeenAt)}`}
+          } · last seen ${formatDateTime(instance.lastSeenAt)}${environmentsNote(instance)}`}
           data-testid="runner-instance"
           data-instance={instance.instanceId}
           data-connected={instance.connected}
@@ -35,4 +35,13 @@ export function RunnerInstances({ instances, now }: { instances: RunnerInstance[
       ))}
     </ul>
   );
+}
+
+/** What the instance's own environments are, for when its runner's replicas differ (the runner lists their union). */
+function environmentsNote(instance: RunnerInstance): string {
+  if (instance.environments.length === 0) return "";
+  const each = instance.environments.map((e) =>
+    e.error !== null ? `${e.name} (broken)` : `${e.name} (ansible-core ${e.ansibleCore ?? "?"})`,
+  );
+  return ` · environments: ${each.join(", ")}`;
 }
