@@ -22,7 +22,9 @@ export function RunnerInstances({ instances, now }: { instances: RunnerInstance[
             aria-hidden="true"
             className={cx("size-2 shrink-0 rounded-full", instance.connected ? "bg-green-500 ring-2 ring-green-100" : "bg-zinc-300")}
           />
-          <span className={cx("font-mono", instance.connected ? "text-zinc-800" : "text-zinc-400")}>{instance.instanceId}</span>
+          <span className={cx("font-mono whitespace-nowrap", instance.connected ? "text-zinc-800" : "text-zinc-400")}>
+            {instance.instanceId}
+          </span>
           <span className="sr-only">{instance.connected ? "connected" : "disconnected"}</span>
           {instance.connected ? (
             <span className="text-zinc-500 tabular-nums">
