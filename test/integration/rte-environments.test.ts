@@ -10,13 +10,18 @@
  * - `broken`: a bin folder without ansible.
  *
  * The built collection must be listed in `wrapped` only, `broken` must carry its error while
- * the others are reported, and a file the RTE cannot use must stop it, naming the entry.
+ * the others are reported, and a file the RTE cannot use must stop it, naming the entry. The
+ * reports are kept and listed on PostgreSQL as on SQLite (the app's local RTE, which gets
+ * RTE_ENVIRONMENTS from the app's environment).
  */
 import { execa } from "execa";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAnsibleVersion } from "../../server/rte/environment-probe";
+import { apiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { startPostgres, type TestPostgres } from "../support/postgres";
 import { ROOT, RteHarness } from "../support/rte-harness";
 
 const RUNNER = "envs";
@@ -124,5 +129,26 @@ describe("an RTE with RTE_ENVIRONMENTS", () => {
     const rte = h.startRte({ instanceId: "envs-bad", ...h.dirs("envs-bad"), env: { RTE_ENVIRONMENTS: file } });
     expect((await rte.exit).code).toBe(2);
     expect(rte.output()).toContain(`RTE_ENVIRONMENTS=${file}: environment 2 (\\"py311\\"): unknown field collectionPaths`);
+  });
+
+  it("are kept and listed on PostgreSQL too, through the local RTE of the app", async () => {
+    const file = path.join(h.scratch, "local-environments.yaml");
+    fs.writeFileSync(file, "environments:\n  - name: system\n    bin: /usr/bin\n  - name: broken\n    bin: /nonexistent/bin\n");
+    let postgres: TestPostgres | undefined;
+    let app: RunningPlayform | undefined;
+    try {
+      postgres = await startPostgres();
+      app = await startPlayform({ env: { DATABASE_URL: postgres.url, RTE_ENVIRONMENTS: file } });
+      const api = apiClient(app, await adminToken(app));
+      const local = ((await api.get("/api/runners")).runners as any[]).find((r) => r.name === "local");
+      expect(local.instances.find((i: any) => i.connected).environments.map((e: any) => e.name)).toEqual(["system", "broken"]);
+      expect(local.environments.map((e: any) => [e.name, e.ansibleCore !== null, e.collections.length > 0, e.error])).toEqual([
+        ["broken", false, false, "the folder /nonexistent/bin does not exist"],
+        ["system", true, true, null],
+      ]);
+    } finally {
+      await app?.stop();
+      await postgres?.stop();
+    }
   });
 });
