@@ -11,9 +11,10 @@
  * `ansible-galaxy collection list --format json`, with the environment's extra paths as `-p`
  * (searched besides ansible's own, as they will be for its jobs).
  *
- * Both run as playbooks' ansible would see its configuration: the playbook environment's
- * variables (ANSIBLE_* included), and, when playbooks run as another user, an empty HOME (a
- * job's HOME is its folder), so collections in the RTE user's ~/.ansible are not claimed.
+ * Both run as a job's ansible runs: as the playbook user (never as the RTE's root: a bin folder
+ * that user could write to must not become code root runs at the next start), with the
+ * playbook environment's variables (ANSIBLE_* included), and then with an empty HOME (a job's
+ * HOME is its folder), so collections in the RTE user's ~/.ansible are not claimed.
  * A missing program, a failure, a timeout or output that cannot be read is that environment's
  * `error`; the others are still reported.
  */
@@ -36,8 +37,8 @@ export interface ProbeOptions {
   parentEnv: Readonly<Record<string, string | undefined>>;
   /** RTE_PLAYBOOK_ENV_PASS. */
   pass: readonly string[];
-  /** Playbooks run as another user: ansible gets an empty HOME, as in a job. */
-  isolatedHome: boolean;
+  /** The user playbooks run as (null: the RTE's own): the probes run as it, with an empty HOME of its own. */
+  user: { uid: number; gid: number } | null;
   timeoutMs?: number;
 }
 
@@ -49,7 +50,10 @@ export interface ProbeOptions {
 export async function probeEnvironments(environments: readonly RteEnvironment[], options: ProbeOptions): Promise<EnvironmentReport[]> {
   let home: string | null = null;
   try {
-    if (options.isolatedHome) home = fs.mkdtempSync(path.join(os.tmpdir(), "playform-probe-"));
+    if (options.user) {
+      home = fs.mkdtempSync(path.join(os.tmpdir(), "playform-probe-"));
+      fs.chownSync(home, options.user.uid, options.user.gid);
+    }
   } catch (error) {
     const why = `no empty HOME for the probe in ${os.tmpdir()}: ${error instanceof Error ? error.message : String(error)}`;
     return environments.map((environment) => brokenReport(environment, why));
@@ -97,7 +101,8 @@ async function probeEnvironment(environment: RteEnvironment, options: ProbeOptio
     { ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...(home ? { HOME: home } : {}) },
     options.pass,
   );
-  const run = (program: string, args: string[]) => runProbe(program, args, env, environment.bin, options.timeoutMs ?? PROBE_TIMEOUT_MS);
+  const timeoutMs = options.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const run = (program: string, args: string[]) => runProbe({ program, args, env, bin: environment.bin, user: options.user, timeoutMs });
   const galaxyArgs = ["collection", "list", "--format", "json", ...environment.collectionsPaths.flatMap((p) => ["-p", p])];
   const [version, galaxy] = await Promise.all([run("ansible-playbook", ["--version"]), run("ansible-galaxy", galaxyArgs)]);
   const errors: string[] = [];
@@ -135,18 +140,22 @@ async function missingBinFolder(bin: string | null): Promise<string | null> {
 
 type ProbeResult = { ok: true; stdout: string } | { ok: false; error: string };
 
-async function runProbe(
-  program: string,
-  args: string[],
-  env: Record<string, string>,
-  bin: string | null,
-  timeoutMs: number,
-): Promise<ProbeResult> {
+interface ProbeCommand {
+  program: string;
+  args: string[];
+  env: Record<string, string>;
+  bin: string | null;
+  user: { uid: number; gid: number } | null;
+  timeoutMs: number;
+}
+
+async function runProbe({ program, args, env, bin, user, timeoutMs }: ProbeCommand): Promise<ProbeResult> {
   const file = bin === null ? program : path.join(bin, program);
   const command = `${program} ${args.slice(0, 2).join(" ")}`;
   const result = await execa(file, args, {
     env,
     extendEnv: false,
+    ...(user ? { uid: user.uid, gid: user.gid } : {}),
     // The RTE's folder may be one the playbook user cannot read; ansible needs none.
     cwd: os.tmpdir(),
     stdin: "ignore",

@@ -157,7 +157,7 @@ async function probeAndLog(environments: RteEnvironment[], env: RteEnv, playbook
   const reports = await probeEnvironments(environments, {
     parentEnv: process.env,
     pass: env.RTE_PLAYBOOK_ENV_PASS,
-    isolatedHome: playbookUser !== null,
+    user: playbookUser ? { uid: playbookUser.uid, gid: playbookUser.primaryGid } : null,
   });
   const ms = Math.round(performance.now() - started);
   const found = reports.map((r) =>

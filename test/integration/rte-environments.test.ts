@@ -16,6 +16,7 @@
  */
 import { execa } from "execa";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAnsibleVersion } from "../../server/rte/environment-probe";
@@ -55,8 +56,10 @@ describe("an RTE with RTE_ENVIRONMENTS", () => {
     await installCollection(folder);
     const wrapped = path.join(folder, "wrapped", "bin");
     fs.mkdirSync(wrapped, { recursive: true });
+    // The wrapper says who ran it: the probe runs as playbooks do, never as the RTE's root.
+    const ranAs = path.join(h.scratch, "wrapped-ran-as");
     for (const program of ["ansible-playbook", "ansible-galaxy"])
-      fs.writeFileSync(path.join(wrapped, program), `#!/bin/sh\nexec /usr/bin/${program} "$@"\n`, { mode: 0o755 });
+      fs.writeFileSync(path.join(wrapped, program), `#!/bin/sh\nid -un > ${ranAs}\nexec /usr/bin/${program} "$@"\n`, { mode: 0o755 });
     fs.mkdirSync(path.join(folder, "broken", "bin"), { recursive: true });
     // Relative folders are the file's folder's: what the test checks `wrapped` and `broken` by.
     const file = path.join(folder, "environments.yaml");
@@ -106,6 +109,7 @@ describe("an RTE with RTE_ENVIRONMENTS", () => {
       collections: [],
       error: `no ansible-playbook in ${path.join(folder, "broken", "bin")} (or it is not executable)`,
     });
+    expect(fs.readFileSync(ranAs, "utf8").trim()).toBe(process.getuid?.() === 0 ? "playform-run" : os.userInfo().username);
     // The instance's own list is in the file's order; the runner's, sorted by name, is the same
     // here: it has only this instance.
     const reported = runner.instances[0].environments as any[];

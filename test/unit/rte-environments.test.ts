@@ -170,7 +170,7 @@ describe("probing an environment that cannot run", () => {
     probeEnvironments([{ name: "x", bin, collectionsPaths: [], rolesPaths: [], description: "d" }], {
       parentEnv: { PATH: "/nonexistent" },
       pass: [],
-      isolatedHome: true,
+      user: null,
       timeoutMs,
     });
 
