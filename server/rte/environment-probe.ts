@@ -168,6 +168,7 @@ async function runProbe({ program, args, env, bin, user, timeoutMs }: ProbeComma
   if (result.timedOut) return { ok: false, error: `${command} did not answer within ${timeoutMs / 1000} s` };
   const code = "code" in result ? result.code : undefined;
   if (code === "ENOENT") return { ok: false, error: bin === null ? `${program} is not on PATH` : `no ${program} in ${bin}` };
+  if (code === "EACCES") return { ok: false, error: `${file} cannot be run by the user playbooks run as (permission denied)` };
   if (typeof code === "string" && code.startsWith("E")) return { ok: false, error: `${file} cannot be started: ${code}` };
   if (result.exitCode !== 0) {
     const said = tail(result.stderr.trim() || result.stdout.trim()) || "no output";
