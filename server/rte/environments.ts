@@ -51,7 +51,9 @@ const environmentSchema = z.strictObject(
 const fileSchema = z.strictObject(
   {
     environments: z
-      .array(environmentSchema, { error: "is required: a list of environments (each with name: and bin:)" })
+      .array(environmentSchema, {
+        error: (issue) => `${issue.input === undefined ? "is required:" : "must be"} a list of environments (each with name: and bin:)`,
+      })
       .min(1, "must list at least one environment")
       .max(MAX_ENVIRONMENTS, `lists more than ${MAX_ENVIRONMENTS} environments`),
   },
@@ -69,7 +71,7 @@ export function defaultEnvironment(ansiblePlaybook: string): RteEnvironment {
     bin: ansiblePlaybook.includes("/") ? path.dirname(path.resolve(ansiblePlaybook)) : null,
     collectionsPaths: [],
     rolesPaths: [],
-    description: "the ansible on PATH",
+    description: ansiblePlaybook.includes("/") ? `the ansible of ANSIBLE_PLAYBOOK (${ansiblePlaybook})` : "the ansible on PATH",
   };
 }
 

@@ -52,7 +52,10 @@ describe("RTE_ENVIRONMENTS", () => {
       { name: "default", bin: null, collectionsPaths: [], rolesPaths: [], description: "the ansible on PATH" },
     ]);
     expect(loadEnvironments("", "ansible-playbook")).toEqual(loadEnvironments(undefined, "ansible-playbook"));
-    expect(defaultEnvironment("/opt/ansible/bin/ansible-playbook").bin).toBe("/opt/ansible/bin");
+    expect(defaultEnvironment("/opt/ansible/bin/ansible-playbook")).toMatchObject({
+      bin: "/opt/ansible/bin",
+      description: "the ansible of ANSIBLE_PLAYBOOK (/opt/ansible/bin/ansible-playbook)",
+    });
   });
 
   it("refuses a bad file, naming the file, the entry and the field", () => {
@@ -95,6 +98,9 @@ describe("RTE_ENVIRONMENTS", () => {
     expect(refusal("- name: a\n  bin: /usr/bin\n")).toBe(`RTE_ENVIRONMENTS=${FILE}: must be a mapping with an environments: list`);
     expect(refusal("environment:\n  - name: a\n")).toBe(
       `RTE_ENVIRONMENTS=${FILE}: environments: is required: a list of environments (each with name: and bin:)`,
+    );
+    expect(refusal("environments: /usr/bin\n")).toBe(
+      `RTE_ENVIRONMENTS=${FILE}: environments: must be a list of environments (each with name: and bin:)`,
     );
     expect(refusal("environments: []\n")).toBe(`RTE_ENVIRONMENTS=${FILE}: environments: must list at least one environment`);
     expect(refusal("environments:\n  - name: [a\n")).toMatch(new RegExp(`^RTE_ENVIRONMENTS=${FILE}: not valid YAML: `));
