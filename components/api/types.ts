@@ -173,6 +173,8 @@ export type UserAccount = UserView;
 export type Runner = RunnerView;
 /** One process (replica) of a runner, as the app last heard from it. */
 export type RunnerInstance = RunnerView["instances"][number];
+/** An Ansible environment a runner offers, as its RTE found it at start (docs/rte.md, "Environments"). */
+export type RunnerEnvironment = RunnerView["environments"][number];
 
 export const RUNNER_ACTIONS = ["approve", "reject", "revoke", "rotate", "default", "repin", "no-tls", "require-tls"] as const;
 export type RunnerAction = (typeof RUNNER_ACTIONS)[number];

@@ -6,6 +6,7 @@ import { cx } from "@/components/ui/cx";
 import { DataTable, type Column } from "@/components/ui/data-table";
 import { ageMs, formatAgo, formatDateTime } from "@/components/ui/format";
 import { RunnerActions } from "./runner-actions";
+import { RunnerEnvironments } from "./runner-environments";
 import { RunnerInstances } from "./runner-instances";
 import { RunnerStatusBadge } from "./runner-status-badge";
 
@@ -144,6 +145,7 @@ export function RunnersTable({ runners, onRotated }: { runners: Runner[]; onRota
     },
     { key: "heartbeat", header: "Heartbeat", className: "whitespace-nowrap", cell: (runner) => <Heartbeat runner={runner} now={now} /> },
     { key: "instances", header: "Instances", cell: (runner) => <RunnerInstances instances={runner.instances} now={now} /> },
+    { key: "environments", header: "Environments", cell: (runner) => <RunnerEnvironments environments={runner.environments} /> },
     {
       key: "actions",
       header: <span className="sr-only">Actions</span>,

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { getDb } from "./db";
+import { Prisma } from "./generated/sqlite/client";
+import { environmentReportSchema, type EnvironmentReport } from "../protocol/rte-messages";
 import { newSecret, sha256Hex } from "../security/tokens";
 
 export interface RunnerIdentity {
@@ -133,18 +135,23 @@ export async function listInstancesSilentSince(
   }));
 }
 
-/** `heartbeatMs`: the interval the instance was told to keep; null for an RTE that keeps its fixed 15 s. */
-export async function recordInstanceConnected(
-  runnerId: string,
-  instanceId: string,
-  nodeId: string,
-  capacity: number,
-  version: string,
-  heartbeatMs: number | null,
-): Promise<void> {
+/** What an instance reported when it connected (its handshake), and the heartbeat interval it was told to keep. */
+export interface InstanceReport {
+  capacity: number;
+  version: string;
+  /** Null: an RTE that keeps its fixed 15 s. */
+  heartbeatMs: number | null;
+  /** Null: an RTE too old to report its environments. */
+  environments: EnvironmentReport[] | null;
+}
+
+export async function recordInstanceConnected(runnerId: string, instanceId: string, nodeId: string, report: InstanceReport): Promise<void> {
   const db = getDb();
   const now = new Date();
-  const data = { nodeId, capacity, version, heartbeatMs, connected: true, connectedAt: now, lastSeenAt: now };
+  const { capacity, version, heartbeatMs } = report;
+  // Written even when absent (an RTE downgraded): an older report would describe another build.
+  const environments = report.environments ?? Prisma.DbNull;
+  const data = { nodeId, capacity, version, heartbeatMs, environments, connected: true, connectedAt: now, lastSeenAt: now };
   await db.runnerInstance.upsert({
     where: { runnerId_instanceId: { runnerId, instanceId } },
     create: { id: randomUUID(), runnerId, instanceId, ...data },
@@ -392,7 +399,45 @@ export interface RunnerView {
   decidedAt: string | null;
   runningJobs: number;
   queuedJobs: number;
-  instances: { instanceId: string; connected: boolean; runningJobs: number; capacity: number; version: string | null; lastSeenAt: string }[];
+  /** The runner's environments by name, from its instances' reports (runnerEnvironments). */
+  environments: EnvironmentReport[];
+  instances: {
+    instanceId: string;
+    connected: boolean;
+    runningJobs: number;
+    capacity: number;
+    version: string | null;
+    lastSeenAt: string;
+    /** What it reported at its last connection; empty for an RTE too old to report them. */
+    environments: EnvironmentReport[];
+  }[];
+}
+
+/** An instance's stored report; empty when there is none (an older RTE) or it cannot be read. */
+function storedEnvironments(value: unknown): EnvironmentReport[] {
+  const parsed = environmentReportSchema.array().safeParse(value);
+  return parsed.success ? parsed.data : [];
+}
+
+/**
+ * A runner's environments: each name its instances report, once, sorted by name. Its details
+ * are one instance's: a connected instance's before a disconnected one's (whose report may be
+ * out of date), one that works before one that reports an error, then the most recently
+ * connected. So a runner lists what at least one of its instances can run, as that one found it.
+ */
+export function runnerEnvironments(
+  instances: readonly { connected: boolean; connectedAt: Date; environments: readonly EnvironmentReport[] }[],
+): EnvironmentReport[] {
+  const ranked = [...instances].sort((a, b) => Number(b.connected) - Number(a.connected) || b.connectedAt.getTime() - a.connectedAt.getTime());
+  const chosen = new Map<string, { report: EnvironmentReport; connected: boolean }>();
+  for (const instance of ranked) {
+    for (const report of instance.environments) {
+      const held = chosen.get(report.name);
+      const better = !held || (held.connected === instance.connected && held.report.error !== null && report.error === null);
+      if (better) chosen.set(report.name, { report, connected: instance.connected });
+    }
+  }
+  return [...chosen.values()].map((c) => c.report).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Deletes a rejected runner (its name is free again); false when there is none or it is not rejected. */
@@ -429,6 +474,7 @@ export async function listRunnerViews(): Promise<RunnerView[]> {
     decidedAt: r.decidedAt?.toISOString() ?? null,
     runningJobs: count(r.id, "running"),
     queuedJobs: count(r.id, "queued"),
+    environments: runnerEnvironments(r.instances.map((i) => ({ ...i, environments: storedEnvironments(i.environments) }))),
     instances: r.instances.map((i) => ({
       instanceId: i.instanceId,
       connected: i.connected,
@@ -436,6 +482,7 @@ export async function listRunnerViews(): Promise<RunnerView[]> {
       capacity: i.capacity,
       version: i.version,
       lastSeenAt: i.lastSeenAt.toISOString(),
+      environments: storedEnvironments(i.environments),
     })),
   }));
 }

@@ -123,7 +123,12 @@ export class RteHub {
     auth: unknown,
   ): Promise<{ ok: true; runnerId: string; runnerName: string; handshake: RteHandshake } | { ok: false; reason: string }> {
     const parsed = rteHandshakeSchema.safeParse(auth);
-    if (!parsed.success) return { ok: false, reason: "handshake must carry v, token, instanceId, version and capacity" };
+    if (!parsed.success) {
+      // The first problem, by field: a malformed report (environments…) is told apart from a missing token.
+      const issue = parsed.error.issues[0];
+      const problem = issue ? ` (${issue.path.join(".") || "auth"}: ${issue.message})` : "";
+      return { ok: false, reason: `handshake must carry v, token, instanceId, version and capacity${problem}` };
+    }
     if (parsed.data.v !== CONTRACT_VERSION) {
       return { ok: false, reason: `contract version mismatch: the app speaks v${CONTRACT_VERSION}, this RTE v${parsed.data.v}` };
     }
@@ -235,7 +240,12 @@ export class RteHub {
     // After the handlers: what the RTE sends right after connecting (its state, resent items)
     // must not arrive before anyone listens.
     const heartbeatMs = takesInterval ? Math.round(heartbeatSeconds * 1000) : null;
-    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, link.capacity, handshake.version, heartbeatMs);
+    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, {
+      capacity: link.capacity,
+      version: handshake.version,
+      heartbeatMs,
+      environments: handshake.environments ?? null,
+    });
   }
 
   private async onItems(link: RunnerLink, payload: unknown): Promise<ItemsAck> {

@@ -34,6 +34,22 @@ export const RteFeatures = {
   inventoryList: "inventory-list",
 } as const;
 
+/**
+ * One Ansible environment a runner offers (RTE_ENVIRONMENTS, docs/rte.md "Environments"), as the
+ * RTE found it at start: versions and collections, or why it is broken (`error`; then what could
+ * be found, if anything, is still given).
+ */
+export const environmentReportSchema = z.object({
+  name: z.string().min(1).max(32),
+  description: z.string().max(500),
+  /** ansible-core's version (ansible-base or ansible for 2.10 and older); null when unknown. */
+  ansibleCore: z.string().max(100).nullable(),
+  python: z.string().max(100).nullable(),
+  collections: z.array(z.object({ name: z.string().max(200), version: z.string().max(100) })).max(5000),
+  error: z.string().max(2000).nullable(),
+});
+export type EnvironmentReport = z.infer<typeof environmentReportSchema>;
+
 /** Sent by the RTE in the socket.io handshake `auth` field. */
 export const rteHandshakeSchema = z.object({
   v: z.number().int(),
@@ -44,6 +60,11 @@ export const rteHandshakeSchema = z.object({
   /** The runner this RTE is configured as (RTE_RUNNER_NAME, when set): its token must be that runner's. */
   runner: z.string().min(1).max(63).optional(),
   features: z.array(z.string().max(100)).max(50).optional(),
+  /**
+   * The environments it offers, probed once at its start. Optional: an RTE built before
+   * environments sends none (the app then knows none of its environments).
+   */
+  environments: z.array(environmentReportSchema).max(20).optional(),
 });
 export type RteHandshake = z.infer<typeof rteHandshakeSchema>;
 

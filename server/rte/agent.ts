@@ -28,6 +28,7 @@ import {
   rteConfigSchema,
   RteFeatures,
   type ClaimAnswer,
+  type EnvironmentReport,
   type InventoryAnswer,
   type InventoryList,
   type JobDispatch,
@@ -89,6 +90,8 @@ export class RteAgent {
     private readonly playbookUser: PlaybookUser | null,
     /** Playbooks run in a pid namespace of their own under bubblewrap (sandbox.ts). */
     private readonly sandboxed = false,
+    /** The environments it offers, as probed at start (environment-probe.ts): told to the app in the handshake. */
+    private readonly environments: readonly EnvironmentReport[] = [],
   ) {
     this.spool = new Spool(env.spoolDir);
     this.cache = new FileCache(env.cacheDir);
@@ -119,6 +122,7 @@ export class RteAgent {
       capacity: this.env.RTE_MAX_JOBS,
       ...(this.env.runnerName !== null ? { runner: this.env.runnerName } : {}),
       features: [RteFeatures.heartbeatInterval, RteFeatures.inventoryList],
+      environments: [...this.environments],
     };
   }
 

@@ -133,6 +133,11 @@ const rteEnvSchema = z.object({
    */
   PROCESS_MAX_BUFFER: positiveInt(1024 * 1024 * 1024),
   ANSIBLE_PLAYBOOK: z.string().default("ansible-playbook"),
+  /**
+   * A YAML file of the Ansible environments this runner offers (environments.ts, docs/rte.md
+   * "Environments"). Unset: one environment, `default`, the ansible-playbook above.
+   */
+  RTE_ENVIRONMENTS: z.string().optional(),
 });
 
 export type RteEnv = z.infer<typeof rteEnvSchema> & {

@@ -5,7 +5,9 @@ import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { RTE_VERSION, RteAgent } from "./agent";
-import { loadRteEnv } from "./env";
+import { loadRteEnv, type RteEnv } from "./env";
+import { probeEnvironments } from "./environment-probe";
+import { loadEnvironments, type RteEnvironment } from "./environments";
 import { startHealthServer } from "./health";
 import { EXIT_LOCKED, LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
@@ -16,7 +18,7 @@ import { detectSandbox } from "./sandbox";
 import { PRIVATE_DIR_MODE, ensureOwnedDir, ensurePrivateDir } from "./private-fs";
 import { initLogging, logSettings, logSettingsOrDefaults, logger, maskInLogs, type LogContext } from "../logging/logger";
 import { loadTlsPair, usesTls, type TlsPair } from "./tls";
-import { INBOUND_SOCKET_PATH } from "../protocol/rte-messages";
+import { INBOUND_SOCKET_PATH, type EnvironmentReport } from "../protocol/rte-messages";
 
 /** The RTE's log lines (server/logging): JSON lines with `source: "rte"`, its instance and runner. */
 function log(message: string, context?: LogContext): void {
@@ -36,10 +38,12 @@ export async function runRte(): Promise<void> {
   // Until the configuration is read (a bad LOG_LEVEL is reported like any bad setting).
   initLogging({ ...logSettingsOrDefaults(process.env), base: { source: "rte" } });
   let env;
+  let environments: RteEnvironment[];
   try {
     env = loadRteEnv();
     const settings = logSettings(process.env);
     initLogging({ ...settings, base: { source: "rte", instance: env.RTE_INSTANCE_ID, runner: env.runnerName ?? undefined } });
+    environments = loadEnvironments(env.RTE_ENVIRONMENTS, env.ANSIBLE_PLAYBOOK);
   } catch (error) {
     fatal(error instanceof Error ? new Error(error.message.replace(/^invalid configuration:/, "invalid RTE configuration:")) : error);
     process.exit(2);
@@ -51,6 +55,9 @@ export async function runRte(): Promise<void> {
     fatal(error);
     process.exit(error instanceof PlaybookUserError ? 2 : 1);
   }
+  // Probed while the RTE gets ready (locks, clean-up, its token): the app learns the result in
+  // the handshake, so only a probe slower than all that delays the connection.
+  const probing = probeAndLog(environments, env, playbookUser);
   // Before anything reads or cleans the spool, the work dir or the jobs folder: they must be
   // ours alone. The jobs folder is the one the playbook user may pass through (not list).
   const locks: HeldLock[] = [];
@@ -118,7 +125,7 @@ export async function runRte(): Promise<void> {
   }
   maskInLogs([token, env.RTE_METRICS_TOKEN]);
   const sandboxed = await detectSandbox(env.RTE_PLAYBOOK_SANDBOX, playbookUser, log);
-  const agent = new RteAgent(env, token, log, playbookUser, sandboxed);
+  const agent = new RteAgent(env, token, log, playbookUser, sandboxed, await probing);
   const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS, tls ?? undefined, env.RTE_METRICS_TOKEN);
   const port = (health.address() as AddressInfo).port;
   log(`health endpoints on port ${port} (/live /ready /metrics)`);
@@ -142,6 +149,25 @@ export async function runRte(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** Probes the environments (environment-probe.ts) and logs what it found and how long that took. */
+async function probeAndLog(environments: RteEnvironment[], env: RteEnv, playbookUser: PlaybookUser | null): Promise<EnvironmentReport[]> {
+  const started = performance.now();
+  const reports = await probeEnvironments(environments, {
+    parentEnv: process.env,
+    pass: env.RTE_PLAYBOOK_ENV_PASS,
+    user: playbookUser ? { uid: playbookUser.uid, gid: playbookUser.primaryGid } : null,
+  });
+  const ms = Math.round(performance.now() - started);
+  const found = reports.map((r) =>
+    r.error === null
+      ? `${r.name} (ansible-core ${r.ansibleCore}, Python ${r.python}, ${r.collections.length} collection(s))`
+      : `${r.name} (broken)`,
+  );
+  log(`${reports.length} environment(s) probed in ${ms} ms: ${found.join(", ")}`);
+  for (const report of reports) if (report.error !== null) logger().warn(`environment ${report.name}: ${report.error}`);
+  return reports;
 }
 
 /** A path Playform ships, or null when it is missing (the job that needs it fails, saying so). */

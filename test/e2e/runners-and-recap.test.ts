@@ -29,9 +29,15 @@ let context: BrowserContext | undefined;
 let rte: ResultPromise | undefined;
 let rteOutput = "";
 let rteDir: string | undefined;
+/** The local RTE's RTE_ENVIRONMENTS: the system ansible, and one whose folder does not exist. */
+let environmentsDir: string | undefined;
 
 beforeAll(async () => {
-  app = await startPlayform();
+  environmentsDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-e2e-envs-"));
+  const environments = path.join(environmentsDir, "environments.yaml");
+  fs.writeFileSync(environments, "environments:\n  - name: system\n    bin: /usr/bin\n  - name: broken\n    bin: missing/bin\n");
+  // RTE_* settings reach the app's local RTE.
+  app = await startPlayform({ env: { RTE_ENVIRONMENTS: environments } });
   browser = await launchChromium();
 });
 
@@ -48,6 +54,7 @@ afterAll(async () => {
   await browser?.close();
   await app?.stop();
   if (rteDir) fs.rmSync(rteDir, { recursive: true, force: true });
+  if (environmentsDir) fs.rmSync(environmentsDir, { recursive: true, force: true });
 });
 
 async function openAs(username: string, password: string): Promise<Page> {
@@ -141,6 +148,14 @@ describe("runners page", () => {
     // A fresh heartbeat is not flagged.
     expect(await local.getByTestId("runner-heartbeat").getAttribute("data-stale")).toBe("false");
     expect(await page.getByTestId("join-requests").count()).toBe(0);
+    // Its environments: versions of the one that works, the error of the broken one in red.
+    const system = local.locator('[data-testid="runner-environment"][data-environment="system"]');
+    expect(await system.getAttribute("data-broken")).toBe("false");
+    expect(await system.getByTestId("environment-ansible-core").textContent()).toMatch(/^ansible-core 2\.\d+/);
+    expect(await system.getByTestId("environment-python").textContent()).toMatch(/Python 3\.\d+/);
+    const broken = local.locator('[data-testid="runner-environment"][data-environment="broken"]');
+    expect(await broken.getByTestId("environment-error").textContent()).toBe(`the folder ${environmentsDir}/missing/bin does not exist`);
+    expect(await broken.getByTestId("environment-error").getAttribute("class")).toContain("text-red-");
 
     startRte("e2e-runner");
     // The page refreshes by itself: no reload.

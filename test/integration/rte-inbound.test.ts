@@ -50,6 +50,10 @@ describe("an inbound runner", () => {
     expect(live.certFingerprint).toBe(fingerprint);
     expect(live.certPinnedAt).toBeTruthy();
     expect(live.linkError).toBeNull();
+    // Its environments came with rte:hello, as an outbound RTE's come with its handshake.
+    expect(live.environments).toEqual([
+      expect.objectContaining({ name: "default", ansibleCore: expect.stringMatching(/^2\./), error: null }),
+    ]);
     // The app lists the instance before the RTE hears its answer to rte:hello.
     await h.until("the RTE to see the app's link", async () => /the app connected from .* \(inbound\)/.test(rte.output()));
     // The RTE never connects to the app's socket itself.

@@ -189,6 +189,7 @@ describe("loadRteEnv", () => {
         "RTE_JOB_DISK_CHECK_SECONDS",
         "RTE_PLAYBOOK_ENV_PASS",
         "RTE_METRICS_TOKEN",
+        "RTE_ENVIRONMENTS",
       ].sort(),
     );
   });

@@ -3,6 +3,22 @@ import { z } from "zod";
 import { joinRequestSchema, joinStatusAnswerSchema, joinStatusRequestSchema } from "../../protocol/join";
 import { endpoint } from "../contract";
 
+const environmentSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    ansibleCore: z.string().nullable().meta({ description: "ansible-core's version (`ansible-playbook --version`); null when unknown" }),
+    python: z.string().nullable().meta({ description: "the Python ansible runs under" }),
+    collections: z
+      .array(z.object({ name: z.string(), version: z.string() }))
+      .meta({ description: "`ansible-galaxy collection list`, one per name (the version ansible loads), sorted by name" }),
+    error: z
+      .string()
+      .nullable()
+      .meta({ description: "why the environment is broken (no ansible-playbook, a timeout…); null when it works" }),
+  })
+  .meta({ id: "RunnerEnvironment", description: "An Ansible environment a runner offers, as its RTE found it at start (docs/rte.md)" });
+
 const runnerSchema = z
   .object({
     id: z.string(),
@@ -30,6 +46,10 @@ const runnerSchema = z
     decidedAt: z.string().nullable(),
     runningJobs: z.number().int(),
     queuedJobs: z.number().int(),
+    environments: z.array(environmentSchema).meta({
+      description:
+        "each environment its instances report, once by name: a connected instance's report before a disconnected one's, one without error before one with, then the most recently connected",
+    }),
     instances: z.array(
       z.object({
         instanceId: z.string(),
@@ -38,6 +58,9 @@ const runnerSchema = z
         capacity: z.number().int(),
         version: z.string().nullable(),
         lastSeenAt: z.string(),
+        environments: z
+          .array(environmentSchema)
+          .meta({ description: "what it reported at its last connection; empty for an RTE too old to report environments" }),
       }),
     ),
   })

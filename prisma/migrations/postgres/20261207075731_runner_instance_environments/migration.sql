@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "RunnerInstance" ADD COLUMN     "environments" JSONB;
