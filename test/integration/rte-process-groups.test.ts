@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { stripAnsi } from "../../server/protocol/ansi";
 import { ROOT, RteHarness, groupMembers, hostPid, processAlive, type RteProcess } from "../support/rte-harness";
 
 const GRACE_SECONDS = 2;
@@ -112,7 +113,7 @@ describe("the playbook's process group ends with the job", () => {
     for (const id of ids) {
       const job = await h.api.waitForEnd(id, 90_000);
       expect(job.status).toBe("success");
-      const output = (await h.api.output(id)).replace(/\x1b\[[0-9;]*m/g, "");
+      const output = stripAnsi(await h.api.output(id));
       expect(output).toMatch(/host-c +: ok=4 /);
       expect(output).not.toMatch(/left \d+ process|SIGKILL|still alive/);
     }
