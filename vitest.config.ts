@@ -54,6 +54,9 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 240_000,
           maxWorkers: INTEGRATION_WORKERS,
+          // Its own group (vitest refuses two worker counts in one), after the unit tests when
+          // one command names files of both.
+          sequence: { groupOrder: 1 },
         },
       },
       {
