@@ -11,6 +11,7 @@
  * have.
  */
 import { execa } from "execa";
+import fsp from "node:fs/promises";
 
 const UNITS: Record<string, number> = {
   "": 1,
@@ -82,6 +83,55 @@ export async function folderUsage(root: string): Promise<FolderUsage> {
   return { bytes, unreadable };
 }
 
+/**
+ * The disk held by files that are deleted but still open in a process of the tree under `root`
+ * (the job's process group leader: under bubblewrap every process of the playbook's pid
+ * namespace descends from it, a `setsid` one included). du cannot see such a file, and a
+ * playbook that writes to a file it has unlinked would otherwise fill the disk unmeasured.
+ * Each file once (by device and inode), allocated blocks as du counts them; a memfd counts too
+ * (RAM held by the job). Processes this RTE may not inspect (another user's, without root) and
+ * processes that end meanwhile are skipped. Reads /proc asynchronously: a runner has hundreds
+ * of processes, a playbook at most its open-file limit of descriptors each.
+ */
+export async function deletedFilesHeld(root: number): Promise<number> {
+  const parents = new Map<number, number[]>();
+  const entries = await fsp.readdir("/proc").catch(() => [] as string[]);
+  await Promise.all(
+    entries.map(async (entry) => {
+      if (entry.charCodeAt(0) > 57) return; // not a pid: "self", "sys", ...
+      const stat = await fsp.readFile(`/proc/${entry}/stat`, "utf8").catch(() => null);
+      // The command name (2nd field) may hold spaces and parentheses: the rest follows the last ")".
+      const ppid = stat === null ? NaN : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!Number.isInteger(ppid)) return;
+      const siblings = parents.get(ppid);
+      if (siblings) siblings.push(Number(entry));
+      else parents.set(ppid, [Number(entry)]);
+    }),
+  );
+  const tree: number[] = [];
+  for (let queue = [root]; queue.length > 0;) {
+    const pid = queue.pop()!;
+    tree.push(pid);
+    queue = queue.concat(parents.get(pid) ?? []);
+  }
+  const seen = new Map<string, number>();
+  await Promise.all(
+    tree.map(async (pid) => {
+      const fds = await fsp.readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+      for (const fd of fds) {
+        const target = await fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => "");
+        if (!target.endsWith(" (deleted)")) continue;
+        // stat through the descriptor's link reaches the open file, deleted or not.
+        const file = await fsp.stat(`/proc/${pid}/fd/${fd}`).catch(() => null);
+        if (file?.isFile()) seen.set(`${file.dev}:${file.ino}`, file.blocks * 512);
+      }
+    }),
+  );
+  let bytes = 0;
+  for (const size of seen.values()) bytes += size;
+  return bytes;
+}
+
 export interface DiskWatch {
   /** What is measured, for the reason: "the job", "the inventory listing". */
   subject: string;
@@ -91,6 +141,8 @@ export interface DiskWatch {
   limit: number;
   /** RTE_JOB_DISK_CHECK_SECONDS. */
   intervalSeconds: number;
+  /** The process group leader of what runs (see deletedFilesHeld); its tree's deleted open files count. */
+  processRoot?: () => number | undefined;
   /** Bytes of what it took besides the folder (a job's stored output); none: 0. */
   outputBytes?: () => number;
   /** Called once, when the folder plus the output is over the limit, with the reason to give. */
@@ -109,15 +161,19 @@ export function watchDisk(watch: DiskWatch): () => void {
     while (!stopped) {
       await sleep(watch.intervalSeconds * 1000);
       if (stopped) return;
-      const folder = await folderUsage(watch.folder);
+      const root = watch.processRoot?.();
+      const [folder, deleted] = await Promise.all([folderUsage(watch.folder), root === undefined ? 0 : deletedFilesHeld(root)]);
       const output = watch.outputBytes?.() ?? 0;
-      if (stopped || folder.bytes + output <= watch.limit) continue;
+      const total = folder.bytes + deleted + output;
+      if (stopped || total <= watch.limit) continue;
       stopped = true;
-      const parts = watch.outputBytes
-        ? `its folder and /tmp ${formatBytes(folder.bytes)}, its output ${formatBytes(output)}`
-        : `its folder and /tmp`;
+      const parts = [
+        `its folder and /tmp ${formatBytes(folder.bytes)}`,
+        ...(deleted > 0 ? [`deleted files it holds open ${formatBytes(deleted)}`] : []),
+        ...(watch.outputBytes ? [`its output ${formatBytes(output)}`] : []),
+      ];
       watch.exceeded(
-        `${watch.subject} used more than RTE_JOB_DISK_LIMIT (${formatBytes(watch.limit)}) of the runner's disk: ${formatBytes(folder.bytes + output)} (${parts})`,
+        `${watch.subject} used more than RTE_JOB_DISK_LIMIT (${formatBytes(watch.limit)}) of the runner's disk: ${formatBytes(total)} (${parts.join(", ")})`,
       );
     }
   };

@@ -193,6 +193,7 @@ async function runListing(
   const stopWatching = watchDisk({
     subject: "the inventory listing",
     folder: dir,
+    processRoot: () => child.pid,
     limit: deps.env.RTE_JOB_DISK_LIMIT,
     intervalSeconds: deps.env.RTE_JOB_DISK_CHECK_SECONDS,
     exceeded: (reason) => {

@@ -421,6 +421,7 @@ export class JobRun {
       folder: jobDir,
       limit: this.deps.env.RTE_JOB_DISK_LIMIT,
       intervalSeconds: this.deps.env.RTE_JOB_DISK_CHECK_SECONDS,
+      processRoot: () => this.pid,
       outputBytes: () => Math.min(this.printed.stdout, cap) + Math.min(this.printed.stderr, cap) + this.printed.events,
       exceeded: (reason) => {
         if (this.cancelled) return;

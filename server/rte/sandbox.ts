@@ -4,7 +4,7 @@
  * RTE's next start (server/rte/leftovers.ts). So, where bubblewrap works, every playbook runs
  * in a pid namespace of its own:
  *
- *   env --ignore-signal=TERM bwrap --dev-bind / / --unshare-pid --die-with-parent --as-pid-1 -- python3 playbook-init.py --init 4 --secrets-fd 5 --secrets-fifo F -- ansible-playbook ...
+ *   env --ignore-signal=TERM bwrap --dev-bind / / --unshare-pid --unshare-ipc --die-with-parent --as-pid-1 -- python3 playbook-init.py --init 4 --secrets-fd 5 --secrets-fifo F -- ansible-playbook ...
  *
  * bwrap dies with its parent, the RTE (--die-with-parent: PR_SET_PDEATHSIG), playbook-init.py
  * (PID 1 of the namespace) with bwrap, and when PID 1 of a pid namespace dies the kernel kills
@@ -46,9 +46,13 @@ import type { PlaybookUser } from "./playbook-user";
 /**
  * bwrap's options before `--`: see the header. No `--proc /proc`: the playbook keeps the
  * machine's /proc, so what it may see there (and what it may not: another user's
- * /proc/<pid>/environ) is exactly as without the namespace.
+ * /proc/<pid>/environ) is exactly as without the namespace. An IPC namespace of its own: System
+ * V shared memory, semaphores and message queues outlive their processes, so a playbook's
+ * `ipcmk -M 100M` was RAM held on the runner after the job, counted by nothing and removed by
+ * no one; the namespace's objects go with it. (POSIX shared memory and semaphores are files in
+ * /dev/shm, the job's private folder.)
  */
-export const BWRAP_ARGS = ["--dev-bind", "/", "/", "--unshare-pid", "--die-with-parent", "--as-pid-1"];
+export const BWRAP_ARGS = ["--dev-bind", "/", "/", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--as-pid-1"];
 /** playbook-init.py writes ansible-playbook's end here (under bwrap). */
 export const STATUS_FD = 4;
 /** The job's hidden extravars: written by the RTE to this fd, handed to ansible through a FIFO by playbook-init.py. */

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { folderUsage, formatBytes, parseByteSize } from "../../server/rte/disk-usage";
+import { spawn } from "node:child_process";
+import { deletedFilesHeld, folderUsage, formatBytes, parseByteSize } from "../../server/rte/disk-usage";
 import { loadRteEnv } from "../../server/rte/env";
 
 describe("parseByteSize", () => {
@@ -61,5 +62,30 @@ describe("folderUsage", () => {
 
   it("answers nothing for a folder that is gone", async () => {
     expect(await folderUsage("/nonexistent/playform")).toEqual({ bytes: 0, unreadable: 1 });
+  });
+});
+
+describe("deletedFilesHeld", () => {
+  it("counts a deleted file held open by a descendant of the root, once, and nothing of another tree", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-deleted-"));
+    // A shell whose child (a process tree, as a playbook's) holds 3 MiB it has unlinked, twice
+    // (two descriptors of one file count once), and tells when it is ready.
+    const file = path.join(dir, "held");
+    const script = `sh -c 'exec 3>"${file}" 4<"${file}"; head -c 3145728 /dev/zero >&3; rm "${file}"; echo ready; sleep 30' & wait`;
+    const root = spawn("sh", ["-c", script], { stdio: ["ignore", "pipe", "inherit"], detached: true });
+    const sibling = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      await new Promise<void>((resolve) => root.stdout.once("data", () => resolve()));
+      const bytes = await deletedFilesHeld(root.pid!);
+      expect(bytes).toBeGreaterThanOrEqual(3 * 1024 * 1024);
+      expect(bytes).toBeLessThan(4 * 1024 * 1024);
+      // Another tree holds none of it.
+      expect(await deletedFilesHeld(sibling.pid!)).toBe(0);
+    } finally {
+      process.kill(-root.pid!, "SIGKILL"); // its whole group: the shell, its child, the sleep
+      root.stdout.destroy();
+      sibling.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -24,7 +24,7 @@ describe("wrapPlaybook", () => {
     const { file, args } = wrapPlaybook(playbook, "/opt/init.py", "/jobs/1/.hidden", true);
     expect(file).toBe("env");
     expect(args.slice(0, 2)).toEqual(["--ignore-signal=TERM", "bwrap"]);
-    expect(BWRAP_ARGS).toEqual(expect.arrayContaining(["--unshare-pid", "--die-with-parent", "--as-pid-1"]));
+    expect(BWRAP_ARGS).toEqual(expect.arrayContaining(["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--as-pid-1"]));
     const inner = args.indexOf("--");
     expect(args.slice(2, inner)).toEqual(BWRAP_ARGS);
     expect(args.slice(inner + 1)).toEqual([
