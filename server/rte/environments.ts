@@ -6,7 +6,8 @@
  *
  * Only the file's form is checked here. Whether an environment works (its folder exists, holds
  * ansible, answers) is what the probe finds out (environment-probe.ts): a broken environment is
- * reported to the app with its error, not refused, so the Runners page shows what is wrong.
+ * reported to the app with its error, not refused, so the Runners page shows what is wrong (and
+ * the app sends it no job). A job runs in the environment its dispatch names (job-run.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
