@@ -7,7 +7,7 @@ import path from "node:path";
 import { RTE_VERSION, RteAgent } from "./agent";
 import { loadRteEnv, type RteEnv } from "./env";
 import { probeEnvironments } from "./environment-probe";
-import { loadEnvironments, type RteEnvironment } from "./environments";
+import { DEFAULT_ENVIRONMENT, loadEnvironments, type RteEnvironment } from "./environments";
 import { startHealthServer } from "./health";
 import { EXIT_LOCKED, LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
@@ -47,6 +47,12 @@ export async function runRte(): Promise<void> {
   } catch (error) {
     fatal(error instanceof Error ? new Error(error.message.replace(/^invalid configuration:/, "invalid RTE configuration:")) : error);
     process.exit(2);
+  }
+  // Forms that name no environment run in `default`: a file without one leaves them queued.
+  if (!environments.some((e) => e.name === DEFAULT_ENVIRONMENT)) {
+    logger().warn(
+      `RTE_ENVIRONMENTS=${env.RTE_ENVIRONMENTS} lists no environment named ${DEFAULT_ENVIRONMENT}: jobs of forms that name no environment: (in form.yaml) are not sent to this runner`,
+    );
   }
   let playbookUser: PlaybookUser | null;
   try {

@@ -29,13 +29,19 @@ let context: BrowserContext | undefined;
 let rte: ResultPromise | undefined;
 let rteOutput = "";
 let rteDir: string | undefined;
-/** The local RTE's RTE_ENVIRONMENTS: the system ansible, and one whose folder does not exist. */
+/**
+ * The local RTE's RTE_ENVIRONMENTS: the system ansible as `default` (hello-world names no
+ * environment) and as `system`, and one whose folder does not exist.
+ */
 let environmentsDir: string | undefined;
 
 beforeAll(async () => {
   environmentsDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-e2e-envs-"));
   const environments = path.join(environmentsDir, "environments.yaml");
-  fs.writeFileSync(environments, "environments:\n  - name: system\n    bin: /usr/bin\n  - name: broken\n    bin: missing/bin\n");
+  fs.writeFileSync(
+    environments,
+    "environments:\n  - name: default\n    bin: /usr/bin\n  - name: system\n    bin: /usr/bin\n  - name: broken\n    bin: missing/bin\n",
+  );
   // RTE_* settings reach the app's local RTE.
   app = await startPlayform({ env: { RTE_ENVIRONMENTS: environments } });
   browser = await launchChromium();
