@@ -136,6 +136,11 @@ async function launchHelloWorld(page: Page, message: string): Promise<number> {
       `job ${jobId} ended ${status}:\n${await page.getByTestId("job-output").textContent()}\n--- app log ---\n${app.output()}`,
     );
   }
+  // hello-world names no environment: it ran in `default`, shown next to the runner with its versions.
+  const environment = page.getByTestId("job-environment");
+  await environment.waitFor({ timeout: 10_000 });
+  expect(await environment.textContent()).toBe("default");
+  expect(await environment.locator("..").textContent()).toMatch(/ansible-core 2\.\d+.*, Python 3\.\d+/);
   return jobId;
 }
 
