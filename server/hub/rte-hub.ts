@@ -108,6 +108,8 @@ export class RteHub {
   readonly links = new Map<string, RunnerLink>();
   /** When each link was set up: its environments report's delay is logged. */
   private readonly connectedAt = new WeakMap<RunnerLink, number>();
+  /** Each link's instance row, once written at its connection (`rte:environments` updates it). */
+  private readonly instanceRecorded = new WeakMap<RunnerLink, Promise<unknown>>();
   /** Batches with new items stored since start (logged at shutdown; the output benchmark reads it). */
   batchesStored = 0;
   private namespace: Namespace | null = null;
@@ -262,13 +264,20 @@ export class RteHub {
     // An RTE that reports in `rte:environments` has reported nothing yet: [] (it offers nothing
     // until then), not null (an older RTE, which offers `default`).
     const reports = handshake.features?.includes(RteFeatures.environments) ? [] : null;
-    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, {
+    this.connectedAt.set(link, Date.now());
+    const recorded = recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, {
       capacity: link.capacity,
       version: handshake.version,
       heartbeatMs,
       environments: handshake.environments ?? reports,
     });
-    this.connectedAt.set(link, Date.now());
+    // A report may arrive while this is written (an RTE whose probe ended before it connected
+    // sends it at once): it is stored after this row, never overwritten by its `[]`.
+    this.instanceRecorded.set(
+      link,
+      recorded.catch(() => undefined),
+    );
+    await recorded;
   }
 
   /**
@@ -293,6 +302,7 @@ export class RteHub {
       where,
       `runner ${link.runnerName} instance ${link.instanceId} reported its environments${since !== undefined ? ` ${Date.now() - since} ms after connecting` : ""}: ${names || "none"}`,
     );
+    await this.instanceRecorded.get(link);
     await recordInstanceEnvironments(link.runnerId, link.instanceId, parsed.data.environments);
   }
 
