@@ -23,7 +23,8 @@ export interface PlayformRuntime {
    */
   listInventory: (
     runnerId: string,
-    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string },
+    /** `environment`: the form's (form.yaml), whose ansible-inventory lists it; absent: `default`. */
+    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string; environment?: string },
     timeoutMs: number,
   ) => Promise<InventoryAnswer | null>;
   /** An inbound runner's settings changed (approved, re-pinned, TLS allowed off): connect to it anew now. */

@@ -103,6 +103,15 @@ export function JobHeader({ job }: { job: Job }) {
         <Meta label="Runner" mono>
           {job.runner ?? muted}
         </Meta>
+        {/* Where it was dispatched to run (form.yaml environment:), with the versions its runner reported. */}
+        {job.environment && (
+          <Meta label="Environment" mono title={environmentVersions(job.environment) ?? "versions not reported by the runner"}>
+            <span data-testid="job-environment">{job.environment.name}</span>
+            {environmentVersions(job.environment) && (
+              <span className="block text-xs font-normal text-zinc-500">{environmentVersions(job.environment)}</span>
+            )}
+          </Meta>
+        )}
         <Meta label="Launched by">{job.user}</Meta>
         {job.source && (
           <Meta label="Source" mono title={`Git source ${job.source.name}, commit ${job.source.commit}`}>
@@ -132,4 +141,14 @@ export function JobHeader({ job }: { job: Job }) {
       {running && <JobProgressRow progress={progress.data} ageSec={progress.dataUpdatedAt ? (now - progress.dataUpdatedAt) / 1000 : 0} />}
     </div>
   );
+}
+
+/** "ansible-core 2.19.4, Python 3.13.5", or null when the runner reported neither. */
+function environmentVersions(environment: { ansibleCore: string | null; python: string | null }): string | null {
+  const parts = [
+    environment.ansibleCore && `ansible-core ${environment.ansibleCore}`,
+    environment.python && `Python ${environment.python.split(" ")[0]}`,
+  ];
+  const shown = parts.filter((part): part is string => Boolean(part));
+  return shown.length > 0 ? shown.join(", ") : null;
 }

@@ -168,6 +168,7 @@ const jobViewSelect = {
   sourceCommit: true,
   scheduleId: true,
   plan: true,
+  environment: true,
   ...jobInclude,
 } as const satisfies Prisma.JobSelect;
 

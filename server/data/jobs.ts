@@ -3,7 +3,7 @@ import { scopeWhere, type JobScope } from "./job-scope";
 import { getDb } from "./db";
 import type { RunOptions } from "../forms/run-options";
 import type { ManifestEntry } from "../protocol/rte-messages";
-import { jobPlanViewSchema, type JobPlanView } from "../protocol/ui-messages";
+import { jobEnvironmentSchema, jobPlanViewSchema, type JobEnvironment, type JobPlanView } from "../protocol/ui-messages";
 
 /** The statuses a job can be stored with; which moves between them are allowed is server/jobs/lifecycle.ts. */
 export type JobStatus = "approval" | "queued" | "running" | "success" | "failed" | "aborted" | "abandoned" | "rejected";
@@ -15,6 +15,8 @@ export interface JobView {
   statusReason: string | null;
   exitCode: number | null;
   runner: string | null;
+  /** The environment it was dispatched to run in, with its versions; null before that (or before environments). */
+  environment: JobEnvironment | null;
   user: string;
   values: Record<string, unknown>;
   /** Run options chosen at launch ({} when the form's own settings applied). */
@@ -66,6 +68,7 @@ type JobRow = {
   sourceCommit: string | null;
   scheduleId: number | null;
   plan: unknown;
+  environment: unknown;
   runner: { name: string } | null;
   user: { username: string };
 };
@@ -85,6 +88,7 @@ export function toView(row: JobRow): JobView {
     statusReason: row.statusReason,
     exitCode: row.exitCode,
     runner: row.runner?.name ?? null,
+    environment: jobEnvironmentSchema.nullable().catch(null).parse(row.environment ?? null),
     user: row.user.username,
     values: (row.values ?? {}) as Record<string, unknown>,
     runOptions: (row.runOptions ?? {}) as RunOptions,
@@ -326,11 +330,12 @@ export async function listJobsQueuedBefore(cutoff: Date): Promise<number[]> {
  * queued, not dispatched and not being aborted is updated. Returns the dispatch time when this
  * call took it, else null.
  */
-export async function markJobDispatched(jobId: number, instanceId: string): Promise<Date | null> {
+export async function markJobDispatched(jobId: number, instanceId: string, environment?: JobEnvironment): Promise<Date | null> {
   const dispatchedAt = new Date();
   const result = await getDb().job.updateMany({
     where: { id: jobId, status: "queued", dispatchedAt: null, abortRequested: false },
-    data: { dispatchedAt, instanceId, statusReason: null },
+    // The environment it is sent to run in, with that instance's versions: what it ran in once claimed.
+    data: { dispatchedAt, instanceId, statusReason: null, ...(environment ? { environment } : {}) },
   });
   return result.count > 0 ? dispatchedAt : null;
 }

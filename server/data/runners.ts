@@ -110,12 +110,21 @@ export async function runnerStatesByName(names: readonly string[]): Promise<Map<
 /** A runner's name and the load of its connected instances (on any app node), or null. */
 export async function findRunnerLoad(
   runnerId: string,
-): Promise<{ name: string; connectedInstances: { runningJobs: number; capacity: number }[] } | null> {
+): Promise<{
+  name: string;
+  connectedInstances: { runningJobs: number; capacity: number; environments: EnvironmentReport[] | null }[];
+} | null> {
   const runner = await getDb().runner.findUnique({
     where: { id: runnerId },
-    select: { name: true, instances: { where: { connected: true }, select: { runningJobs: true, capacity: true } } },
+    select: { name: true, instances: { where: { connected: true }, select: { runningJobs: true, capacity: true, environments: true } } },
   });
-  return runner ? { name: runner.name, connectedInstances: runner.instances } : null;
+  if (!runner) return null;
+  // Null stays null (an older RTE, which offers `default`); a report that cannot be read offers nothing.
+  const connectedInstances = runner.instances.map((i) => ({
+    ...i,
+    environments: i.environments === null ? null : storedEnvironments(i.environments),
+  }));
+  return { name: runner.name, connectedInstances };
 }
 
 /** Runner instances whose last heartbeat is older than `cutoff`, with the interval they keep (null: 15 s). */
@@ -158,6 +167,11 @@ export async function recordInstanceConnected(runnerId: string, instanceId: stri
     update: data,
   });
   await db.runner.update({ where: { id: runnerId }, data: { lastHeartbeatAt: now, version } });
+}
+
+/** An instance's environments report, sent after it connected (`rte:environments`). */
+export async function recordInstanceEnvironments(runnerId: string, instanceId: string, environments: EnvironmentReport[]): Promise<void> {
+  await getDb().runnerInstance.updateMany({ where: { runnerId, instanceId }, data: { environments } });
 }
 
 export async function recordHeartbeat(runnerId: string, instanceId: string, runningJobs: number): Promise<void> {

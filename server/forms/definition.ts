@@ -7,6 +7,7 @@ import { z } from "zod";
 import { groupNameSchema } from "../access/group-name";
 import { credentialNameSchema } from "../credentials/kinds";
 import { checkFieldRules, fieldSchema, SOURCE_PLACEHOLDER, type FieldSpec } from "../form-rules/fields";
+import { ENVIRONMENT_NAME } from "../protocol/rte-messages";
 import { notifySchema } from "./notify";
 
 const FORM_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -41,6 +42,14 @@ export const formDefinitionSchema = z
       .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/, "must be a runner name (letters, digits, . _ -)"))
       .min(1, "must name at least one runner")
       .max(50, "at most 50 runners")
+      .optional(),
+    /**
+     * The Ansible environment its jobs run in (docs/forms.md "Choosing an environment"): one a
+     * runner offers in RTE_ENVIRONMENTS (docs/rte.md). Absent: `default`.
+     */
+    environment: z
+      .string({ error: "must be an environment name (text)" })
+      .regex(ENVIRONMENT_NAME, "must be an environment name: 1 to 32 of a-z 0-9 . _ - (starting with a letter or digit)")
       .optional(),
     fields: z.array(fieldSchema).default([]),
     tags: z.array(z.string()).default([]),

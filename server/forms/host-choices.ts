@@ -105,11 +105,13 @@ async function listOnRunner(
     }
     const answer = await playformRuntime().listInventory(
       runner.id,
-      { sourceDir: form.sourceDir, manifest: files.manifest, inventory },
+      { sourceDir: form.sourceDir, manifest: files.manifest, inventory, environment: form.definition.environment },
       LIST_TIMEOUT_MS,
     );
     if (answer === null)
-      return { problem: `runner "${runner.name}" is not connected (to this app node) to read the inventory; try again once it is` };
+      return {
+        problem: `runner "${runner.name}" is not connected (to this app node)${form.definition.environment ? ` with the environment ${form.definition.environment}` : ""} to read the inventory; try again once it is`,
+      };
     if (!answer.ok) {
       state.failed.set(key, { problem: answer.error, at: Date.now() });
       if (state.failed.size > CACHE_ENTRIES) state.failed.delete(state.failed.keys().next().value!);

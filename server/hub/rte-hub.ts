@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { Namespace, Server, Socket } from "socket.io";
 import {
   CONTRACT_VERSION,
+  DEFAULT_ENVIRONMENT,
   type HelloAnswer,
   type RteHandshake,
   LEGACY_HEARTBEAT_SECONDS,
@@ -16,8 +17,10 @@ import {
   filesRequestSchema,
   inventoryAnswerSchema,
   jobItemsSchema,
+  rteEnvironmentsSchema,
   rteHandshakeSchema,
   rteStateSchema,
+  type EnvironmentReport,
   type FilesAnswer,
   type InventoryAnswer,
   type ItemsAck,
@@ -25,10 +28,17 @@ import {
   type RteConfig,
 } from "../protocol/rte-messages";
 import { findJobPlacements, getJobForDispatch, listRunningJobsOnInstance, markJobDispatched } from "../data/jobs";
-import { recordHeartbeat, recordInstanceConnected, recordInstanceDisconnected, runnerForToken } from "../data/runners";
+import {
+  recordHeartbeat,
+  recordInstanceConnected,
+  recordInstanceDisconnected,
+  recordInstanceEnvironments,
+  runnerForToken,
+} from "../data/runners";
 import { isFinalStatus, type JobLifecycle } from "../jobs/lifecycle";
 import { storeRteItems, storedOutput } from "../jobs/output";
 import { heartbeatIntervalSeconds, silentAfterSeconds } from "../jobs/heartbeat";
+import { offersEnvironment } from "../jobs/job-environment";
 import { manifestSchema } from "../jobs/manifest-schema";
 import { readLaunchedFiles } from "../jobs/job-files";
 import { planOf } from "../jobs/plan";
@@ -74,6 +84,11 @@ export interface RunnerLink {
   draining: boolean;
   /** What the RTE announced it does (RteFeatures). */
   features: readonly string[];
+  /**
+   * Its environments report (`rte:environments`, or the handshake of the build before it); null
+   * until one arrives or from an RTE too old to send one. What it may run: server/jobs/job-environment.ts.
+   */
+  environments: EnvironmentReport[] | null;
   /** Inventory listings asked of this instance and not answered yet: their files, by listId. */
   listings: Map<string, { sourceDir: string; manifest: ManifestEntry[] }>;
 }
@@ -91,6 +106,10 @@ const STATE_GRACE_MS = 30_000;
 
 export class RteHub {
   readonly links = new Map<string, RunnerLink>();
+  /** When each link was set up: its environments report's delay is logged. */
+  private readonly connectedAt = new WeakMap<RunnerLink, number>();
+  /** Each link's instance row, once written at its connection (`rte:environments` updates it). */
+  private readonly instanceRecorded = new WeakMap<RunnerLink, Promise<unknown>>();
   /** Batches with new items stored since start (logged at shutdown; the output benchmark reads it). */
   batchesStored = 0;
   private namespace: Namespace | null = null;
@@ -181,6 +200,7 @@ export class RteHub {
       placed: new Set(),
       draining: false,
       features: handshake.features ?? [],
+      environments: handshake.environments ?? null,
       listings: new Map(),
     };
     const key = `${link.runnerId}:${link.instanceId}`;
@@ -207,6 +227,7 @@ export class RteHub {
       void this.onFiles(link, payload).then((answer) => ack?.(answer));
     });
     socket.on(RteEvents.state, (payload: unknown) => void this.onState(link, payload));
+    socket.on(RteEvents.environments, (payload: unknown) => void this.onEnvironments(link, payload));
     socket.on(RteEvents.leaving, (_payload: unknown, ack?: () => void) => {
       link.draining = true;
       log().info(
@@ -240,12 +261,49 @@ export class RteHub {
     // After the handlers: what the RTE sends right after connecting (its state, resent items)
     // must not arrive before anyone listens.
     const heartbeatMs = takesInterval ? Math.round(heartbeatSeconds * 1000) : null;
-    await recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, {
+    // An RTE that reports in `rte:environments` has reported nothing yet: [] (it offers nothing
+    // until then), not null (an older RTE, which offers `default`).
+    const reports = handshake.features?.includes(RteFeatures.environments) ? [] : null;
+    this.connectedAt.set(link, Date.now());
+    const recorded = recordInstanceConnected(link.runnerId, link.instanceId, this.nodeId, {
       capacity: link.capacity,
       version: handshake.version,
       heartbeatMs,
-      environments: handshake.environments ?? null,
+      environments: handshake.environments ?? reports,
     });
+    // A report may arrive while this is written (an RTE whose probe ended before it connected
+    // sends it at once): it is stored after this row, never overwritten by its `[]`.
+    this.instanceRecorded.set(
+      link,
+      recorded.catch(() => undefined),
+    );
+    await recorded;
+  }
+
+  /**
+   * `rte:environments`: the instance's probe has ended. Stored as the handshake's report was,
+   * and from now on the dispatcher sends it the jobs of the environments it offers.
+   */
+  private async onEnvironments(link: RunnerLink, payload: unknown): Promise<void> {
+    const parsed = rteEnvironmentsSchema.safeParse(payload);
+    const where = { runner: link.runnerName, instance: link.instanceId };
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      log().warn(
+        where,
+        `runner ${link.runnerName} instance ${link.instanceId} sent a malformed environments report (${issue?.path.join(".")}: ${issue?.message}); it is dispatched no job until it sends a good one`,
+      );
+      return;
+    }
+    link.environments = parsed.data.environments;
+    const since = this.connectedAt.get(link);
+    const names = parsed.data.environments.map((e) => (e.error === null ? e.name : `${e.name} (broken)`)).join(", ");
+    log().info(
+      where,
+      `runner ${link.runnerName} instance ${link.instanceId} reported its environments${since !== undefined ? ` ${Date.now() - since} ms after connecting` : ""}: ${names || "none"}`,
+    );
+    await this.instanceRecorded.get(link);
+    await recordInstanceEnvironments(link.runnerId, link.instanceId, parsed.data.environments);
   }
 
   private async onItems(link: RunnerLink, payload: unknown): Promise<ItemsAck> {
@@ -420,11 +478,20 @@ export class RteHub {
    */
   async listInventory(
     runnerId: string,
-    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string },
+    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string; environment?: string },
     timeoutMs: number,
   ): Promise<InventoryAnswer | null> {
+    // The form's environment lists it, as it runs the form's jobs (its inventory plugins, collections).
+    const environment = request.environment ?? DEFAULT_ENVIRONMENT;
     const link = [...this.links.values()]
-      .filter((l) => l.runnerId === runnerId && l.socket.connected && !l.draining && l.features.includes(RteFeatures.inventoryList))
+      .filter(
+        (l) =>
+          l.runnerId === runnerId &&
+          l.socket.connected &&
+          !l.draining &&
+          l.features.includes(RteFeatures.inventoryList) &&
+          offersEnvironment(l, environment),
+      )
       .sort((a, b) => a.running.size / a.capacity - b.running.size / b.capacity)[0];
     if (!link) return null;
     const listId = randomUUID();
@@ -436,6 +503,7 @@ export class RteHub {
         inventory: request.inventory,
         manifest: request.manifest,
         sourceDir: request.sourceDir,
+        ...(environment !== DEFAULT_ENVIRONMENT ? { environment } : {}),
       });
       const answer = inventoryAnswerSchema.safeParse(raw);
       return answer.success

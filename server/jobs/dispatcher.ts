@@ -4,8 +4,8 @@
  * - puts back in the queue jobs whose dispatch nobody answered (the node that sent it died);
  * - fails jobs that waited in the queue longer than RTE_QUEUE_MINUTES;
  * - sends queued jobs to a connected, non-full instance of their runner held by THIS node
- *   (any node may have launched the job: the database is the queue, so no job waits on a
- *   particular node's memory);
+ *   that offers the job's environment (any node may have launched the job: the database is
+ *   the queue, so no job waits on a particular node's memory);
  * - sends `cancel` for aborted jobs running on instances this node holds;
  * - abandons running jobs whose runner's heartbeat is older than the heartbeat timeout.
  *
@@ -30,6 +30,7 @@ import { findRunnerLoad, listInstancesSilentSince } from "../data/runners";
 import type { RteHub, RunnerLink } from "../hub/rte-hub";
 import {
   CONTRACT_VERSION,
+  DEFAULT_ENVIRONMENT,
   PREVIEW_CONTRACT_VERSION,
   RteEvents,
   claimAnswerSchema,
@@ -41,6 +42,7 @@ import { splitSecretExtravars } from "../forms/values";
 import { CredentialResolveError, resolveJobSecrets } from "../credentials/resolve";
 import { sealForJob } from "../security/seal";
 import { silentAfterSeconds } from "./heartbeat";
+import { environmentWaitReason, jobEnvironmentName, jobEnvironmentOn, offersEnvironment } from "./job-environment";
 import { openJobSecrets } from "./job-secrets";
 import { isFinalStatus, type JobLifecycle } from "./lifecycle";
 import { manifestSchema } from "./manifest-schema";
@@ -121,17 +123,20 @@ export class Dispatcher {
 
   private async dispatchQueued(): Promise<void> {
     const queued = await listJobsToDispatch(50);
-    // Why a runner's jobs wait, worked out once per runner per pass.
+    // Why a runner's jobs of an environment wait, worked out once per runner and environment per pass.
     const waitReasons = new Map<string, string | null>();
     for (const job of queued) {
-      const link = this.hub.availableLinks(job.runnerId!)[0];
+      // Only an instance that offers the job's environment (server/jobs/job-environment.ts).
+      const environment = jobEnvironmentName(job);
+      const link = this.hub.availableLinks(job.runnerId!).find((l) => offersEnvironment(l, environment));
       if (!link) {
-        let reason = waitReasons.get(job.runnerId!);
-        if (reason === undefined) waitReasons.set(job.runnerId!, (reason = await this.waitReason(job.runnerId!)));
+        const key = `${job.runnerId!}\n${environment}`;
+        let reason = waitReasons.get(key);
+        if (reason === undefined) waitReasons.set(key, (reason = await this.waitReason(job.runnerId!, environment)));
         if (reason && reason !== job.statusReason) await this.jobs.explainWait(job.id, reason);
         continue;
       }
-      const dispatchedAt = await markJobDispatched(job.id, link.instanceId);
+      const dispatchedAt = await markJobDispatched(job.id, link.instanceId, jobEnvironmentOn(link, environment));
       if (!dispatchedAt) continue;
       link.running.add(job.id);
       void this.send(link, job, dispatchedAt).catch((error: unknown) =>
@@ -168,14 +173,16 @@ export class Dispatcher {
   }
 
   /**
-   * Why a runner's queued jobs wait. Read from the database, not this node's links: another
-   * node may hold the runner's connections.
+   * Why a runner's queued jobs of an environment wait. Read from the database, not this node's
+   * links: another node may hold the runner's connections.
    */
-  private async waitReason(runnerId: string): Promise<string | null> {
+  private async waitReason(runnerId: string, environment: string): Promise<string | null> {
     const runner = await findRunnerLoad(runnerId);
     if (!runner) return null;
     const instances = runner.connectedInstances;
     if (instances.length === 0) return `waiting for runner ${runner.name}: no instance is connected`;
+    const unoffered = environmentWaitReason(runner.name, environment, instances);
+    if (unoffered) return unoffered;
     if (instances.every((i) => i.runningJobs >= i.capacity)) {
       return `waiting for runner ${runner.name}: all ${instances.length} instance(s) are busy`;
     }
@@ -236,6 +243,7 @@ export class Dispatcher {
     // A preview is a v2 dispatch: a runner that does not know previews refuses it (contract
     // version) instead of dropping the unknown field and running the playbook for real.
     const preview = job.kind === "preview";
+    const environment = jobEnvironmentName(job);
     // Uploaded files: the RTE gives the playbook their absolute path in the job folder.
     const fileVars = uploadFileVars(manifest);
     const message: JobDispatch = {
@@ -250,6 +258,8 @@ export class Dispatcher {
       sealed: sealForJob(link.token, job.id, JSON.stringify(secrets)),
       sourceDir: plan.sourceDir,
       ...(Object.keys(fileVars).length > 0 ? { fileVars } : {}),
+      // Absent for `default`: the only environment of an RTE that does not know the field.
+      ...(environment !== DEFAULT_ENVIRONMENT ? { environment } : {}),
     };
     let raw: unknown;
     jobLog.debug(`job ${job.id} dispatched to ${link.runnerName}/${link.instanceId}`);

@@ -32,6 +32,12 @@ export const RteFeatures = {
   heartbeatInterval: "heartbeat-interval",
   /** Answers `inventory:list`: reads a form's inventory for its hosts fields. */
   inventoryList: "inventory-list",
+  /**
+   * Sends its environments report in `rte:environments` once its probe ends (it connects
+   * without waiting for it), and runs each job in the environment its dispatch names. An RTE
+   * that does not announce this runs every job with its one ansible: it offers only `default`.
+   */
+  environments: "environments",
 } as const;
 
 /**
@@ -50,6 +56,23 @@ export const environmentReportSchema = z.object({
 });
 export type EnvironmentReport = z.infer<typeof environmentReportSchema>;
 
+/** The environments a job may name (form.yaml `environment:`, RTE_ENVIRONMENTS `name:`). */
+export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
+/** The environment of a job whose form names none, and the one environment of a runner without RTE_ENVIRONMENTS. */
+export const DEFAULT_ENVIRONMENT = "default";
+
+/**
+ * RTE -> app `rte:environments`, from RTEs that announce RteFeatures.environments: its
+ * environments as its probe found them, sent on every connection once the probe has ended
+ * (the first connection does not wait for it). Until it arrives the app dispatches the
+ * instance no job: it does not know yet what the instance can run.
+ */
+export const rteEnvironmentsSchema = z.object({
+  v: z.literal(CONTRACT_VERSION),
+  environments: z.array(environmentReportSchema).max(20),
+});
+export type RteEnvironments = z.infer<typeof rteEnvironmentsSchema>;
+
 /** Sent by the RTE in the socket.io handshake `auth` field. */
 export const rteHandshakeSchema = z.object({
   v: z.number().int(),
@@ -61,8 +84,9 @@ export const rteHandshakeSchema = z.object({
   runner: z.string().min(1).max(63).optional(),
   features: z.array(z.string().max(100)).max(50).optional(),
   /**
-   * The environments it offers, probed once at its start. Optional: an RTE built before
-   * environments sends none (the app then knows none of its environments).
+   * Deprecated: the environments report of the build before `rte:environments`, which waited
+   * for its probe before it connected. Still accepted and shown, but such an RTE runs every job
+   * with its one ansible, so it is dispatched only jobs of `default` (docs/rte.md).
    */
   environments: z.array(environmentReportSchema).max(20).optional(),
 });
@@ -132,6 +156,12 @@ export const jobDispatchSchema = z
      * ignores it (the playbook then gets the upload id).
      */
     fileVars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/), z.string().min(1)).optional(),
+    /**
+     * The environment to run it in (form.yaml `environment:`); absent: `default`. Sent only to
+     * RTEs that announce RteFeatures.environments and report it without error: an older RTE
+     * would drop the field and run its one ansible.
+     */
+    environment: z.string().regex(ENVIRONMENT_NAME).optional(),
   })
   .refine((job) => (job.v === PREVIEW_CONTRACT_VERSION) === (job.preview === true), {
     message: `a preview is dispatched as contract v${PREVIEW_CONTRACT_VERSION}, and only a preview`,
@@ -142,7 +172,8 @@ export const claimAnswerSchema = z.discriminatedUnion("claimed", [
   z.object({ claimed: z.literal(true) }),
   z.object({
     claimed: z.literal(false),
-    reason: z.enum(["full", "stopping", "secrets", "version", "files", "duplicate"]),
+    /** `environment`: it has no environment of the dispatch's name (RTE_ENVIRONMENTS changed). */
+    reason: z.enum(["full", "stopping", "secrets", "version", "files", "duplicate", "environment"]),
     message: z.string(),
   }),
 ]);
@@ -201,6 +232,8 @@ export const inventoryListSchema = z.object({
   manifest: z.array(manifestEntrySchema).max(10_000),
   /** The form's folder as the app sees it: read directly by RTEs with RTE_FILES=local. */
   sourceDir: z.string().optional(),
+  /** The form's environment (form.yaml `environment:`), whose ansible-inventory lists it; absent: `default`. */
+  environment: z.string().regex(ENVIRONMENT_NAME).optional(),
 });
 export type InventoryList = z.infer<typeof inventoryListSchema>;
 
@@ -317,4 +350,6 @@ export const RteEvents = {
    * an outbound RTE sends in its `auth`; acknowledged with a HelloAnswer once the app listens.
    */
   hello: "rte:hello",
+  /** RTE -> app: its environments report (RteEnvironments), once its probe has ended. */
+  environments: "rte:environments",
 } as const;

@@ -67,6 +67,18 @@ export const jobPlanViewSchema = z.object({
 });
 export type JobPlanView = z.infer<typeof jobPlanViewSchema>;
 
+/**
+ * The Ansible environment a job was dispatched to run in (form.yaml `environment:`, else
+ * `default`), with the versions its runner instance reported for it (null: not reported, an
+ * older runner).
+ */
+export const jobEnvironmentSchema = z.object({
+  name: z.string(),
+  ansibleCore: z.string().nullable(),
+  python: z.string().nullable(),
+});
+export type JobEnvironment = z.infer<typeof jobEnvironmentSchema>;
+
 export const jobViewSchema = z.object({
   id: z.number().int().positive(),
   form: z.string(),
@@ -74,6 +86,8 @@ export const jobViewSchema = z.object({
   statusReason: z.string().nullable(),
   exitCode: z.number().int().nullable(),
   runner: z.string().nullable(),
+  /** Where it was dispatched to run: null until then, and for jobs dispatched before environments. */
+  environment: jobEnvironmentSchema.nullable(),
   user: z.string(),
   /** Form values; password fields are masked. */
   values: z.record(z.string(), z.unknown()),

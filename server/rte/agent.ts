@@ -13,6 +13,7 @@ import { Server as SocketServer, type Socket as ServerSocket } from "socket.io";
 import { io, type Socket } from "socket.io-client";
 import {
   CONTRACT_VERSION,
+  DEFAULT_ENVIRONMENT,
   INBOUND_SOCKET_PATH,
   RTE_NAMESPACE,
   RteEvents,
@@ -32,6 +33,7 @@ import {
   type InventoryAnswer,
   type InventoryList,
   type JobDispatch,
+  type RteEnvironments,
   type RteHandshake,
   type RteState,
 } from "../protocol/rte-messages";
@@ -39,6 +41,7 @@ import { InboundProofChecker } from "../security/inbound-proof";
 import { openForJob } from "../security/seal";
 import type { LogContext } from "../logging/logger";
 import type { RteEnv } from "./env";
+import { defaultEnvironment, type RteEnvironment } from "./environments";
 import { FileCache, readSharedFiles } from "./file-cache";
 import { listInventory } from "./inventory-list";
 import { JobRun } from "./job-run";
@@ -82,6 +85,8 @@ export class RteAgent {
   readonly counters = { claimed: 0, refused: 0, success: 0, failed: 0, aborted: 0 };
 
   private closing = false;
+  /** The probe's report, once it has ended (null before): sent on every connection from then on. */
+  private environmentReports: EnvironmentReport[] | null = null;
 
   constructor(
     private readonly env: RteEnv,
@@ -90,8 +95,8 @@ export class RteAgent {
     private readonly playbookUser: PlaybookUser | null,
     /** Playbooks run in a pid namespace of their own under bubblewrap (sandbox.ts). */
     private readonly sandboxed = false,
-    /** The environments it offers, as probed at start (environment-probe.ts): told to the app in the handshake. */
-    private readonly environments: readonly EnvironmentReport[] = [],
+    /** The environments it offers (RTE_ENVIRONMENTS, environments.ts): a job names the one it runs in. */
+    private readonly environments: readonly RteEnvironment[] = [defaultEnvironment(env.ANSIBLE_PLAYBOOK)],
   ) {
     this.spool = new Spool(env.spoolDir);
     this.cache = new FileCache(env.cacheDir);
@@ -121,9 +126,24 @@ export class RteAgent {
       version: RTE_VERSION,
       capacity: this.env.RTE_MAX_JOBS,
       ...(this.env.runnerName !== null ? { runner: this.env.runnerName } : {}),
-      features: [RteFeatures.heartbeatInterval, RteFeatures.inventoryList],
-      environments: [...this.environments],
+      features: [RteFeatures.heartbeatInterval, RteFeatures.inventoryList, RteFeatures.environments],
     };
+  }
+
+  /**
+   * The probe has ended (environment-probe.ts): the app learns the report now if the link is up,
+   * else on the next connection (onLinkUp). The handshake no longer carries it, so the
+   * connection never waits for the probe.
+   */
+  reportEnvironments(reports: readonly EnvironmentReport[]): void {
+    this.environmentReports = [...reports];
+    this.sendEnvironments();
+  }
+
+  private sendEnvironments(): void {
+    if (this.environmentReports === null || !this.connected) return;
+    const message: RteEnvironments = { v: CONTRACT_VERSION, environments: this.environmentReports };
+    this.link?.emit(RteEvents.environments, message);
   }
 
   get connected(): boolean {
@@ -196,6 +216,7 @@ export class RteAgent {
   /** A link became usable: the app learns what this RTE runs and holds, and gets what is unacknowledged. */
   private onLinkUp(): void {
     this.sendState();
+    this.sendEnvironments();
     this.inFlight.clear();
     for (const jobId of this.spool.jobIds()) this.pump(jobId);
   }
@@ -319,6 +340,14 @@ export class RteAgent {
     if (this.spool.jobIds().includes(job.jobId)) {
       return { claimed: false, reason: "duplicate", message: `job ${job.jobId} already ran on this runner` };
     }
+    // The app sends a job only to an instance that reported its environment; one missing here
+    // was renamed or removed since (RTE_ENVIRONMENTS is read at start): never another ansible.
+    const environmentName = job.environment ?? DEFAULT_ENVIRONMENT;
+    const environment = this.environments.find((e) => e.name === environmentName);
+    if (!environment) {
+      const offered = this.environments.map((e) => e.name).join(", ");
+      return this.refuse("environment", `this runner has no environment "${environmentName}" (it offers ${offered})`);
+    }
     if (this.draining) return this.refuse("stopping", "runner is draining and claims no new jobs");
     if (this.runs.size >= this.env.RTE_MAX_JOBS)
       return this.refuse("full", `runner is full (${this.runs.size}/${this.env.RTE_MAX_JOBS} jobs)`);
@@ -348,6 +377,7 @@ export class RteAgent {
         running: this.running,
         playbookUser: this.playbookUser,
         sandboxed: this.sandboxed,
+        environment,
       },
       startCancelled,
     );
@@ -368,7 +398,11 @@ export class RteAgent {
       return { ok: false, error: `the inventory request does not match the contract: ${parsed.error.issues[0]?.message}` };
     const request: InventoryList = parsed.data;
     if (this.draining) return { ok: false, error: "the runner is stopping" };
+    const environmentName = request.environment ?? DEFAULT_ENVIRONMENT;
+    const environment = this.environments.find((e) => e.name === environmentName);
+    if (!environment) return { ok: false, error: `this runner has no environment "${environmentName}"` };
     const answer = await listInventory(request, {
+      environment,
       env: this.env,
       cache: this.cache,
       playbookUser: this.playbookUser,
@@ -386,7 +420,7 @@ export class RteAgent {
     return answer;
   }
 
-  private refuse(reason: "full" | "stopping" | "secrets", message: string): ClaimAnswer {
+  private refuse(reason: "full" | "stopping" | "secrets" | "environment", message: string): ClaimAnswer {
     this.counters.refused++;
     return { claimed: false, reason, message };
   }

@@ -1,6 +1,7 @@
 /**
  * What each environment of the runner (environments.ts) holds, found out at start and reported
- * to the app in the handshake: its ansible-core and Python versions and installed collections.
+ * to the app in `rte:environments` once it is known (the RTE connects without waiting for it):
+ * its ansible-core and Python versions and installed collections.
  *
  * The versions come from `ansible-playbook --version`, not from a Python probe with the
  * environment's interpreter: it asks the very program jobs run, so it holds for a virtual
@@ -44,8 +45,8 @@ export interface ProbeOptions {
 
 /**
  * Probes every environment at once; the reports come in the environments' order. Never
- * rejects: whatever goes wrong is an environment's error (the RTE awaits this only once it has
- * its token, and must not stop over it).
+ * rejects: whatever goes wrong is an environment's error (the RTE reports it once connected,
+ * and must not stop over it).
  */
 export async function probeEnvironments(environments: readonly RteEnvironment[], options: ProbeOptions): Promise<EnvironmentReport[]> {
   let home: string | null = null;
@@ -66,8 +67,8 @@ export async function probeEnvironments(environments: readonly RteEnvironment[],
 }
 
 /**
- * One environment's report, as the contract allows it: the app refuses a handshake whose report
- * does not fit (a version string of a thousand characters, more collections than it takes), so
+ * One environment's report, as the contract allows it: the app ignores a report that does not
+ * fit (a version string of a thousand characters, more collections than it takes), so
  * such a report, like a probe that failed unexpectedly, becomes that environment's error.
  */
 async function probeChecked(environment: RteEnvironment, options: ProbeOptions, home: string | null): Promise<EnvironmentReport> {

@@ -6,17 +6,19 @@
  *
  * Only the file's form is checked here. Whether an environment works (its folder exists, holds
  * ansible, answers) is what the probe finds out (environment-probe.ts): a broken environment is
- * reported to the app with its error, not refused, so the Runners page shows what is wrong.
+ * reported to the app with its error, not refused, so the Runners page shows what is wrong (and
+ * the app sends it no job). A job runs in the environment its dispatch names (job-run.ts).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 
-/** What the app shows and matches forms against: short, stable, safe in a URL and a log line. */
-export const ENVIRONMENT_NAME = /^[a-z0-9][a-z0-9._-]{0,31}$/;
-/** The name of the one environment of a runner without RTE_ENVIRONMENTS. */
-export const DEFAULT_ENVIRONMENT = "default";
+import { DEFAULT_ENVIRONMENT, ENVIRONMENT_NAME } from "../protocol/rte-messages";
+
+// What the app shows and matches forms against (form.yaml `environment:`): short, stable, safe
+// in a URL and a log line. Defined with the contract, which both sides validate against.
+export { DEFAULT_ENVIRONMENT, ENVIRONMENT_NAME };
 /** More would only slow the probe at start (two ansible commands each) and crowd the Runners page. */
 const MAX_ENVIRONMENTS = 20;
 
@@ -31,6 +33,11 @@ export interface RteEnvironment {
   collectionsPaths: string[];
   rolesPaths: string[];
   description: string;
+  /**
+   * Only the built-in default environment's (no RTE_ENVIRONMENTS): ANSIBLE_PLAYBOOK, which its
+   * jobs run exactly as configured, as they did before environments.
+   */
+  ansiblePlaybook?: string;
 }
 
 const pathList = z.array(z.string().min(1, "must not be empty"), { error: "must be a list of folders" }).max(20);
@@ -72,6 +79,7 @@ export function defaultEnvironment(ansiblePlaybook: string): RteEnvironment {
     collectionsPaths: [],
     rolesPaths: [],
     description: ansiblePlaybook.includes("/") ? `the ansible of ANSIBLE_PLAYBOOK (${ansiblePlaybook})` : "the ansible on PATH",
+    ansiblePlaybook,
   };
 }
 

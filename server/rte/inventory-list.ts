@@ -21,11 +21,12 @@ import { playbookInitScript } from "./ansible/plugin-path";
 import type { RteEnv } from "./env";
 import type { FetchFiles, FileCache } from "./file-cache";
 import { handOver } from "./job-folder";
-import { playbookEnv } from "./playbook-command";
+import type { RteEnvironment } from "./environments";
+import { environmentEnv, environmentFolders, environmentProgram, playbookEnv } from "./playbook-command";
 import type { PlaybookUser } from "./playbook-user";
 import { terminateGroup } from "./process-group";
 import { watchDisk } from "./disk-usage";
-import { STATUS_FD, preparePrivateTmp, wrapPlaybook, type PrivateTmp } from "./sandbox";
+import { STATUS_FD, preparePrivateTmp, sandboxSupportFolders, wrapPlaybook, type PrivateTmp } from "./sandbox";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
 /** What is read of ansible-inventory's JSON: a listing larger than this is refused. */
@@ -42,11 +43,6 @@ const SANDBOX_GRACE_MS = 100;
 /** After the group ended: how long its pipes may stay open (a setsid child holding them, without bwrap). */
 const PIPES_CLOSE_MS = 2_000;
 
-/** ansible-inventory from the same installation as ANSIBLE_PLAYBOOK (its folder when it is a path). */
-export function ansibleInventoryCommand(ansiblePlaybook: string): string {
-  return ansiblePlaybook.includes("/") ? path.join(path.dirname(ansiblePlaybook), "ansible-inventory") : "ansible-inventory";
-}
-
 export interface InventoryDeps {
   env: RteEnv;
   cache: FileCache;
@@ -54,6 +50,11 @@ export interface InventoryDeps {
   playbookUser: PlaybookUser | null;
   /** Whether playbooks, and so listings, run under bubblewrap (sandbox.ts, detectSandbox). */
   sandboxed: boolean;
+  /**
+   * The environment the request names (the form's): its ansible-inventory (the built-in default
+   * one's is the one beside ANSIBLE_PLAYBOOK) and its collections, which inventory plugins use.
+   */
+  environment: RteEnvironment;
 }
 
 export async function listInventory(request: InventoryList, deps: InventoryDeps): Promise<InventoryAnswer> {
@@ -72,14 +73,18 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
     await deps.cache.materialize(request.manifest, dir, deps.fetchFiles);
     const user = deps.playbookUser;
     // Its /tmp is its own as a playbook's: what an inventory plugin leaves there goes with the listing.
-    const { privateTmp, tmpdir } = preparePrivateTmp(dir, deps.sandboxed, deps.env.RTE_PLAYBOOK_PRIVATE_TMP);
+    const environment = deps.environment;
+    const { privateTmp, tmpdir } = preparePrivateTmp(dir, deps.sandboxed, deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
+      ...sandboxSupportFolders(),
+      ...environmentFolders(environment),
+    ]);
     if (user) handOver(dir, { uid: user.uid, gid: user.primaryGid });
     const identity: Record<string, string> = {
       ...(user ? { HOME: dir, USER: user.name, LOGNAME: user.name, ANSIBLE_LOCAL_TEMP: path.join(dir, ".ansible", "tmp") } : {}),
       TMPDIR: tmpdir,
     };
     const listing = {
-      file: ansibleInventoryCommand(deps.env.ANSIBLE_PLAYBOOK),
+      file: environmentProgram(environment, "ansible-inventory"),
       args: ["-i", path.join(dir, inventory), "--list"],
     };
     const result = await runListing(listing, dir, deps, identity, privateTmp);
@@ -137,10 +142,13 @@ async function runListing(
   const command = wrapPlaybook(listing, playbookInitScript(), null, sandboxed, privateTmp);
   const child = execa(command.file, command.args, {
     cwd: dir,
-    env: playbookEnv(
-      process.env,
-      { ANSIBLE_INVENTORY_UNPARSED_FAILED: "true", ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
-      deps.env.RTE_PLAYBOOK_ENV_PASS,
+    env: environmentEnv(
+      playbookEnv(
+        process.env,
+        { ANSIBLE_INVENTORY_UNPARSED_FAILED: "true", ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
+        deps.env.RTE_PLAYBOOK_ENV_PASS,
+      ),
+      deps.environment,
     ),
     extendEnv: false,
     ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),

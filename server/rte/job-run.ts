@@ -21,12 +21,13 @@ import type { FileCache, FetchFiles } from "./file-cache";
 import { fileVarPaths, handOver } from "./job-folder";
 import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
 import { OutputBatcher } from "./output-batcher";
-import { playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
+import { environmentEnv, environmentFolders, environmentProgram, playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
+import type { RteEnvironment } from "./environments";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, goneWithin, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
 import { watchDisk } from "./disk-usage";
-import { SECRETS_FD, STATUS_FD, preparePrivateTmp, wrapPlaybook } from "./sandbox";
+import { SECRETS_FD, STATUS_FD, preparePrivateTmp, sandboxSupportFolders, wrapPlaybook } from "./sandbox";
 
 const EVENTS_FD = 3;
 /**
@@ -54,6 +55,8 @@ export interface JobRunDeps {
   playbookUser: PlaybookUser | null;
   /** Whether the playbook runs in a pid namespace of its own under bubblewrap (sandbox.ts). */
   sandboxed: boolean;
+  /** The environment the dispatch names (environments.ts): its ansible-playbook and paths. */
+  environment: RteEnvironment;
 }
 
 export class JobRun {
@@ -227,7 +230,12 @@ export class JobRun {
       const user = this.deps.playbookUser;
       const gid = user ? jobGid(user, this.job.jobId) : null;
       const { sandboxed } = this.deps;
-      const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP);
+      const { environment } = this.deps;
+      // The environment's folders stay reachable under the private /tmp (one may lie in /tmp).
+      const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
+        ...sandboxSupportFolders(),
+        ...environmentFolders(environment),
+      ]);
       if (user && gid !== null) handOver(paths.jobDir, { uid: user.uid, gid });
 
       const args = playbookArgs({
@@ -258,14 +266,18 @@ export class JobRun {
       // the cores, the RTE still reads their output, beats and answers the app in time.
       const niceness = this.deps.env.RTE_PLAYBOOK_NICE;
       // nice outermost: everything after it, bwrap included, runs at the lower priority.
-      const wrapped = wrapPlaybook({ file: this.deps.env.ANSIBLE_PLAYBOOK, args }, initScript, paths.hidden, sandboxed, privateTmp);
+      const ansiblePlaybook = environmentProgram(environment, "ansible-playbook");
+      const wrapped = wrapPlaybook({ file: ansiblePlaybook, args }, initScript, paths.hidden, sandboxed, privateTmp);
       const command = playbookCommand(wrapped.file, wrapped.args, niceness);
       const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
-        env: playbookEnv(
-          process.env,
-          { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity },
-          this.deps.env.RTE_PLAYBOOK_ENV_PASS,
+        env: environmentEnv(
+          playbookEnv(
+            process.env,
+            { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity },
+            this.deps.env.RTE_PLAYBOOK_ENV_PASS,
+          ),
+          environment,
         ),
         extendEnv: false,
         // setgid, setuid (and no supplementary groups: libuv drops them) in the child before exec.
@@ -371,7 +383,10 @@ export class JobRun {
             : `${command.file} is not installed on this runner`;
         batcher.log(reason);
       } else if (exitCode === 127) {
-        reason = `${this.deps.env.ANSIBLE_PLAYBOOK} (or python3, which starts it) is not installed on this runner (Debian: apt-get install ansible)`;
+        reason =
+          environment.ansiblePlaybook !== undefined
+            ? `${environment.ansiblePlaybook} (or python3, which starts it) is not installed on this runner (Debian: apt-get install ansible)`
+            : `${environmentProgram(environment, "ansible-playbook")} (or python3, which starts it) is missing: environment ${environment.name} of RTE_ENVIRONMENTS is broken`;
         batcher.log(reason);
       } else if (this.cancelledBy === "disk") {
         reason = this.diskReason;

@@ -7,7 +7,7 @@ import path from "node:path";
 import { RTE_VERSION, RteAgent } from "./agent";
 import { loadRteEnv, type RteEnv } from "./env";
 import { probeEnvironments } from "./environment-probe";
-import { loadEnvironments, type RteEnvironment } from "./environments";
+import { DEFAULT_ENVIRONMENT, loadEnvironments, type RteEnvironment } from "./environments";
 import { startHealthServer } from "./health";
 import { EXIT_LOCKED, LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
 import { JoinRefusedError, obtainToken } from "./join";
@@ -48,6 +48,12 @@ export async function runRte(): Promise<void> {
     fatal(error instanceof Error ? new Error(error.message.replace(/^invalid configuration:/, "invalid RTE configuration:")) : error);
     process.exit(2);
   }
+  // Forms that name no environment run in `default`: a file without one leaves them queued.
+  if (!environments.some((e) => e.name === DEFAULT_ENVIRONMENT)) {
+    logger().warn(
+      `RTE_ENVIRONMENTS=${env.RTE_ENVIRONMENTS} lists no environment named ${DEFAULT_ENVIRONMENT}: jobs of forms that name no environment: (in form.yaml) are not sent to this runner`,
+    );
+  }
   let playbookUser: PlaybookUser | null;
   try {
     playbookUser = await resolvePlaybookUser(env, log);
@@ -55,8 +61,9 @@ export async function runRte(): Promise<void> {
     fatal(error);
     process.exit(error instanceof PlaybookUserError ? 2 : 1);
   }
-  // Probed while the RTE gets ready (locks, clean-up, its token): the app learns the result in
-  // the handshake, so only a probe slower than all that delays the connection.
+  // Probed while the RTE gets ready and connects: the app learns the result in `rte:environments`
+  // once it is there (the connection does not wait for it; until then the app dispatches none
+  // of this instance's jobs, since it does not know yet what the instance can run).
   const probing = probeAndLog(environments, env, playbookUser);
   // Before anything reads or cleans the spool, the work dir or the jobs folder: they must be
   // ours alone. The jobs folder is the one the playbook user may pass through (not list).
@@ -125,7 +132,8 @@ export async function runRte(): Promise<void> {
   }
   maskInLogs([token, env.RTE_METRICS_TOKEN]);
   const sandboxed = await detectSandbox(env.RTE_PLAYBOOK_SANDBOX, playbookUser, log);
-  const agent = new RteAgent(env, token, log, playbookUser, sandboxed, await probing);
+  const agent = new RteAgent(env, token, log, playbookUser, sandboxed, environments);
+  void probing.then((reports) => agent.reportEnvironments(reports));
   const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS, tls ?? undefined, env.RTE_METRICS_TOKEN);
   const port = (health.address() as AddressInfo).port;
   log(`health endpoints on port ${port} (/live /ready /metrics)`);

@@ -2,6 +2,7 @@
  * The ansible-playbook command line and environment for a job. Pure, so the exact argv and
  * the environment filtering are unit-tested without running anything.
  */
+import path from "node:path";
 import type { JobOptions } from "../protocol/rte-messages";
 
 export interface CommandInput {
@@ -112,4 +113,63 @@ export function playbookEnv(
     ANSIBLE_RETRY_FILES_ENABLED: "False",
     ...extra,
   };
+}
+
+/** What of an environment (environments.ts) a job's commands use: where its programs are, its extra paths. */
+export interface CommandEnvironment {
+  bin: string | null;
+  collectionsPaths: readonly string[];
+  rolesPaths: readonly string[];
+  /** Only the built-in default environment's: ANSIBLE_PLAYBOOK, run exactly as configured. */
+  ansiblePlaybook?: string;
+}
+
+/** ansible's own search paths, kept after an environment's when the runner sets none (docs/rte.md). */
+const ANSIBLE_DEFAULT_PATHS = {
+  ANSIBLE_COLLECTIONS_PATH: "~/.ansible/collections:/usr/share/ansible/collections",
+  ANSIBLE_ROLES_PATH: "~/.ansible/roles:/usr/share/ansible/roles:/etc/ansible/roles",
+};
+
+/**
+ * The file that starts `program` of an environment: the one in its bin folder. The built-in
+ * default environment keeps ANSIBLE_PLAYBOOK exactly as configured (a name looked up on PATH,
+ * or a path whose file name need not be `ansible-playbook`) and the ansible-inventory beside it.
+ */
+export function environmentProgram(environment: CommandEnvironment, program: "ansible-playbook" | "ansible-inventory"): string {
+  const configured = environment.ansiblePlaybook;
+  if (configured !== undefined || environment.bin === null) {
+    const ansiblePlaybook = configured ?? "ansible-playbook";
+    if (program === "ansible-playbook") return ansiblePlaybook;
+    return ansiblePlaybook.includes("/") ? path.join(path.dirname(ansiblePlaybook), program) : program;
+  }
+  return path.join(environment.bin, program);
+}
+
+/**
+ * A command's environment (playbookEnv's result) in an environment of RTE_ENVIRONMENTS: its
+ * bin folder first on PATH (what the playbook runs by name on the runner, ansible-galaxy or the
+ * virtual environment's python, is the environment's), and its collection and role folders
+ * before those the runner sets (ANSIBLE_COLLECTIONS_PATH, ANSIBLE_ROLES_PATH), or before
+ * ansible's own when it sets none: setting the variable replaces ansible's default search path.
+ * Unchanged for the built-in default environment.
+ */
+export function environmentEnv(env: Readonly<Record<string, string>>, environment: CommandEnvironment): Record<string, string> {
+  const result = { ...env };
+  if (environment.bin !== null && environment.ansiblePlaybook === undefined) {
+    result.PATH = [environment.bin, env.PATH].filter((p) => p !== undefined && p !== "").join(":");
+  }
+  const prepend = (name: keyof typeof ANSIBLE_DEFAULT_PATHS, folders: readonly string[], older?: string) => {
+    if (folders.length === 0) return;
+    const current = env[name] ?? (older !== undefined ? env[older] : undefined) ?? ANSIBLE_DEFAULT_PATHS[name];
+    result[name] = [...folders, current].join(":");
+  };
+  // ANSIBLE_COLLECTIONS_PATHS: the older spelling, which the runner may still set.
+  prepend("ANSIBLE_COLLECTIONS_PATH", environment.collectionsPaths, "ANSIBLE_COLLECTIONS_PATHS");
+  prepend("ANSIBLE_ROLES_PATH", environment.rolesPaths);
+  return result;
+}
+
+/** The folders an environment's commands read: the sandbox keeps them reachable (sandbox.ts, preparePrivateTmp). */
+export function environmentFolders(environment: CommandEnvironment): string[] {
+  return [...(environment.bin !== null ? [environment.bin] : []), ...environment.collectionsPaths, ...environment.rolesPaths];
 }

@@ -100,6 +100,11 @@ export function hiddenJobDir(jobDir: string): string | null {
   return null;
 }
 
+/** The folders of Playform's own that a sandboxed command reads (playbook-init.py, the callback plugin). */
+export function sandboxSupportFolders(): string[] {
+  return [path.dirname(playbookInitScript()), callbackPluginDir()];
+}
+
 /**
  * Makes a job's (or an inventory listing's) temp folder, `.playform_tmp` in its folder, before
  * the folder is handed over, and says how its command runs with it: bwrap's private /tmp (null
@@ -111,7 +116,7 @@ export function preparePrivateTmp(
   folder: string,
   sandboxed: boolean,
   setting: "on" | "off",
-  support: readonly string[] = [path.dirname(playbookInitScript()), callbackPluginDir()],
+  support: readonly string[] = sandboxSupportFolders(),
 ): { privateTmp: PrivateTmp | null; tmpdir: string } {
   const tmpDir = path.join(folder, ".playform_tmp");
   // Not recursive: a form file of that name fails the job here instead of being used as /tmp.
@@ -119,7 +124,9 @@ export function preparePrivateTmp(
   if (!sandboxed || setting === "off") return { privateTmp: null, tmpdir: tmpDir };
   // The folder's mount point under the private /tmp is made here, as the RTE, not by bwrap as
   // the playbook user.
-  const readOnly = hiddenFolders(support);
+  // Only folders there are: bwrap cannot bind a missing one (an environment's collection folder
+  // not made yet), and the command would not start.
+  const readOnly = hiddenFolders(support).filter((folder) => isFolder(folder));
   for (const target of [folder, ...readOnly]) {
     const mountPoint = hiddenJobDir(target);
     if (mountPoint !== null) fs.mkdirSync(path.join(tmpDir, mountPoint), { recursive: true, mode: 0o700 });

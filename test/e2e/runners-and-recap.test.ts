@@ -29,13 +29,19 @@ let context: BrowserContext | undefined;
 let rte: ResultPromise | undefined;
 let rteOutput = "";
 let rteDir: string | undefined;
-/** The local RTE's RTE_ENVIRONMENTS: the system ansible, and one whose folder does not exist. */
+/**
+ * The local RTE's RTE_ENVIRONMENTS: the system ansible as `default` (hello-world names no
+ * environment) and as `system`, and one whose folder does not exist.
+ */
 let environmentsDir: string | undefined;
 
 beforeAll(async () => {
   environmentsDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-e2e-envs-"));
   const environments = path.join(environmentsDir, "environments.yaml");
-  fs.writeFileSync(environments, "environments:\n  - name: system\n    bin: /usr/bin\n  - name: broken\n    bin: missing/bin\n");
+  fs.writeFileSync(
+    environments,
+    "environments:\n  - name: default\n    bin: /usr/bin\n  - name: system\n    bin: /usr/bin\n  - name: broken\n    bin: missing/bin\n",
+  );
   // RTE_* settings reach the app's local RTE.
   app = await startPlayform({ env: { RTE_ENVIRONMENTS: environments } });
   browser = await launchChromium();
@@ -130,6 +136,11 @@ async function launchHelloWorld(page: Page, message: string): Promise<number> {
       `job ${jobId} ended ${status}:\n${await page.getByTestId("job-output").textContent()}\n--- app log ---\n${app.output()}`,
     );
   }
+  // hello-world names no environment: it ran in `default`, shown next to the runner with its versions.
+  const environment = page.getByTestId("job-environment");
+  await environment.waitFor({ timeout: 10_000 });
+  expect(await environment.textContent()).toBe("default");
+  expect(await environment.locator("..").textContent()).toMatch(/ansible-core 2\.\d+.*, Python 3\.\d+/);
   return jobId;
 }
 

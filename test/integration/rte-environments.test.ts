@@ -1,7 +1,8 @@
 /**
  * A runner's environments (RTE_ENVIRONMENTS, docs/rte.md "Environments") on real parts: the
  * production bundle's RTE started with a file of three environments, each probed with real
- * ansible, and the report read back through GET /api/runners:
+ * ansible, and the report (sent in `rte:environments` once the probe ends, after the RTE
+ * connected) read back through GET /api/runners:
  *
  * - `system`: the distribution's ansible in /usr/bin;
  * - `wrapped`: a bin folder of wrapper scripts around that ansible (as a pipx or container
@@ -119,8 +120,13 @@ describe("an RTE with RTE_ENVIRONMENTS", () => {
     expect(rte.output()).toMatch(/3 environment\(s\) probed in \d+ ms: system \(ansible-core /);
     expect(rte.output()).toContain(`environment broken: no ansible-playbook in ${path.join(folder, "broken", "bin")}`);
 
-    // The app's local RTE has no RTE_ENVIRONMENTS: one environment, `default`, the ansible on PATH.
-    const local = ((await h.api.get("/api/runners")).runners as any[]).find((r) => r.name === "local");
+    // The app's local RTE has no RTE_ENVIRONMENTS: one environment, `default`, the ansible on PATH
+    // (reported by now: its probe ran beside this one's).
+    const local = await h.waitUntil(
+      "the local runner's environments report",
+      async () => ((await h.api.get("/api/runners")).runners as any[]).find((r) => r.name === "local" && r.environments.length > 0),
+      60_000,
+    );
     expect(local.environments.map((e: any) => [e.name, e.ansibleCore, e.error])).toEqual([["default", expected.ansibleCore, null]]);
   });
 
@@ -144,7 +150,15 @@ describe("an RTE with RTE_ENVIRONMENTS", () => {
       postgres = await startPostgres();
       app = await startPlayform({ env: { DATABASE_URL: postgres.url, RTE_ENVIRONMENTS: file } });
       const api = apiClient(app, await adminToken(app));
-      const local = ((await api.get("/api/runners")).runners as any[]).find((r) => r.name === "local");
+      // The local RTE connects before its probe ends, and reports in `rte:environments` after.
+      const local = await h.waitUntil(
+        "the local runner's environments report",
+        async () => {
+          const found = ((await api.get("/api/runners")).runners as any[]).find((r) => r.name === "local");
+          return found?.instances.some((i: any) => i.connected && i.environments.length > 0) && found;
+        },
+        60_000,
+      );
       expect(local.instances.find((i: any) => i.connected).environments.map((e: any) => e.name)).toEqual(["system", "broken"]);
       expect(local.environments.map((e: any) => [e.name, e.ansibleCore !== null, e.collections.length > 0, e.error])).toEqual([
         ["broken", false, false, "the folder /nonexistent/bin does not exist"],

@@ -50,8 +50,12 @@ describe("an inbound runner", () => {
     expect(live.certFingerprint).toBe(fingerprint);
     expect(live.certPinnedAt).toBeTruthy();
     expect(live.linkError).toBeNull();
-    // Its environments came with rte:hello, as an outbound RTE's come with its handshake.
-    expect(live.environments).toEqual([
+    // Its environments come in rte:environments once the link is up, as an outbound RTE's do.
+    const reported = await h.until("the runner's environments report", async () => {
+      const r = await h.runner();
+      return r?.environments.length > 0 && r;
+    });
+    expect(reported.environments).toEqual([
       expect.objectContaining({ name: "default", ansibleCore: expect.stringMatching(/^2\./), error: null }),
     ]);
     // The app lists the instance before the RTE hears its answer to rte:hello.

@@ -24,6 +24,7 @@ import { buildManifest } from "../../server/forms/manifest";
 import { readLaunchedFiles } from "../../server/jobs/job-files";
 import { hostFieldChoices, inventoryNames } from "../../server/forms/host-choices";
 import { loadRteEnv } from "../../server/rte/env";
+import { defaultEnvironment } from "../../server/rte/environments";
 import { FileCache } from "../../server/rte/file-cache";
 import { listInventory } from "../../server/rte/inventory-list";
 
@@ -318,6 +319,7 @@ describe("hosts fields' choices", () => {
             cache: new FileCache(env.cacheDir),
             playbookUser: null,
             sandboxed,
+            environment: defaultEnvironment(env.ANSIBLE_PLAYBOOK),
             fetchFiles: async (hashes: string[]) => {
               asked.push(...hashes);
               return new Map(
@@ -428,6 +430,7 @@ describe("hosts fields' choices", () => {
             cache: new FileCache(env.cacheDir),
             playbookUser: null,
             sandboxed,
+            environment: defaultEnvironment(env.ANSIBLE_PLAYBOOK),
             fetchFiles: async (hashes: string[]) =>
               new Map((await readLaunchedFiles(form, manifest, hashes)).map((f) => [f.sha256, Buffer.from(f.contentBase64, "base64")])),
           },

@@ -34,6 +34,16 @@ describe("formDefinitionSchema: valid definitions", () => {
     });
   });
 
+  it("reads environment:, and refuses a name RTE_ENVIRONMENTS could not hold, naming the field", () => {
+    expect(formDefinitionSchema.parse({ ...minimal, environment: "k8s-2.18" }).environment).toBe("k8s-2.18");
+    expect(formDefinitionSchema.parse(minimal).environment).toBeUndefined();
+    const rule = "must be an environment name: 1 to 32 of a-z 0-9 . _ - (starting with a letter or digit)";
+    expect(problems({ ...minimal, environment: "Ansible 9" })).toBe(`environment: ${rule}`);
+    expect(problems({ ...minimal, environment: "" })).toBe(`environment: ${rule}`);
+    expect(problems({ ...minimal, environment: "a".repeat(33) })).toBe(`environment: ${rule}`);
+    expect(problems({ ...minimal, environment: 9 })).toBe("environment: must be an environment name (text)");
+  });
+
   it("reads access groups, and refuses an unknown access key or a bad group name, naming where", () => {
     const access = { launch: ["dba"], observe: ["ops", "audit.team"], approve: ["leads"] };
     expect(formDefinitionSchema.parse({ ...minimal, access }).access).toEqual(access);

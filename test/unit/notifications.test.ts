@@ -59,6 +59,7 @@ const job: JobView = {
   statusReason: "exit code 2",
   exitCode: 2,
   runner: "local",
+  environment: null,
   user: "alice",
   values: { secret_value: "never sent" },
   runOptions: {},

@@ -149,6 +149,7 @@ describe("the integration client's check against the document", () => {
     statusReason: null,
     exitCode: null,
     runner: null,
+    environment: null,
     user: "u",
     values: {},
     runOptions: {},

@@ -2,7 +2,16 @@ import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { jobOptionsSchema } from "../../server/protocol/rte-messages";
 import { vaultPasswordScript } from "../../server/rte/ansible/plugin-path";
-import { playbookArgs, playbookCommand, playbookEnv, type CommandInput } from "../../server/rte/playbook-command";
+import { defaultEnvironment } from "../../server/rte/environments";
+import {
+  environmentEnv,
+  environmentFolders,
+  environmentProgram,
+  playbookArgs,
+  playbookCommand,
+  playbookEnv,
+  type CommandInput,
+} from "../../server/rte/playbook-command";
 
 const base: CommandInput = {
   playbook: "site.yml",
@@ -255,5 +264,35 @@ describe("playbookEnv", () => {
     const copy = { ...parent };
     playbookEnv(parent, {}, ["SSH_AUTH_SOCK"]);
     expect(parent).toEqual(copy);
+  });
+});
+
+describe("an environment's programs and variables", () => {
+  const venv = { bin: "/opt/ansible-9/bin", collectionsPaths: ["/opt/col"], rolesPaths: ["/opt/roles"] };
+
+  it("runs the environment's programs; the built-in default keeps ANSIBLE_PLAYBOOK as configured", () => {
+    expect(environmentProgram(venv, "ansible-playbook")).toBe("/opt/ansible-9/bin/ansible-playbook");
+    expect(environmentProgram(venv, "ansible-inventory")).toBe("/opt/ansible-9/bin/ansible-inventory");
+    expect(environmentProgram(defaultEnvironment("ansible-playbook"), "ansible-playbook")).toBe("ansible-playbook");
+    expect(environmentProgram(defaultEnvironment("ansible-playbook"), "ansible-inventory")).toBe("ansible-inventory");
+    // A path whose name is not ansible-playbook (a wrapper) is run as it is, its ansible-inventory beside it.
+    expect(environmentProgram(defaultEnvironment("/opt/a/bin/run-ansible"), "ansible-playbook")).toBe("/opt/a/bin/run-ansible");
+    expect(environmentProgram(defaultEnvironment("/opt/a/bin/run-ansible"), "ansible-inventory")).toBe("/opt/a/bin/ansible-inventory");
+  });
+
+  it("puts its bin folder first on PATH and its folders before the runner's search paths, or ansible's own", () => {
+    expect(environmentEnv({ PATH: "/usr/bin", ANSIBLE_ROLES_PATH: "/srv/roles" }, venv)).toEqual({
+      PATH: "/opt/ansible-9/bin:/usr/bin",
+      ANSIBLE_COLLECTIONS_PATH: "/opt/col:~/.ansible/collections:/usr/share/ansible/collections",
+      ANSIBLE_ROLES_PATH: "/opt/roles:/srv/roles",
+    });
+    // The older spelling the runner may set is kept after the environment's.
+    expect(environmentEnv({ ANSIBLE_COLLECTIONS_PATHS: "/srv/col" }, venv).ANSIBLE_COLLECTIONS_PATH).toBe("/opt/col:/srv/col");
+  });
+
+  it("leaves the built-in default environment's variables as they are", () => {
+    const env = { PATH: "/usr/bin", ANSIBLE_COLLECTIONS_PATH: "/srv/col" };
+    expect(environmentEnv(env, defaultEnvironment("/opt/a/bin/ansible-playbook"))).toEqual(env);
+    expect(environmentFolders(venv)).toEqual(["/opt/ansible-9/bin", "/opt/col", "/opt/roles"]);
   });
 });

@@ -49,7 +49,14 @@ describe("RTE_ENVIRONMENTS", () => {
 
   it("without the variable, offers one environment named default: the ansible on PATH, or ANSIBLE_PLAYBOOK's folder", () => {
     expect(loadEnvironments(undefined, "ansible-playbook")).toEqual([
-      { name: "default", bin: null, collectionsPaths: [], rolesPaths: [], description: "the ansible on PATH" },
+      {
+        name: "default",
+        bin: null,
+        collectionsPaths: [],
+        rolesPaths: [],
+        description: "the ansible on PATH",
+        ansiblePlaybook: "ansible-playbook",
+      },
     ]);
     expect(loadEnvironments("", "ansible-playbook")).toEqual(loadEnvironments(undefined, "ansible-playbook"));
     expect(defaultEnvironment("/opt/ansible/bin/ansible-playbook")).toMatchObject({

@@ -15,6 +15,7 @@ const job: JobView = {
   statusReason: null,
   exitCode: null,
   runner: "local",
+  environment: { name: "default", ansibleCore: "2.19.4", python: "3.13.5" },
   user: "admin",
   values: { message: "hi", password: "••••••" },
   runOptions: { check: true, tags: ["deploy"] },
