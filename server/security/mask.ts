@@ -74,15 +74,21 @@ function backslashCounts(counts: readonly number[]): string {
   return ranges.length === 0 ? "" : ranges.length === 1 ? ranges[0]! : `(?:${ranges.join("|")})`;
 }
 
-/** A line break as printed raw or escaped (JSON of YAML prints `\n`). */
-const NEWLINE = `(?:\\n|${ESC}n)`;
 /**
  * PyYAML folds scalars longer than 80 columns: plain and single-quoted styles turn a space
  * into a line break and indentation; the double-quoted style ends the line with "\" and
  * writes the space as "\ " after the indentation, and may also break right after an escape
  * (the forms of a space: see characterForms).
  */
-const DOUBLE_QUOTED_FOLD = `(?:${ESC}${NEWLINE} *)?`;
+/**
+ * The line end of that fold: a backslash and a line break, raw (YAML as printed), in JSON (three
+ * backslashes and n) or in JSON inside JSON (six and n). Exact counts, none of them the 1, 2 or
+ * 4 of an escaped line break: a fold and an escaped line break of the secret after it cannot
+ * share backslashes (a secret of line breaks against its doubly escaped form took seconds a
+ * line when they could).
+ */
+const FOLD_BREAK = String.raw`(?:\\\n|\\{3}n|\\{6}n)`;
+const DOUBLE_QUOTED_FOLD = `(?:${FOLD_BREAK} *)?`;
 
 /** One-letter escapes: JSON (b f n r t), Python (t n r), YAML (0 a b t n v f r e N _ L P). */
 const SHORT_ESCAPES: Record<number, string> = {
@@ -146,9 +152,9 @@ function characterForms(char: string): Form[] {
     return [
       { counts: [0], rest: "(?: |\\n *)" },
       { counts: ESC_COUNTS, rest: "n *" },
-      // The double-quoted fold: ESC, a line break (raw or escaped), indentation, ESC and the space.
-      { counts: ESC_COUNTS, rest: `\\n *${ESC} ` },
-      { counts: [2, 3, 4, 5, 6, 8], rest: `n *${ESC} ` },
+      // The double-quoted fold: "\\" and a line break (raw or escaped), indentation, ESC and the space.
+      { counts: [1], rest: `\\n *${ESC} ` },
+      { counts: [3, 6], rest: `n *${ESC} ` },
     ];
   }
   if (char === '"') return [{ counts: [0, 1, 2, 3, 4, 5, 6, 7], rest: '"' }];
@@ -161,10 +167,21 @@ function characterForms(char: string): Form[] {
     { counts: ESC_COUNTS, rest: `(?:${escapeBodies(code).join("|")})${DOUBLE_QUOTED_FOLD}` },
   ];
   if (!LINE_BREAKS.has(code)) return forms;
-  // YAML writes a line break inside a single-quoted or plain scalar as the break (a "\n" as
-  // two, raw or escaped when that YAML is printed as JSON) followed by indentation.
-  const after = code === 0x0a ? `(?:${tokenPattern(0, forms)})? *` : " *";
-  return forms.map(({ counts, rest }) => ({ counts, rest: rest + after }));
+  // YAML writes a line break inside a single-quoted or plain scalar as the break followed by
+  // indentation (a "\n" as two: see lineFeedForms).
+  return forms.map(({ counts, rest }) => ({ counts, rest: `${rest} *` }));
+}
+
+/**
+ * The forms of a run of `count` line feeds: each one or two line breaks (YAML's single-quoted
+ * style writes "\n" as a blank line), raw or escaped, each followed by indentation. A count
+ * from `count` to twice it, one quantifier: a break and the next one taken as one line feed or
+ * two could otherwise split a run of breaks in exponentially many ways.
+ */
+function lineFeedForms(count: number): Form[] {
+  const one = characterForms("\n");
+  const more = `(?:${tokenPattern(0, one)}){${count - 1},${2 * count - 1}}`;
+  return one.map(({ counts, rest }) => ({ counts, rest: rest + more }));
 }
 
 /**
@@ -209,14 +226,16 @@ function secretUnits(secret: string): { units: string[]; prefixUnits: string[] }
   const units: string[] = [];
   const prefixUnits: string[] = [];
   let lastCut: string | null = null;
-  for (const [, run = "", quotes, char] of secret.matchAll(/(\\*)(?:('+)|([^\\'])|$)/gu)) {
-    if (run === "" && quotes === undefined && char === undefined) continue;
+  for (const [, run = "", quotes, feeds, char] of secret.matchAll(/(\\*)(?:('+)|(\n+)|([^\\'\n])|$)/gu)) {
+    if (run === "" && quotes === undefined && feeds === undefined && char === undefined) continue;
     const unit =
       quotes !== undefined
         ? tokenPattern(run.length, singleQuoteForms(quotes.length))
-        : char !== undefined
-          ? tokenPattern(run.length, characterForms(char))
-          : backslashRun(run.length);
+        : feeds !== undefined
+          ? tokenPattern(run.length, lineFeedForms(feeds.length))
+          : char !== undefined
+            ? tokenPattern(run.length, characterForms(char))
+            : backslashRun(run.length);
     const most = 8 * run.length + 8;
     const cut =
       quotes !== undefined

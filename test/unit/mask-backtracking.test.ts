@@ -68,22 +68,28 @@ describe("masking time on adversarial secrets and output", () => {
   );
 
   it(
-    "takes time linear, not exponential, in N (N=24 against N=12, each case)",
+    "takes time linear, not exponential, in N (2N against N, each case)",
     () => {
-      const cases: [string, (n: number) => string, (n: number) => string][] = [
-        ["backslash-quote", (n) => '\\"'.repeat(n) + "Z", (n) => "x" + '\\\\\\"'.repeat(n - 1) + "y\n"],
-        ["single quotes", (n) => "'".repeat(n) + "q", (n) => "''".repeat(n - 1) + "z\n"],
-        ["backslash-é", (n) => "\\é".repeat(n) + "Z", (n) => "x" + "\\\\\\u00e9".repeat(n - 1) + "y\n"],
-        ["backslash-apostrophe", (n) => "\\'".repeat(n) + "Z", (n) => "x" + "\\\\\\'".repeat(n - 1) + "y\n"],
+      const cases: [string, number, (n: number) => string, (n: number) => string][] = [
+        ["backslash-quote", 12, (n) => '\\"'.repeat(n) + "Z", (n) => "x" + '\\\\\\"'.repeat(n - 1) + "y\n"],
+        ["single quotes", 12, (n) => "'".repeat(n) + "q", (n) => "''".repeat(n - 1) + "z\n"],
+        ["backslash-é", 12, (n) => "\\é".repeat(n) + "Z", (n) => "x" + "\\\\\\u00e9".repeat(n - 1) + "y\n"],
+        ["backslash-apostrophe", 12, (n) => "\\'".repeat(n) + "Z", (n) => "x" + "\\\\\\'".repeat(n - 1) + "y\n"],
+        // A line feed is one or two breaks (YAML's blank line), each escaped at any level, and a
+        // double-quoted fold after an escape is an escaped break too.
+        ["line feeds", 12, (n) => "a" + "\n".repeat(n) + "b", (n) => "a" + "\n".repeat(2 * n - 1) + "c\n"],
+        ["line feeds escaped", 12, (n) => "a" + "\n".repeat(n) + "b", (n) => "a" + "\\n".repeat(2 * n - 1) + "c\n"],
+        ["line feeds escaped twice", 6, (n) => "a" + "\n".repeat(n) + "b", (n) => "a" + "\\\\n".repeat(2 * n - 1) + "c\n"],
       ];
-      for (const [label, secret, text] of cases) {
+      for (const [label, n, secret, text] of cases) {
         // The best of three: the machine is shared.
-        const best = (n: number) => Math.min(...[0, 1, 2].map(() => cost(secret(n), text(n).repeat(50)).ms));
-        const small = best(12);
-        const large = best(24);
+        const small = Math.min(...[0, 1, 2].map(() => cost(secret(n), text(n).repeat(50)).ms));
         // Twice the size is about twice the work (text and pattern both grow); exponential
         // growth would be thousands of times. 64 times (or 200 ms) leaves room for a noisy neighbour.
-        expect(large, `${label}: N=12 ${small.toFixed(1)} ms, N=24 ${large.toFixed(1)} ms`).toBeLessThan(Math.max(64 * small, 200));
+        const limit = Math.max(64 * small, 200);
+        let large = Infinity;
+        for (let i = 0; i < 3 && large >= limit; i++) large = Math.min(large, cost(secret(2 * n), text(2 * n).repeat(50)).ms);
+        expect(large, `${label}: N=${n} ${small.toFixed(1)} ms, N=${2 * n} ${large.toFixed(1)} ms`).toBeLessThan(limit);
       }
     },
     HANG,
