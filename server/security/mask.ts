@@ -271,7 +271,10 @@ const ESCAPED_NEWLINE = `(?:${ESC}r)?${ESC}n`;
 const LIST_QUOTE = String.raw`\\{0,7}["']`;
 const BASE64_BREAK =
   `(?:(?:${ANSI}\r?\n){1,2}${ANSI} *(?:- )?|${ESCAPED_NEWLINE}(?:${ESCAPED_NEWLINE})? *(?:- )?` +
-  `|${LIST_QUOTE},(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *)${LIST_QUOTE})`;
+  `|${LIST_QUOTE},(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *)${LIST_QUOTE}` +
+  // A YAML flow list (ansible's to_yaml of stdout_lines): items unquoted, ", " between them,
+  // or "," and a fold (a line break and indentation, raw or escaped).
+  `|,(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *))`;
 /**
  * A break cut short by the end of a write (see Masker.pending): a line end and what may follow
  * it, an escape sequence, a string of a list ended and the next not started yet.
@@ -283,6 +286,7 @@ const BASE64_BREAK_CUT = [
   String.raw`\x1b\[[0-9;]*`,
   String.raw`(?:\\{1,4}[rn]?){1,4} *-?`,
   `${LIST_QUOTE}(?:,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *))?`,
+  `,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *)?`,
 ].join("|");
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
 const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
@@ -299,7 +303,7 @@ const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})
  * of a list (stdout_lines, one item per line or on one line, JSON or repr, escaped or not).
  */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
-const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|\\{0,7}["'],(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
+const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|(?:\\{0,7}["'])?,(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
 
 /** A character of base64 or base64url (by char code). */
 export function isBase64Char(code: number): boolean {
@@ -690,7 +694,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   let withBreaks: RegExp | null = null;
   masker.pending = (text) => {
     const tail = text.length > window ? text.slice(-window) : text;
-    const pattern = /[\r\n]|\\[rn]|["'],/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
+    const pattern = /[\r\n]|\\[rn]|,/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
     const match = pattern.exec(tail);
     const held = match ? tail.length - match.index : 0;
     return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));
