@@ -521,6 +521,11 @@ export interface Masker {
  * (\u00, \\x), a percent escape cut short (%C), a line break inside base64 cut short.
  */
 const CUT_ESCAPE = String.raw`\\{1,8}(?:[xuU][0-9a-fA-F]{0,7})?|%[0-9a-fA-F]?`;
+/**
+ * A URL-encoded character cut between the %XX of its UTF-8 bytes (%C3 of %C3%A9): a lead byte,
+ * up to two continuation bytes, and the start of the next.
+ */
+const CUT_UTF8 = String.raw`%[c-fC-F][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){0,2}(?:%[89abAB]?)?`;
 /** A prefix longer than this many characters of a form counts as the start of that form, whatever follows. */
 const PREFIX_UNITS = 16;
 
@@ -684,7 +689,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const cut = breaks ? `(?:${BASE64_BREAK_CUT})?` : String.raw`\\?`;
     return new RegExp(
       [
-        ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
+        ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE}|${CUT_UTF8})?$`] : []),
         ...(base64.length > 0 ? [`(?:${[...new Set(base64)].join("|")})${cut}$`] : []),
         `(?:${CUT_ESCAPE})$`,
       ].join("|"),
