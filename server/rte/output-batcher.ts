@@ -245,9 +245,23 @@ export class OutputBatcher {
     let run = start;
     while (run > cut && start - run <= 76 && isBase64Char(pending.charCodeAt(run - 1))) run--;
     if (start < pending.length && run < start && start - run <= 76) start = run;
+    // A partial line ending in a run of at most 76 base64 characters may be the first line of
+    // wrapped base64 cut by the end of a write: sent now, it would leave the rest of that line
+    // shorter than 64 or 76 columns, and the block would not be found as wrapped base64. The
+    // whole partial line waits, when the run is all of it but an indentation, a list dash, a
+    // quote or a colour before it (not a run after other text: holding that from the run could
+    // cut a secret the line holds, and holding the line would keep back every word).
+    let first = pending.length;
+    while (first > cut && pending.length - first <= 76 && isBase64Char(pending.charCodeAt(first - 1))) first--;
+    const firstRun = pending.length - first;
+    if (firstRun > 0 && firstRun <= 76 && LINE_START.test(pending.slice(cut, first))) start = Math.min(start, cut);
     return start;
   }
 }
+
+/** What may come before the first line of wrapped base64 on its line (see held). */
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const LINE_START = /^(?:\x1b\[[0-9;]*m)*[ \t]*(?:- )?["'[]?$/;
 
 /** An event masked string by string, then its labels cut to their length (EVENT_LABEL_MAX). */
 export function maskEvent(event: unknown, mask: Masker): unknown {

@@ -34,28 +34,61 @@ const MIN_SECRET_LENGTH = 4;
  */
 const ESC = String.raw`(?:\\\\\\\\|\\\\|\\)`;
 /**
- * A run of `count` backslashes that are part of the secret: each is 1 raw, then 2, 4, 8 at depth
+ * A run of `count` backslashes at the end of the secret: each is 1 raw, then 2, 4, 8 at depth
  * 1, 2, 3, all at the same depth. One group per run, not one per backslash: a group per
  * backslash could split a run of backslashes in the output in exponentially many ways before
- * failing (a form user picks both the password and the output: "ab" + 16 backslashes + "cd"
- * against a 46-character line took seconds); this one tries four counts. Longest first, so a
- * shorter count is only tried when the longer one does not continue into the secret.
- * `prefix`: the run in a proper prefix of the secret, which may end anywhere inside it.
+ * failing (a form user picks both the password and the output). A run followed by a character
+ * is one unit with that character (see tokenPattern).
  */
-function backslashRun(count: number, prefix = false): string {
-  if (prefix) return String.raw`\\{1,${8 * count}}`;
+function backslashRun(count: number): string {
   return `(?:${[8, 4, 2, 1].map((depth) => String.raw`\\{${depth * count}}`).join("|")})`;
 }
 
-/** A line break as printed raw or escaped (JSON of YAML prints `\n`). */
-const NEWLINE = `(?:\\n|${ESC}n)`;
+/** The backslash counts of ESC. */
+const ESC_COUNTS = [1, 2, 4];
+
+/**
+ * One way a character of the secret may be printed: `counts` backslashes (any one of them) and
+ * then `rest`, a pattern that never starts with a backslash.
+ */
+interface Form {
+  counts: number[];
+  rest: string;
+}
+
+/**
+ * A pattern for exactly one of `counts` backslashes (none when it holds 0 only): disjoint
+ * exact counts and ranges, so a run of backslashes followed by a character that is not one is
+ * matched one way only.
+ */
+function backslashCounts(counts: readonly number[]): string {
+  const sorted = [...new Set(counts)].sort((a, b) => a - b);
+  const ranges: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    const [low, high] = [sorted[i]!, sorted[j]!];
+    if (high > 0) ranges.push(low === high ? String.raw`\\{${low}}` : String.raw`\\{${low},${high}}`);
+    i = j + 1;
+  }
+  return ranges.length === 0 ? "" : ranges.length === 1 ? ranges[0]! : `(?:${ranges.join("|")})`;
+}
+
 /**
  * PyYAML folds scalars longer than 80 columns: plain and single-quoted styles turn a space
  * into a line break and indentation; the double-quoted style ends the line with "\" and
- * writes the space as "\ " after the indentation, and may also break right after an escape.
+ * writes the space as "\ " after the indentation, and may also break right after an escape
+ * (the forms of a space: see characterForms).
  */
-const SPACE = `(?: |${NEWLINE} *|${ESC}${NEWLINE} *${ESC} )`;
-const DOUBLE_QUOTED_FOLD = `(?:${ESC}${NEWLINE} *)?`;
+/**
+ * The line end of that fold: a backslash and a line break, raw (YAML as printed), in JSON (three
+ * backslashes and n) or in JSON inside JSON (six and n). Exact counts, none of them the 1, 2 or
+ * 4 of an escaped line break: a fold and an escaped line break of the secret after it cannot
+ * share backslashes (a secret of line breaks against its doubly escaped form took seconds a
+ * line when they could).
+ */
+const FOLD_BREAK = String.raw`(?:\\\n|\\{3}n|\\{6}n)`;
+const DOUBLE_QUOTED_FOLD = `(?:${FOLD_BREAK} *)?`;
 
 /** One-letter escapes: JSON (b f n r t), Python (t n r), YAML (0 a b t n v f r e N _ L P). */
 const SHORT_ESCAPES: Record<number, string> = {
@@ -106,39 +139,117 @@ function escapeBodies(code: number): string[] {
   return bodies;
 }
 
-/** The pattern of one character of a secret: itself, or any of its escaped forms. */
-function characterPattern(char: string): string {
+/**
+ * The forms of one character of a secret: itself, or any of its escaped forms, each as the
+ * backslashes it starts with and the rest (see Form). Each form is one of the character's
+ * escapes whole: a quote is escaped by one backslash per JSON level (1, 3, 7), by repr only when
+ * repr quotes with it (so 2 in the repr of JSON); every backslash count from 1 to 7 is allowed.
+ */
+function characterForms(char: string): Form[] {
   const code = char.codePointAt(0)!;
-  if (/[A-Za-z0-9]/.test(char)) return char;
-  if (char === " ") return SPACE;
-  // A quote is escaped by one backslash per JSON level (1, 3, 7), by repr only when repr
-  // quotes with it (so 2 in the repr of JSON); ' is also doubled in YAML's single-quoted
-  // style. The bare quote comes first: a leading literal keeps V8's fast scan working.
-  if (char === '"') return String.raw`(?:"|\\{1,7}")`;
-  if (char === "'") return String.raw`(?:'|''|\\{1,7}')`;
+  if (/[A-Za-z0-9]/.test(char)) return [{ counts: [0], rest: char }];
+  if (char === " ") {
+    return [
+      { counts: [0], rest: "(?: |\\n *)" },
+      { counts: ESC_COUNTS, rest: "n *" },
+      // The double-quoted fold: "\\" and a line break (raw or escaped), indentation, ESC and the space.
+      { counts: [1], rest: `\\n *${ESC} ` },
+      { counts: [3, 6], rest: `n *${ESC} ` },
+    ];
+  }
+  if (char === '"') return [{ counts: [0, 1, 2, 3, 4, 5, 6, 7], rest: '"' }];
   // JSON may escape "/" (PHP, some encoders); HTML-safe encoders (Go, kubectl) write < > & as \u00XX.
-  if (char === "/") return `(?:\\/|${ESC}\\/)`;
+  if (char === "/") return [{ counts: [0, ...ESC_COUNTS], rest: "\\/" }];
   const printableAscii = code >= 0x20 && code < 0x7f;
-  if (printableAscii && !"<>&".includes(char)) return escapeRegExp(char);
-  const pattern = `(?:${escapeRegExp(char)}|${ESC}(?:${escapeBodies(code).join("|")})${DOUBLE_QUOTED_FOLD})`;
-  if (!LINE_BREAKS.has(code)) return pattern;
-  // YAML writes a line break inside a single-quoted or plain scalar as the break (a "\n" as
-  // two, raw or escaped when that YAML is printed as JSON) followed by indentation.
-  return code === 0x0a ? `${pattern}${pattern}? *` : `${pattern} *`;
+  if (printableAscii && !"<>&".includes(char)) return [{ counts: [0], rest: escapeRegExp(char) }];
+  const forms: Form[] = [
+    { counts: [0], rest: escapeRegExp(char) },
+    { counts: ESC_COUNTS, rest: `(?:${escapeBodies(code).join("|")})${DOUBLE_QUOTED_FOLD}` },
+  ];
+  if (!LINE_BREAKS.has(code)) return forms;
+  // YAML writes a line break inside a single-quoted or plain scalar as the break followed by
+  // indentation (a "\n" as two: see lineFeedForms).
+  return forms.map(({ counts, rest }) => ({ counts, rest: `${rest} *` }));
 }
 
 /**
- * The patterns of a secret's characters (see characterPattern), a run of backslashes as one
- * (see backslashRun); and the same for its proper prefixes, where the last run may be cut short.
+ * The forms of a run of `count` line feeds: each one or two line breaks (YAML's single-quoted
+ * style writes "\n" as a blank line), raw or escaped, each followed by indentation. A count
+ * from `count` to twice it, one quantifier: a break and the next one taken as one line feed or
+ * two could otherwise split a run of breaks in exponentially many ways.
+ */
+function lineFeedForms(count: number): Form[] {
+  const one = characterForms("\n");
+  const more = `(?:${tokenPattern(0, one)}){${count - 1},${2 * count - 1}}`;
+  return one.map(({ counts, rest }) => ({ counts, rest: rest + more }));
+}
+
+/**
+ * The forms of a run of `count` single quotes: each as itself or doubled (YAML's single-quoted
+ * style; any mix of the two is any count from `count` to twice it, one quantifier, so a run of
+ * quotes is split one way only), or each escaped by 1 to 7 backslashes.
+ */
+function singleQuoteForms(count: number): Form[] {
+  return [
+    { counts: [0], rest: count === 1 ? "''?" : `'{${count},${2 * count}}` },
+    { counts: [1, 2, 3, 4, 5, 6, 7], rest: count === 1 ? "'" : String.raw`'(?:\\{1,7}'){${count - 1}}` },
+  ];
+}
+
+/**
+ * One unit of a secret's pattern: a run of `backslashes` backslashes of the secret (each 1, 2,
+ * 4 or 8 in the output, all the same) and the character after it, in one of its forms. The
+ * backslashes of the run and those that start the character's escape are one count, so the
+ * unit matches a run of backslashes in the output one way only: a run as a unit of its own and
+ * the escape after it (`\\{1,7}"`) could split the same backslashes in several ways, and
+ * exponentially many over a secret of `\"` repeated (catastrophic backtracking).
+ */
+function tokenPattern(backslashes: number, forms: readonly Form[]): string {
+  const depths = backslashes === 0 ? [0] : [8, 4, 2, 1];
+  const alternatives: string[] = [];
+  for (const { counts, rest } of forms) {
+    const totals = depths.flatMap((depth) => counts.map((count) => depth * backslashes + count));
+    // The form without backslashes first: a leading literal keeps V8's fast scan working.
+    if (totals.includes(0)) alternatives.push(rest);
+    const escaped = totals.filter((total) => total > 0);
+    if (escaped.length > 0) alternatives.push(backslashCounts(escaped) + rest);
+  }
+  return alternatives.length === 1 ? alternatives[0]! : `(?:${alternatives.join("|")})`;
+}
+
+/**
+ * The units of a secret's pattern (see tokenPattern; a run of single quotes is one unit too),
+ * and the same for its proper prefixes: `prefixUnits[i]` matches unit i whole, or cut short at
+ * the end of the text inside its backslashes or quotes (the last unit only cut short).
  */
 function secretUnits(secret: string): { units: string[]; prefixUnits: string[] } {
   const units: string[] = [];
   const prefixUnits: string[] = [];
-  for (const [run] of secret.matchAll(/\\+|[^\\]/gu)) {
-    const backslashes = run.startsWith("\\");
-    units.push(backslashes ? backslashRun(run.length) : characterPattern(run));
-    prefixUnits.push(backslashes ? backslashRun(run.length, true) : units.at(-1)!);
+  let lastCut: string | null = null;
+  for (const [, run = "", quotes, feeds, char] of secret.matchAll(/(\\*)(?:('+)|(\n+)|([^\\'\n])|$)/gu)) {
+    if (run === "" && quotes === undefined && feeds === undefined && char === undefined) continue;
+    const unit =
+      quotes !== undefined
+        ? tokenPattern(run.length, singleQuoteForms(quotes.length))
+        : feeds !== undefined
+          ? tokenPattern(run.length, lineFeedForms(feeds.length))
+          : char !== undefined
+            ? tokenPattern(run.length, characterForms(char))
+            : backslashRun(run.length);
+    const most = 8 * run.length + 8;
+    const cut =
+      quotes !== undefined
+        ? String.raw`(?:\\{1,${most}}(?:'(?:\\{0,7}'){0,${2 * quotes.length}}\\{0,7})?|'(?:\\{0,7}'){0,${2 * quotes.length}}\\{0,7})$`
+        : run !== ""
+          ? String.raw`\\{1,${most}}(?:[xuU][0-9a-fA-F]{0,7})?$`
+          : null;
+    units.push(unit);
+    prefixUnits.push(cut === null ? unit : `(?:${unit}|${cut})`);
+    lastCut = cut;
   }
+  // A proper prefix ends before the last unit, or inside it.
+  prefixUnits.pop();
+  if (lastCut !== null) prefixUnits.push(lastCut);
   return { units, prefixUnits };
 }
 
@@ -160,7 +271,10 @@ const ESCAPED_NEWLINE = `(?:${ESC}r)?${ESC}n`;
 const LIST_QUOTE = String.raw`\\{0,7}["']`;
 const BASE64_BREAK =
   `(?:(?:${ANSI}\r?\n){1,2}${ANSI} *(?:- )?|${ESCAPED_NEWLINE}(?:${ESCAPED_NEWLINE})? *(?:- )?` +
-  `|${LIST_QUOTE},(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *)${LIST_QUOTE})`;
+  `|${LIST_QUOTE},(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *)${LIST_QUOTE}` +
+  // A YAML flow list (ansible's to_yaml of stdout_lines): items unquoted, ", " between them,
+  // or "," and a fold (a line break and indentation, raw or escaped).
+  `|,(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *))`;
 /**
  * A break cut short by the end of a write (see Masker.pending): a line end and what may follow
  * it, an escape sequence, a string of a list ended and the next not started yet.
@@ -172,6 +286,7 @@ const BASE64_BREAK_CUT = [
   String.raw`\x1b\[[0-9;]*`,
   String.raw`(?:\\{1,4}[rn]?){1,4} *-?`,
   `${LIST_QUOTE}(?:,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *))?`,
+  `,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *)?`,
 ].join("|");
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
 const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
@@ -188,7 +303,7 @@ const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})
  * of a list (stdout_lines, one item per line or on one line, JSON or repr, escaped or not).
  */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
-const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|\\{0,7}["'],(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
+const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|(?:\\{0,7}["'])?,(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
 
 /** A character of base64 or base64url (by char code). */
 export function isBase64Char(code: number): boolean {
@@ -406,6 +521,11 @@ export interface Masker {
  * (\u00, \\x), a percent escape cut short (%C), a line break inside base64 cut short.
  */
 const CUT_ESCAPE = String.raw`\\{1,8}(?:[xuU][0-9a-fA-F]{0,7})?|%[0-9a-fA-F]?`;
+/**
+ * A URL-encoded character cut between the %XX of its UTF-8 bytes (%C3 of %C3%A9): a lead byte,
+ * up to two continuation bytes, and the start of the next.
+ */
+const CUT_UTF8 = String.raw`%[c-fC-F][0-9a-fA-F](?:%[89abAB][0-9a-fA-F]){0,2}(?:%[89abAB]?)?`;
 /** A prefix longer than this many characters of a form counts as the start of that form, whatever follows. */
 const PREFIX_UNITS = 16;
 
@@ -493,7 +613,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     }
     const { units, prefixUnits } = secretUnits(secret);
     alternatives.set(units.join(""), secret.length);
-    const prefix = prefixPattern(prefixUnits, "");
+    const prefix = prefixPattern(prefixUnits, "", true);
     if (prefix) prefixes.add(prefix);
     longest = Math.max(longest, secret.length);
     addBase64(secret);
@@ -569,7 +689,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const cut = breaks ? `(?:${BASE64_BREAK_CUT})?` : String.raw`\\?`;
     return new RegExp(
       [
-        ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE})?$`] : []),
+        ...(prefixes.size > 0 ? [`(?:${[...prefixes].join("|")})(?:${CUT_ESCAPE}|${CUT_UTF8})?$`] : []),
         ...(base64.length > 0 ? [`(?:${[...new Set(base64)].join("|")})${cut}$`] : []),
         `(?:${CUT_ESCAPE})$`,
       ].join("|"),
@@ -579,7 +699,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   let withBreaks: RegExp | null = null;
   masker.pending = (text) => {
     const tail = text.length > window ? text.slice(-window) : text;
-    const pattern = /[\r\n]|\\[rn]|["'],/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
+    const pattern = /[\r\n]|\\[rn]|,/.test(tail) ? (withBreaks ??= pendingPattern(true)) : (withoutBreaks ??= pendingPattern(false));
     const match = pattern.exec(tail);
     const held = match ? tail.length - match.index : 0;
     return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));

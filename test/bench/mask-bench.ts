@@ -108,3 +108,11 @@ worst(
 );
 worst("8 backslashes + x against 16,000 backslashes", `${"\\".repeat(8)}x`, "\\".repeat(16_000));
 worst('"ab" + 10 backslashes + "cd" against 2.1 KB of "ab" + 40 backslashes', `ab${"\\".repeat(10)}cd`, `ab${"\\".repeat(40)}`.repeat(50));
+// Ambiguous escapes (attack scripts mask-backtrack.ts, mask-backtrack-quote.ts): a run of
+// backslashes that the secret's backslashes and a quote's escape could share, and '' as one
+// doubled quote or two. Exponential before the units were made unambiguous (N=26: 2.4 s a line,
+// N=28 single quotes: 16.8 s); sizes here kept where the old code still ends.
+for (const n of [20, 22]) {
+  worst(`\\" x ${n} + "Z" against one line "x" + \\\\\\" x ${n - 1} + "y"`, `${'\\"'.repeat(n)}Z`, `x${'\\\\\\"'.repeat(n - 1)}y\n`);
+  worst(`' x ${n} + "q" against one line '' x ${n - 1} + "z"`, `${"'".repeat(n)}q`, `${"''".repeat(n - 1)}z\n`);
+}

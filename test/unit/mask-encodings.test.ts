@@ -246,6 +246,9 @@ describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns,
     ["the next item of Python's repr of a list on one line", "', '"],
     ["the next item of a JSON list inside a JSON string", '\\", \\"'],
     ["the next item of to_nice_json's list inside a JSON string", '\\",\\n        \\"'],
+    ["the next item of a YAML flow list (stdout_lines | to_yaml): unquoted", ", "],
+    ["the same folded (a long flow list)", ",\n  "],
+    ["the same folded, inside a JSON string (to_yaml printed by debug)", ",\\n  "],
   ];
 
   /**
@@ -288,6 +291,24 @@ describe("createMasker, base64 wrapped into lines (coreutils base64: 76 columns,
       }
     },
   );
+
+  it("masks wrapped base64 in a YAML flow list as ansible-playbook 2.14 prints it (stdout_lines | to_yaml)", () => {
+    // Captured from ansible-playbook [core 2.14.18], ANSIBLE_FORCE_COLOR=1: a shell task
+    // printing base64 (76 columns) of "x\n" + 40 x + the secret + "tail\n", then openssl
+    // base64 (64 columns) of 50 y + the secret; `debug: msg: '{{ out.stdout_lines | to_yaml }}'`.
+    const line =
+      '\u001b[0;32m    "msg": "[eAp4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4aHVudGVyMi1zZWNyZXQt, dmFsdWV0YWlsCg==,\\n  eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5, eXlodW50ZXIyLXNlY3JldC12YWx1ZQ==]\\n"\u001b[0m';
+    const mask = createMasker(["hunter2-secret-value"]);
+    const masked = mask(line);
+    expect(masked).toBe(
+      '\u001b[0;32m    "msg": "[eAp4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4********, ********0YWlsCg==,\\n  eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5eXl5, eX********]\\n"\u001b[0m',
+    );
+    // The attacker's case: base64 of "\nxx" + the secret, the line cut 20 characters into it.
+    const b64 = Buffer.from("x".repeat(42) + "\nxxhunter2-secret-value\n").toString("base64");
+    const flow = `[${(b64.match(/.{1,76}/g) ?? []).join(", ")}]`;
+    expect(flow).toContain("Cnh4aHVudGVyMi1zZWNy, ZXQtdmFsdWUK");
+    expect(mask(flow)).not.toMatch(/aHVudGVy|ZXQtdmFsdWU/);
+  });
 
   it("masks both pieces, so that joining the masked lines does not give the secret's base64 back", () => {
     const secret = "monitoring-token-8d7f6e5a4b3c2d1e";

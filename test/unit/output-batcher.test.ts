@@ -540,6 +540,53 @@ describe("OutputBatcher: a secret split across two writes with a pause between t
     }
   });
 
+  it("masks wrapped base64 (64 and 76 columns) cut by a pause anywhere, in its first line too", () => {
+    // Attack batcher-split.ts: the first 10 characters of a 76-column line sent alone left the
+    // rest of that line 66 characters long, no longer found as wrapped base64.
+    const secret = 'Tq"8\\vé-Jz4/mR+w';
+    const windows: string[] = [];
+    for (let skip = 0; skip < 3; skip++) {
+      const bytes = Buffer.from(secret).subarray(skip);
+      const middle = bytes.subarray(0, 3 * Math.floor(bytes.length / 3)).toString("base64");
+      for (let at = 0; at + 8 <= middle.length; at += 4) windows.push(middle.slice(at, at + 8));
+    }
+    for (const [width, before] of [
+      [76, "x".repeat(50)],
+      [64, "y".repeat(55)],
+    ] as const) {
+      const b64 = Buffer.from(before + secret + "tail").toString("base64");
+      const text = `${(b64.match(new RegExp(`.{1,${width}}`, "g")) ?? []).join("\n")}\n`;
+      for (let at = 1; at < text.length; at++) {
+        emitted = [];
+        const b = batcher({ mask: createMasker([secret]) });
+        b.write("stdout", text.slice(0, at));
+        vi.advanceTimersByTime(4 * INTERVAL);
+        b.write("stdout", text.slice(at));
+        vi.advanceTimersByTime(INTERVAL);
+        b.stop();
+        const joined = streamText("stdout").replace(/\n/g, "");
+        const leaked = windows.filter((w) => joined.includes(w));
+        expect(leaked, `width ${width}, cut at ${at}: ${JSON.stringify(streamText("stdout"))}`).toEqual([]);
+      }
+    }
+  });
+
+  it("masks a URL-encoded secret cut between the %XX of one UTF-8 character", () => {
+    // Attack batcher-split.ts: a pause after "q=Tq%228%5Cv%C3" (é is %C3%A9) sent it unmasked.
+    const secret = 'Tq"8\\vé-Jz4/mR+w';
+    const text = `q=${encodeURIComponent(secret)}&x=1\n`;
+    for (let at = 1; at < text.length; at++) {
+      emitted = [];
+      const b = batcher({ mask: createMasker([secret]) });
+      b.write("stdout", text.slice(0, at));
+      vi.advanceTimersByTime(4 * INTERVAL);
+      b.write("stdout", text.slice(at));
+      vi.advanceTimersByTime(INTERVAL);
+      b.stop();
+      expect(streamText("stdout"), `cut at ${at}`).toBe("q=********&x=1\n");
+    }
+  });
+
   it("masks a secret's JSON-escaped form cut inside an escape sequence", () => {
     const b = batcher({ mask: createMasker(["pässwörd"]) });
     b.write("stdout", '"msg": "p\\u00');
