@@ -21,6 +21,7 @@ const SERIAL_INTEGRATION = [
   "rte-kill-9",
   "rte-process-groups",
   "rte-resilience",
+  "timeline",
 ].map((name) => `test/integration/${name}.test.ts`);
 
 /** Files of the integration project at once (PLAYFORM_TEST_WORKERS, default 3). */
