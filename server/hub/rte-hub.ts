@@ -101,6 +101,12 @@ export interface RunnerLink {
  */
 type Placement = "here" | "elsewhere" | "unknown";
 
+/**
+ * How long an inventory listing waits for a connected instance's environments report (the
+ * RTE's probe: ansible-playbook --version and ansible-galaxy per environment, 20 s at most each).
+ */
+const REPORT_WAIT_MS = 30_000;
+
 /** Jobs running on an instance that no longer has them are abandoned, after this much grace. */
 const STATE_GRACE_MS = 30_000;
 
@@ -483,16 +489,23 @@ export class RteHub {
   ): Promise<InventoryAnswer | null> {
     // The form's environment lists it, as it runs the form's jobs (its inventory plugins, collections).
     const environment = request.environment ?? DEFAULT_ENVIRONMENT;
-    const link = [...this.links.values()]
-      .filter(
-        (l) =>
-          l.runnerId === runnerId &&
-          l.socket.connected &&
-          !l.draining &&
-          l.features.includes(RteFeatures.inventoryList) &&
-          offersEnvironment(l, environment),
-      )
-      .sort((a, b) => a.running.size / a.capacity - b.running.size / b.capacity)[0];
+    const candidates = () =>
+      [...this.links.values()].filter(
+        (l) => l.runnerId === runnerId && l.socket.connected && !l.draining && l.features.includes(RteFeatures.inventoryList),
+      );
+    const pick = () =>
+      candidates()
+        .filter((l) => offersEnvironment(l, environment))
+        .sort((a, b) => a.running.size / a.capacity - b.running.size / b.capacity)[0];
+    // An RTE reports its environments a few seconds after it connects (its probe runs ansible):
+    // a form page opened meanwhile waits for the report instead of hearing the runner is not there.
+    const reportPending = () => candidates().some((l) => l.environments === null && l.features.includes(RteFeatures.environments));
+    const deadline = Date.now() + Math.min(timeoutMs, REPORT_WAIT_MS);
+    let link = pick();
+    while (!link && reportPending() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      link = pick();
+    }
     if (!link) return null;
     const listId = randomUUID();
     link.listings.set(listId, { sourceDir: request.sourceDir, manifest: request.manifest });
