@@ -641,6 +641,8 @@ describe("RTE resilience", () => {
     const y = startRte({ instanceId: "res-y", appUrl: app.url, token: runnerToken, ...freshDirs("y"), env: { RTE_MAX_JOBS: "1" } });
     await waitForRteOutput(y, /connected to http/);
     await app.waitForOutput(/runner resilience instance res-y connected \(capacity 1\)/);
+    // Y takes jobs once it has reported its environments (a few seconds after it connects).
+    await app.waitForOutput(/runner resilience instance res-y reported its environments/);
     // X runs 1 of 2, Y 0 of 1: the next job goes to Y although X has room.
     const second = await launchGate("lb-2");
     expect(await waitForInstance(second)).toBe("res-y");
