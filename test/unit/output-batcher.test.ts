@@ -540,6 +540,18 @@ describe("OutputBatcher: a secret split across two writes with a pause between t
     }
   });
 
+  /** What a batcher masking `secret` prints of `text` written in two writes, cut at `at`, with a pause between. */
+  const printedCutAt = (secret: string, text: string, at: number): string => {
+    emitted = [];
+    const b = batcher({ mask: createMasker([secret]) });
+    b.write("stdout", text.slice(0, at));
+    vi.advanceTimersByTime(4 * INTERVAL);
+    b.write("stdout", text.slice(at));
+    vi.advanceTimersByTime(INTERVAL);
+    b.stop();
+    return streamText("stdout");
+  };
+
   it("masks wrapped base64 (64 and 76 columns) cut by a pause anywhere, in its first line too", () => {
     // Attack batcher-split.ts: the first 10 characters of a 76-column line sent alone left the
     // rest of that line 66 characters long, no longer found as wrapped base64.
@@ -557,16 +569,10 @@ describe("OutputBatcher: a secret split across two writes with a pause between t
       const b64 = Buffer.from(before + secret + "tail").toString("base64");
       const text = `${(b64.match(new RegExp(`.{1,${width}}`, "g")) ?? []).join("\n")}\n`;
       for (let at = 1; at < text.length; at++) {
-        emitted = [];
-        const b = batcher({ mask: createMasker([secret]) });
-        b.write("stdout", text.slice(0, at));
-        vi.advanceTimersByTime(4 * INTERVAL);
-        b.write("stdout", text.slice(at));
-        vi.advanceTimersByTime(INTERVAL);
-        b.stop();
-        const joined = streamText("stdout").replace(/\n/g, "");
+        const printed = printedCutAt(secret, text, at);
+        const joined = printed.replace(/\n/g, "");
         const leaked = windows.filter((w) => joined.includes(w));
-        expect(leaked, `width ${width}, cut at ${at}: ${JSON.stringify(streamText("stdout"))}`).toEqual([]);
+        expect(leaked, `width ${width}, cut at ${at}: ${JSON.stringify(printed)}`).toEqual([]);
       }
     }
   });
@@ -575,16 +581,7 @@ describe("OutputBatcher: a secret split across two writes with a pause between t
     // Attack batcher-split.ts: a pause after "q=Tq%228%5Cv%C3" (é is %C3%A9) sent it unmasked.
     const secret = 'Tq"8\\vé-Jz4/mR+w';
     const text = `q=${encodeURIComponent(secret)}&x=1\n`;
-    for (let at = 1; at < text.length; at++) {
-      emitted = [];
-      const b = batcher({ mask: createMasker([secret]) });
-      b.write("stdout", text.slice(0, at));
-      vi.advanceTimersByTime(4 * INTERVAL);
-      b.write("stdout", text.slice(at));
-      vi.advanceTimersByTime(INTERVAL);
-      b.stop();
-      expect(streamText("stdout"), `cut at ${at}`).toBe("q=********&x=1\n");
-    }
+    for (let at = 1; at < text.length; at++) expect(printedCutAt(secret, text, at), `cut at ${at}`).toBe("q=********&x=1\n");
   });
 
   it("masks a secret's JSON-escaped form cut inside an escape sequence", () => {
