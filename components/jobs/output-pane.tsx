@@ -1,7 +1,18 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties } from "react";
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type CSSProperties,
+  type ReactNode,
+} from "react";
 import type { JobStatus } from "@/components/api/types";
 import type { JobOutputLines } from "@/components/hooks/use-job-lines";
 import { useJobTasks } from "@/components/hooks/use-job-tasks";
@@ -13,13 +24,18 @@ import { highlightSegments, type HighlightedSegment } from "./highlight";
 import type { CachedLine } from "./line-cache";
 import { lineHash, onLineLinkClick, readLineHash, subscribeLineHash } from "./line-hash";
 import { ConnectionIndicator, GoToLine, SearchBox, TaskJump, ToolbarButton, ToolbarLink } from "./output-toolbar";
+import { needsScaling } from "./scaled-scroll";
+import { useScaledRows } from "./use-scaled-rows";
 
 /**
- * Rows are 16 px high when lines do not wrap: a million lines are 16,000,000 px, under every
- * browser's limit on an element's height (Firefox's is about 17,800,000 px). When they wrap,
- * rows are measured as they are rendered (only those; the others count 16 px).
+ * Rows are 16 px high when lines do not wrap. When they wrap, rows are measured as they are
+ * rendered (only those; the others count 16 px). Past about a million lines (16,000,000 px,
+ * under every browser's cap on an element's height) the pane is compressed
+ * (scaled-scroll.ts): rows are 16 px, lines do not wrap.
  */
 const ROW_PX = 16;
+/** Space above the first row and below the last. */
+const PAD_PX = 8;
 /** Rows rendered above and below the visible ones. */
 const OVERSCAN = 24;
 /** A job this small renders every line (its whole output is in the DOM, e.g. for find-in-page). */
@@ -153,6 +169,19 @@ function placeholder(status: JobStatus | undefined, loaded: boolean): string {
   }
 }
 
+/**
+ * Where rows are drawn. In a compressed pane (scaled-scroll.ts) their positions are relative
+ * to the viewport: a box at its top, kept there by `sticky` while the spacer scrolls under it.
+ */
+function RowBox({ huge, children }: { huge: boolean; children: ReactNode }) {
+  if (!huge) return children;
+  return (
+    <div className="sticky top-0 h-0" data-scaled="">
+      {children}
+    </div>
+  );
+}
+
 function subscribeHash(onChange: () => void) {
   return subscribeLineHash(() => onChange());
 }
@@ -180,7 +209,11 @@ export function OutputPane({
   const done = final || output.final;
   const scroller = useRef<HTMLDivElement>(null);
   const section = useRef<HTMLElement>(null);
-  const [wrap, setWrap] = useStoredFlag(WRAP_KEY, true);
+  const [wrapChosen, setWrap] = useStoredFlag(WRAP_KEY, true);
+  /** Past the browser's height cap: laid out compressed, rows of one height (no wrapping). */
+  const huge = needsScaling(total, ROW_PX, PAD_PX);
+  const hugeRef = useRef(huge);
+  const wrap = wrapChosen && !huge;
 
   // Follow the end while the job runs, unless the page was opened on a line.
   const [following, setFollowing] = useState(() => !final && readLineHash() === null);
@@ -199,26 +232,28 @@ export function OutputPane({
 
   // eslint-disable-next-line react-hooks/incompatible-library -- the virtualizer's functions are read in this render only, never memoised
   const virtualizer = useVirtualizer({
-    count: total,
+    count: huge ? 0 : total,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_PX,
     overscan: total <= SMALL_JOB_LINES ? SMALL_JOB_LINES : OVERSCAN,
-    paddingStart: 8,
-    paddingEnd: 8,
+    paddingStart: PAD_PX,
+    paddingEnd: PAD_PX,
     // Scrolled to the very end, a last row that turns out taller (a wrapped line) keeps the end in view.
     anchorTo: "end",
   });
-  const totalSize = virtualizer.getTotalSize();
+  const scaled = useScaledRows({ count: huge ? total : 0, rowPx: ROW_PX, paddingPx: PAD_PX, overscan: OVERSCAN, scroller });
+  const totalSize = huge ? scaled.layoutPx : virtualizer.getTotalSize();
 
   /** Whether line n is fully in view. */
   const inView = useCallback(
     (n: number) => {
+      if (hugeRef.current) return scaled.scroller.inView(n - 1);
       const el = scroller.current;
       const item = virtualizer.measurementsCache[n - 1];
       if (!el || !item) return false;
       return item.start >= el.scrollTop && item.end <= el.scrollTop + el.clientHeight;
     },
-    [virtualizer],
+    [virtualizer, scaled.scroller],
   );
 
   const stopFollowing = useCallback(() => {
@@ -242,10 +277,13 @@ export function OutputPane({
       const count = totalRef.current;
       if (count === 0) return false;
       const target = Math.min(Math.max(1, n), count);
-      if (!inView(target)) virtualizer.scrollToIndex(target - 1, { align: "center" });
+      if (!inView(target)) {
+        if (hugeRef.current) scaled.scroller.scrollToIndex(target - 1);
+        else virtualizer.scrollToIndex(target - 1, { align: "center" });
+      }
       return n <= count;
     },
-    [inView, virtualizer],
+    [inView, virtualizer, scaled.scroller],
   );
 
   const applyPendingJump = useCallback(() => {
@@ -272,7 +310,7 @@ export function OutputPane({
       stopFollowing();
       show(n);
     },
-    () => (virtualizer.range?.startIndex ?? 0) + 1,
+    () => ((hugeRef.current ? scaled.scroller.range() : virtualizer.range)?.startIndex ?? 0) + 1,
   );
   const searchedQuery = search.result?.q ?? "";
   const currentMatch = search.result && search.result.index >= 0 ? search.result.matches[search.result.index] : undefined;
@@ -289,6 +327,7 @@ export function OutputPane({
 
   // New lines (or rows that grew), or the end of the job: follow the end, or finish a jump that waited for its line.
   useLayoutEffect(() => {
+    hugeRef.current = huge;
     totalRef.current = total;
     doneRef.current = done;
     followingRef.current = following;
@@ -299,7 +338,7 @@ export function OutputPane({
     } else {
       applyPendingJump();
     }
-  }, [total, totalSize, done, following, wrap, applyPendingJump]);
+  }, [total, totalSize, huge, done, following, wrap, applyPendingJump]);
 
   // Rows measure themselves only when wrapping; without, every row is ROW_PX again.
   useEffect(() => {
@@ -308,7 +347,7 @@ export function OutputPane({
 
   // Tell the data what is in view: pages around it are read, far ones dropped.
   useEffect(() => {
-    const range = virtualizer.range;
+    const range = huge ? scaled.scroller.range() : virtualizer.range;
     if (range && total > 0) output.setView(range.startIndex + 1, range.endIndex + 1);
   });
 
@@ -323,7 +362,7 @@ export function OutputPane({
     }
   };
 
-  const items = virtualizer.getVirtualItems();
+  const items = huge ? scaled.items : virtualizer.getVirtualItems();
   const measure = wrap ? virtualizer.measureElement : undefined;
   const newLines = seenTotal === null ? 0 : Math.max(0, total - seenTotal);
   const style = { "--gutter": `calc(${Math.max(3, String(total).length)}ch + 1.5rem)` } as CSSProperties;
@@ -337,7 +376,12 @@ export function OutputPane({
         </span>
         <ConnectionIndicator connection={connection} final={done} />
         <div className="ml-auto flex items-center gap-1">
-          <ToolbarButton onClick={() => setWrap(!wrap)} pressed={wrap} label="Wrap long lines">
+          <ToolbarButton
+            onClick={() => setWrap(!wrapChosen)}
+            pressed={wrap}
+            disabled={huge}
+            label={huge ? "Long lines do not wrap in an output of over a million lines" : "Wrap long lines"}
+          >
             Wrap
           </ToolbarButton>
           <ToolbarLink href={`/api/jobs/${jobId}/log`} label="Download the output with colour codes">
@@ -370,33 +414,35 @@ export function OutputPane({
         >
           {total > 0 && (
             <div className={cx("relative", wrap ? "w-full" : "w-max min-w-full")} style={{ height: totalSize }}>
-              {items.map((item) => {
-                const n = item.index + 1;
-                const held = line(n);
-                const marked = n === currentMatch ? "match" : n === hashLine ? "hash" : null;
-                return held ? (
-                  <OutputRow
-                    key={item.key}
-                    line={held}
-                    query={searchedQuery}
-                    index={item.index}
-                    start={item.start}
-                    wrap={wrap}
-                    measure={measure}
-                    marked={marked}
-                  />
-                ) : (
-                  <PlaceholderRow
-                    key={item.key}
-                    n={n}
-                    index={item.index}
-                    start={item.start}
-                    wrap={wrap}
-                    measure={measure}
-                    marked={marked}
-                  />
-                );
-              })}
+              <RowBox huge={huge}>
+                {items.map((item) => {
+                  const n = item.index + 1;
+                  const held = line(n);
+                  const marked = n === currentMatch ? "match" : n === hashLine ? "hash" : null;
+                  return held ? (
+                    <OutputRow
+                      key={item.key}
+                      line={held}
+                      query={searchedQuery}
+                      index={item.index}
+                      start={item.start}
+                      wrap={wrap}
+                      measure={measure}
+                      marked={marked}
+                    />
+                  ) : (
+                    <PlaceholderRow
+                      key={item.key}
+                      n={n}
+                      index={item.index}
+                      start={item.start}
+                      wrap={wrap}
+                      measure={measure}
+                      marked={marked}
+                    />
+                  );
+                })}
+              </RowBox>
             </div>
           )}
           {total === 0 && (

@@ -168,3 +168,64 @@ export function databaseFigures(file: string): {
     db.close();
   }
 }
+
+export interface LongJob {
+  /** Lines of output: `line <n>` each, but for the task banners and marked lines below. */
+  lines: number;
+  /** The job's owner (a user of the database) and form (a form of it). */
+  userName: string;
+  formName: string;
+  /** Task banners at these lines (`TASK [name] ***`), each with its marker for "Jump to task". */
+  tasks?: readonly { line: number; name: string }[];
+  /** Lines whose text is this instead (a needle for the search). */
+  texts?: readonly { line: number; text: string }[];
+  /** Lines per stored chunk. */
+  chunkLines?: number;
+}
+
+/**
+ * One finished job of any number of lines, stored the way the app stores output (line-addressed
+ * chunks, task markers), into a running app's SQLite database: millions of lines in seconds,
+ * where a playbook printing them would take an hour. Returns the job's id.
+ */
+export function seedLongJob(file: string, job: LongJob): number {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma("busy_timeout = 10000");
+  try {
+    const owner = db.prepare(`SELECT "id" FROM "User" WHERE "username" = ?`).get(job.userName) as { id: string } | undefined;
+    const form = db.prepare(`SELECT "id" FROM "Form" WHERE "name" = ?`).get(job.formName) as { id: string } | undefined;
+    if (!owner || !form) throw new Error(`no user ${job.userName} or no form ${job.formName} in ${file}`);
+    const special = new Map<number, string>();
+    for (const task of job.tasks ?? []) special.set(task.line, `TASK [${task.name}] ${"*".repeat(60)}`);
+    for (const { line, text } of job.texts ?? []) special.set(line, text);
+    const perChunk = job.chunkLines ?? 10_000;
+    const chunks = Math.ceil(job.lines / perChunk);
+    const at = iso(new Date());
+    let id = 0;
+    db.transaction(() => {
+      id = Number(
+        db
+          .prepare(
+            `INSERT INTO "Job" ("formId", "formName", "userId", "status", "values", "extravars", "manifest", "createdAt", "startedAt", "finishedAt", "lastSeq", "lines", "outputIndexed")
+             VALUES (?, ?, ?, 'success', '{}', '{}', '[]', ?, ?, ?, ?, ?, 1)`,
+          )
+          .run(form.id, job.formName, owner.id, at, at, at, chunks, job.lines).lastInsertRowid,
+      );
+      const chunk = db.prepare(
+        `INSERT INTO "JobChunk" ("jobId", "seq", "kind", "stream", "text", "createdAt", "firstLine", "lineCount") VALUES (?, ?, 'output', 'stdout', ?, ?, ?, ?)`,
+      );
+      for (let c = 0; c < chunks; c++) {
+        const first = c * perChunk + 1;
+        const count = Math.min(perChunk, job.lines - first + 1);
+        const text: string[] = [];
+        for (let n = first; n < first + count; n++) text.push(special.get(n) ?? `line ${n}`);
+        chunk.run(id, c + 1, `${text.join("\n")}\n`, at, first, count);
+      }
+      const marker = db.prepare(`INSERT INTO "JobMarker" ("jobId", "line", "kind", "name") VALUES (?, ?, 'task', ?)`);
+      for (const task of job.tasks ?? []) marker.run(id, task.line, task.name);
+    })();
+    return id;
+  } finally {
+    db.close();
+  }
+}
