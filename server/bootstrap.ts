@@ -4,6 +4,7 @@
  * the same moment on one PostgreSQL database: startUp runs all of it under the start-up lock,
  * and each write also tolerates finding its row already there.
  */
+import { backfillRunKeys } from "./jobs/run-keys";
 import { hkdfSync, randomBytes } from "node:crypto";
 import { countUsers, createUserUnlessTaken, findUserByUsername, setPassword, type PublicUser } from "./data/users";
 import { upsertForm } from "./data/forms";
@@ -152,6 +153,8 @@ async function provision(config: AppConfig, log: (line: string) => void, keptLoc
   await ensureDemoVaultCredential(log);
   const sealed = await sealLegacyPasswordValues();
   if (sealed > 0) log(`removed plain password values from ${sealed} job(s) launched before they were kept encrypted`);
+  const keyed = await backfillRunKeys();
+  if (keyed > 0) log(`found what ${keyed} earlier run(s) are comparable with (their playbook, tags, limit and check mode)`);
   if (!config.PLAYFORM_LOCAL_RTE) return null;
   const name = config.PLAYFORM_LOCAL_RTE_NAME;
   const singleNode = providerFromUrl(config.DATABASE_URL) === "sqlite";

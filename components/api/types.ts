@@ -146,13 +146,36 @@ export interface ApiErrorBody {
 export interface JobComparison {
   first: ComparedJob;
   second: ComparedJob;
+  /** The run options in which the two runs differ. */
+  differences: OptionDifference[];
   comparison: RecapComparison;
+}
+
+/** How a run was run (server/jobs/run-kind.ts). */
+export interface RunOptionsView {
+  playbook: string;
+  tags: string[];
+  skipTags: string[];
+  limit: string | null;
+  check: boolean;
+  diff: boolean;
+  verbosity: number;
+  environment: string | null;
+  valuesHash: string;
+}
+
+export interface OptionDifference {
+  option: keyof RunOptionsView;
+  first: unknown;
+  second: unknown;
 }
 
 export interface ComparedJob {
   id: number;
   status: JobStatus;
   finishedAt: string | null;
+  /** null for a job launched before plans were kept. */
+  options: RunOptionsView | null;
 }
 
 /** GET /api/forms/NAME/trend?last=N: the last N finished runs, oldest first. */

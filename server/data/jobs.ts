@@ -131,6 +131,8 @@ export interface NewJob {
   scheduleId?: number | null;
   /** What it runs, frozen now (server/jobs/plan.ts); launches always give one. */
   plan?: unknown;
+  /** What the run is comparable with (server/jobs/run-kind.ts); null for a preview. */
+  runKey?: string | null;
   /** The launch's Idempotency-Key and the hash of what it asked for (unique per user: server/jobs/launch.ts). */
   idempotencyKey?: string | null;
   idempotencyHash?: string | null;
@@ -171,6 +173,7 @@ export async function createJob(
     sourceCommit: input.sourceCommit ?? null,
     scheduleId: input.scheduleId ?? null,
     ...(input.plan === undefined ? {} : { plan: input.plan as object }),
+    runKey: input.runKey ?? null,
     idempotencyKey: input.idempotencyKey ?? null,
     idempotencyHash: input.idempotencyHash ?? null,
     // A new job's chunks are numbered by line as they are stored (server/data/job-output.ts).
@@ -402,30 +405,35 @@ export async function listRunningJobsOnInstance(runnerId: string, instanceId: st
   return rows.map((r) => r.id);
 }
 
-/** The latest run (not a preview) of a form, launched before `beforeId`, whose status is one of `statuses`. */
+/**
+ * The latest run (not a preview) of a form, launched before `beforeId`, whose status is one of
+ * `statuses`, of the kind `runKey` (server/jobs/run-kind.ts).
+ */
 export async function findLatestJobOfFormBefore(
   formName: string,
   beforeId: number,
   statuses: readonly JobStatus[],
   scope: JobScope,
+  runKey: string,
 ): Promise<number | null> {
   const row = await getDb().job.findFirst({
-    where: { AND: [{ formName, kind: RUN_KIND, id: { lt: beforeId }, status: { in: [...statuses] } }, scopeWhere(scope)] },
+    where: { AND: [{ formName, runKey, kind: RUN_KIND, id: { lt: beforeId }, status: { in: [...statuses] } }, scopeWhere(scope)] },
     orderBy: { id: "desc" },
     select: { id: true },
   });
   return row?.id ?? null;
 }
 
-/** The last `limit` runs (not previews) of a form whose status is one of `statuses`, newest first. */
+/** The last `limit` runs (not previews) of a form of the kind `runKey` whose status is one of `statuses`, newest first. */
 export async function listLatestJobsOfForm(
   formName: string,
   statuses: readonly JobStatus[],
   limit: number,
   scope: JobScope,
+  runKey: string,
 ): Promise<{ id: number; status: JobStatus; startedAt: Date | null; finishedAt: Date | null; lastSeq: number }[]> {
   return getDb().job.findMany({
-    where: { AND: [{ formName, kind: RUN_KIND, status: { in: [...statuses] } }, scopeWhere(scope)] },
+    where: { AND: [{ formName, runKey, kind: RUN_KIND, status: { in: [...statuses] } }, scopeWhere(scope)] },
     orderBy: { id: "desc" },
     take: limit,
     select: { id: true, status: true, startedAt: true, finishedAt: true, lastSeq: true },
@@ -440,9 +448,10 @@ export async function listSuccessfulRunsOfFormBefore(
   formName: string,
   beforeId: number,
   limit: number,
+  runKey: string,
 ): Promise<{ id: number; lastSeq: number }[]> {
   return getDb().job.findMany({
-    where: { formName, kind: RUN_KIND, id: { lt: beforeId }, status: "success" },
+    where: { formName, runKey, kind: RUN_KIND, id: { lt: beforeId }, status: "success" },
     orderBy: { id: "desc" },
     take: limit,
     select: { id: true, lastSeq: true },
@@ -545,4 +554,40 @@ export async function oldestQueuedAt(): Promise<Date | null> {
 export async function findJobQueuedAt(jobId: number): Promise<Date | null> {
   const job = await getDb().job.findUnique({ where: { id: jobId }, select: { queuedAt: true } });
   return job?.queuedAt ?? null;
+}
+
+/** A run's kind (server/jobs/run-kind.ts) and what it is computed from. */
+export interface RunKeyFacts {
+  id: number;
+  formName: string;
+  runKey: string | null;
+  plan: unknown;
+  runOptions: unknown;
+  manifest: unknown;
+  form: { definition: unknown; sourceDir: string };
+}
+
+/** A run's key and plan (null: no such job, or a preview). */
+export async function getRunKeyFacts(id: number): Promise<RunKeyFacts | null> {
+  const row = await getDb().job.findFirst({
+    where: { id, kind: RUN_KIND },
+    select: { id: true, formName: true, runKey: true, plan: true, runOptions: true, manifest: true, form: { select: { definition: true, sourceDir: true } } },
+  });
+  return row;
+}
+
+/** Runs stored before run keys existed (runKey null), the oldest first, at most `limit`, after id `afterId`. */
+export async function listRunsWithoutRunKey(afterId: number, limit: number): Promise<RunKeyFacts[]> {
+  return getDb().job.findMany({
+    where: { kind: RUN_KIND, runKey: null, id: { gt: afterId } },
+    orderBy: { id: "asc" },
+    take: limit,
+    select: { id: true, formName: true, runKey: true, plan: true, runOptions: true, manifest: true, form: { select: { definition: true, sourceDir: true } } },
+  });
+}
+
+/** Stores the run keys found for runs that had none (a key set meanwhile is kept). */
+export async function setRunKeys(keys: readonly { id: number; runKey: string }[]): Promise<void> {
+  if (keys.length === 0) return;
+  await getDb().$transaction(keys.map(({ id, runKey }) => getDb().job.updateMany({ where: { id, runKey: null }, data: { runKey } })));
 }

@@ -6,22 +6,49 @@ import { DomainError } from "../errors";
 import type { JobScope } from "../data/job-scope";
 import { findLatestJobOfFormBefore, getJobKind, listLatestJobsOfForm } from "../data/jobs";
 import { compareRecaps, isComplete, trendAcrossRuns, type RecapComparison, type RunTrend } from "../recap/compare";
+import type { JobView } from "../protocol/ui-messages";
 import { cachedJobRecap } from "./recap-cache";
 import { requireJob } from "./access";
 import { FINAL_STATUSES } from "./lifecycle";
+import { optionDifferences, runOptionsOf, type OptionDifference, type RunOptionsView } from "./run-kind";
+import { fullRunKeyOfForm, runKeyOfJob } from "./run-keys";
+
+export interface ComparedJob {
+  id: number;
+  status: string;
+  finishedAt: string | null;
+  /** How it was run (run-kind.ts); null for a job launched before plans were kept. */
+  options: RunOptionsView | null;
+}
 
 export interface JobComparison {
-  first: { id: number; status: string; finishedAt: string | null };
-  second: { id: number; status: string; finishedAt: string | null };
+  first: ComparedJob;
+  second: ComparedJob;
+  /** The options in which the two runs differ (none for a previous run but diff, verbosity, environment or values). */
+  differences: OptionDifference[];
   comparison: RecapComparison;
+}
+
+function comparedJob(job: JobView): ComparedJob {
+  const options = job.plan
+    ? runOptionsOf({
+        playbook: job.plan.playbook,
+        options: job.plan.options,
+        environment: job.environment?.name ?? null,
+        values: job.values,
+      })
+    : null;
+  return { id: job.id, status: job.status, finishedAt: job.finishedAt, options };
 }
 
 /** How many earlier runs previousRunOf looks at, at most, for one that reached its PLAY RECAP. */
 const PREVIOUS_RUN_LOOKBACK = 20;
 
 /**
- * The latest complete run of the same form launched before this one, or null: a finished job
- * (success or failed) whose recap reached its PLAY RECAP. A job failed because it was killed
+ * The latest complete run of the same form and of the same kind (run-kind.ts: playbook, tags,
+ * skip tags, limit, check mode) launched before this one, or null: a finished job (success or
+ * failed) whose recap reached its PLAY RECAP. A `--tags` run is compared with the last run with
+ * the same tags, never with a full run. A job failed because it was killed
  * (timeout, cancel, lost RTE) has an `incomplete` recap: it did not run every task, so it is
  * skipped, as it could say nothing about idempotence. Only runs the reader may see (`scope`) count.
  * A preview ran nothing: it has no previous run to be compared with, and is never one.
@@ -29,9 +56,11 @@ const PREVIOUS_RUN_LOOKBACK = 20;
 export async function previousRunOf(jobId: number, scope: JobScope): Promise<number | null> {
   const job = await requireJob(jobId);
   if ((await getJobKind(jobId)) === "preview") return null;
+  const runKey = await runKeyOfJob(jobId);
+  if (runKey === null) return null;
   let before = jobId;
   for (let i = 0; i < PREVIOUS_RUN_LOOKBACK; i++) {
-    const candidate = await findLatestJobOfFormBefore(job.form, before, ["success", "failed"], scope);
+    const candidate = await findLatestJobOfFormBefore(job.form, before, ["success", "failed"], scope, runKey);
     if (candidate === null) return null;
     if (isComplete((await cachedJobRecap(candidate)).recap)) return candidate;
     before = candidate;
@@ -43,16 +72,22 @@ export async function compareJobs(firstId: number, secondId: number): Promise<Jo
   if (firstId === secondId) throw new DomainError("bad_request", "compare two different jobs");
   const [first, second] = await Promise.all([requireJob(firstId), requireJob(secondId)]);
   const [a, b] = await Promise.all([cachedJobRecap(firstId), cachedJobRecap(secondId)]);
+  const [one, two] = [comparedJob(first), comparedJob(second)];
   return {
-    first: { id: first.id, status: first.status, finishedAt: first.finishedAt },
-    second: { id: second.id, status: second.status, finishedAt: second.finishedAt },
+    first: one,
+    second: two,
+    differences: one.options && two.options ? optionDifferences(one.options, two.options) : [],
     comparison: compareRecaps(a.recap, b.recap),
   };
 }
 
-/** Over the last `last` finished runs of the form that the reader may see (`scope`). */
+/**
+ * Over the last `last` finished full runs of the form (its own settings: no tags, limit or
+ * check mode chosen at launch) that the reader may see (`scope`).
+ */
 export async function formTrend(formName: string, last: number, scope: JobScope): Promise<RunTrend & { form: string }> {
-  const jobs = await listLatestJobsOfForm(formName, FINAL_STATUSES, last, scope);
+  const runKey = await fullRunKeyOfForm(formName);
+  const jobs = runKey === null ? [] : await listLatestJobsOfForm(formName, FINAL_STATUSES, last, scope, runKey);
   const runs = [];
   for (const job of jobs.reverse()) {
     runs.push({

@@ -16,6 +16,7 @@ import { loadJobEvents } from "./events";
 import { FinishedJobCache } from "./job-cache";
 import { FINAL_STATUSES } from "./lifecycle";
 import { cachedJobRecap } from "./recap-cache";
+import { fullRunKeyOfForm } from "./run-keys";
 
 /** More than the largest report (200 runs), so one report's runs stay cached. */
 const SUMMARY_CACHE_SIZE = 256;
@@ -45,7 +46,9 @@ export async function formIdempotence(
   last: number,
   scope: JobScope,
 ): Promise<IdempotenceReport & { form: string; last: number }> {
-  const jobs = (await listLatestJobsOfForm(formName, FINAL_STATUSES, last, scope)).reverse();
+  // Full runs only: a --tags, --limit or --check run would show tasks or hosts as not run.
+  const runKey = await fullRunKeyOfForm(formName);
+  const jobs = runKey === null ? [] : (await listLatestJobsOfForm(formName, FINAL_STATUSES, last, scope, runKey)).reverse();
   const runs = [];
   for (const job of jobs) {
     const { recap } = await cachedJobRecap(job.id);

@@ -22,6 +22,7 @@ import type { JobKind } from "../data/jobs";
 import { keepLaunchedFiles } from "./job-files";
 import type { JobLifecycle } from "./lifecycle";
 import { buildJobPlan } from "./plan";
+import { runKindKey, runKindOf } from "./run-kind";
 
 /** Where a launch comes from, when not from a blank form: the job it repeats (Run again), or the schedule that launched it. */
 export interface LaunchOrigin {
@@ -223,6 +224,7 @@ async function createJob(
         idempotencyKey: key ?? null,
         idempotencyHash: hash,
         plan,
+        runKey: kind === "run" ? runKindKey(runKindOf(plan.playbook, plan.options)) : null,
       },
       kind === "run" && form.definition.requiresApproval,
     );

@@ -28,6 +28,7 @@ import type { JobStatus } from "../protocol/ui-messages";
 import { loadJobEvents } from "./events";
 import { FinishedJobCache, Lru } from "./job-cache";
 import { isFinalStatus } from "./lifecycle";
+import { runKeyOfJob } from "./run-keys";
 
 export interface JobProgress extends ProgressEstimate {
   job: number;
@@ -70,10 +71,12 @@ async function readFinishedRun(jobId: number): Promise<FinishedRun> {
 /** What a finished job's events say, from memory unless it changed since. */
 const finished = new FinishedJobCache(FINISHED_CACHE_SIZE, readFinishedRun);
 
-/** The form's last complete successful runs before job `jobId`, newest first. */
+/** The form's last complete successful runs of the same kind (run-kind.ts) before job `jobId`, newest first. */
 async function referencesBefore(form: string, jobId: number): Promise<{ id: number; reference: PreparedReference }[]> {
   const out: { id: number; reference: PreparedReference }[] = [];
-  for (const job of await listSuccessfulRunsOfFormBefore(form, jobId, REFERENCE_LOOKBACK)) {
+  const runKey = await runKeyOfJob(jobId);
+  if (runKey === null) return out;
+  for (const job of await listSuccessfulRunsOfFormBefore(form, jobId, REFERENCE_LOOKBACK, runKey)) {
     const { reference } = await finished.get(job.id, job.lastSeq);
     if (reference) out.push({ id: job.id, reference });
     if (out.length === PROGRESS_REFERENCE_RUNS) break;

@@ -97,7 +97,8 @@ const recapStatusSchema = z.enum(["successful", "failed", "incomplete", "plan"])
 export const formTrend = endpoint({
   method: "get",
   path: "/api/forms/[name]/trend",
-  summary: "Across the last N finished runs: never-idempotent tasks, durations, host failure rates",
+  summary:
+    "Across the last N finished full runs (the form's own settings: no tags, limit or check mode chosen at launch): never-idempotent tasks, durations, host failure rates",
   tags: ["forms", "analysis"],
   access: "user",
   params: nameParams,
@@ -158,7 +159,8 @@ const idempotenceReportSchema = z.object({
 export const formIdempotence = endpoint({
   method: "get",
   path: "/api/forms/[name]/idempotence",
-  summary: "The idempotence report over the last N finished runs (JSON, or a CSV/JSON download)",
+  summary:
+    "The idempotence report over the last N finished full runs (no tags, limit or check mode chosen at launch; JSON, or a CSV/JSON download)",
   tags: ["forms", "analysis"],
   access: "user",
   params: nameParams,

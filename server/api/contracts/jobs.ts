@@ -315,7 +315,32 @@ export const jobRecap = endpoint({
 });
 
 const countsSchema = z.record(z.string(), z.number());
-const jobRefSchema = z.object({ id: z.number().int(), status: z.string(), finishedAt: z.string().nullable() });
+const runOptionsViewSchema = z
+  .object({
+    playbook: z.string(),
+    tags: z.array(z.string()),
+    skipTags: z.array(z.string()),
+    limit: z.string().nullable(),
+    check: z.boolean(),
+    diff: z.boolean(),
+    verbosity: z.number().int(),
+    environment: z.string().nullable(),
+    valuesHash: z.string().meta({ description: "sha256 of the form values (password values masked): equal values, equal hash" }),
+  })
+  .meta({ description: "how the run was run; playbook, tags, skipTags, limit and check decide which runs it is comparable with" });
+
+const jobRefSchema = z.object({
+  id: z.number().int(),
+  status: z.string(),
+  finishedAt: z.string().nullable(),
+  options: runOptionsViewSchema.nullable().meta({ description: "null for a job launched before plans were kept" }),
+});
+
+const optionDifferenceSchema = z.object({
+  option: z.enum(["playbook", "tags", "skipTags", "limit", "check", "diff", "verbosity", "environment", "valuesHash"]),
+  first: z.unknown(),
+  second: z.unknown(),
+});
 
 export const compareQuerySchema = z.object({
   optional: z.enum(["0", "1"]).optional().meta({ description: "1: no previous run answers 200 {previous: null} instead of 404" }),
@@ -324,7 +349,8 @@ export const compareQuerySchema = z.object({
 export const compareJobs = endpoint({
   method: "get",
   path: "/api/jobs/[id]/compare/[otherId]",
-  summary: "Compare two runs (OTHER = `previous`: the previous complete run of the same form)",
+  summary:
+    "Compare two runs (OTHER = `previous`: the previous complete run of the same form with the same playbook, tags, skip tags, limit and check mode)",
   tags: ["analysis"],
   access: "user",
   params: z.object({ id: z.string(), otherId: z.string().meta({ description: "a job id, or `previous`" }) }),
@@ -336,6 +362,7 @@ export const compareJobs = endpoint({
         z.object({
           first: jobRefSchema,
           second: jobRefSchema,
+          differences: z.array(optionDifferenceSchema).meta({ description: "the run options in which the two runs differ" }),
           comparison: z.object({
             idempotence_judgeable: z.boolean(),
             incomplete_runs: z.array(z.enum(["first", "second"])),
