@@ -260,7 +260,9 @@ export class JobRun {
       const gid = user ? jobGid(user, this.job.jobId) : null;
       const { sandboxed } = this.deps;
       const { environment } = this.deps;
+      const keyStarted = performance.now();
       const requirements = this.findRequirements(paths.jobDir);
+      const keyMs = performance.now() - keyStarted;
       // The environment's folders stay reachable under the private /tmp (one may lie in /tmp).
       const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
         ...sandboxSupportFolders(),
@@ -300,7 +302,7 @@ export class JobRun {
       let installed: CacheEntry | null = null;
       if (requirements) {
         try {
-          installed = await this.obtainRequirements(requirements, paths, {
+          installed = await this.obtainRequirements(requirements, keyMs, paths, {
             user: user && gid !== null ? { uid: user.uid, gid } : null,
             privateTmp,
             identity,
@@ -514,6 +516,8 @@ export class JobRun {
    */
   private async obtainRequirements(
     requirements: JobRequirements,
+    /** How long reading the files and computing the key took: part of what requirements cost a launch. */
+    keyMs: number,
     paths: ReturnType<JobRun["paths"]>,
     run: { user: { uid: number; gid: number } | null; privateTmp: PrivateTmp | null; identity: Record<string, string> },
   ): Promise<CacheEntry> {
@@ -521,7 +525,7 @@ export class JobRun {
     const { environment, env } = this.deps;
     const short = requirements.key.slice(0, SHORT_KEY_LENGTH);
     const started = performance.now();
-    const elapsed = () => performance.now() - started;
+    const elapsed = () => keyMs + performance.now() - started;
     const program = environmentProgram(environment, "ansible-galaxy");
     const entry = await this.deps.requirements.cache.obtain(requirements.key, {
       say: (line) => batcher.log(line),
@@ -561,9 +565,9 @@ export class JobRun {
         return paths.requirements;
       },
     });
-    const ms = Math.round(elapsed());
+    const ms = elapsed();
     if (entry.installed) batcher.log(`requirements: installed in ${(ms / 1000).toFixed(1)} s (key ${short})`);
-    else batcher.log(`requirements: cached since ${entry.since.toISOString()} (key ${short}, ready in ${ms} ms)`);
+    else batcher.log(`requirements: cached since ${entry.since.toISOString()} (key ${short}, ready in ${ms.toFixed(1)} ms)`);
     return entry;
   }
 

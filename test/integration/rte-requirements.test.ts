@@ -13,6 +13,7 @@
  */
 import { execa } from "execa";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,14 +62,17 @@ if __name__ == "__main__":
     main()
 `;
 
-function form(name: string, requirements: string, extra: (dir: string) => void = () => undefined): void {
+/** A TCP server that accepts and never answers: a git clone from it hangs until it is stopped. */
+const silent = net.createServer(() => undefined);
+
+function form(name: string, requirements: string, extra: (dir: string) => void = () => undefined, playbook = PLAYBOOK): void {
   const dir = path.join(forms, name);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, "form.yaml"),
     `name: ${name}\ntitle: requirements test ${name}\nplaybook: playbook.yml\nrunner: ${RUNNER}\n`,
   );
-  fs.writeFileSync(path.join(dir, "playbook.yml"), PLAYBOOK);
+  fs.writeFileSync(path.join(dir, "playbook.yml"), playbook);
   fs.writeFileSync(path.join(dir, "requirements.yml"), requirements);
   extra(dir);
 }
@@ -106,6 +110,22 @@ beforeAll(async () => {
   // The same collection and role, under another key (a comment changes the file's bytes).
   form("req-twin", `# twin\n${both}`, vendor);
   form("req-missing", "collections:\n  - name: vendor/playform_test-missing-1.0.0.tar.gz\n    type: file\n");
+  // The collection only, in collections/requirements.yml (the role's repository is in /tmp,
+  // which a private /tmp hides from the install).
+  form(
+    "req-collection",
+    "",
+    (dir) => {
+      fs.rmSync(path.join(dir, "requirements.yml"));
+      vendor(dir);
+      fs.mkdirSync(path.join(dir, "collections"));
+      fs.writeFileSync(path.join(dir, "collections", "requirements.yml"), `collections:\n  - name: vendor/${tarball}\n    type: file\n`);
+    },
+    PLAYBOOK.replace("  roles:\n    - greeter\n", ""),
+  );
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const port = (silent.address() as net.AddressInfo).port;
+  form("req-hang", `roles:\n  - src: git+http://127.0.0.1:${port}/hang.git\n    name: hang\n`);
   fs.chmodSync(forms, 0o755);
   await h.start();
   requirementsDir = path.join(h.scratch, "requirements");
@@ -113,9 +133,24 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.stop();
+  silent.close();
   fs.rmSync(forms, { recursive: true, force: true });
   fs.rmSync(sources, { recursive: true, force: true });
 });
+
+/** Processes whose command line mentions `text` (what an install left running). */
+function stillRunning(text: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)) found.push(Number(entry));
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return found;
+}
 
 function installs(output: string): number {
   return output.split("\n").filter((line) => line.startsWith("requirements: installing ")).length;
@@ -160,7 +195,7 @@ describe("a form's requirements.yml", () => {
     const out2 = await h.api.output(second);
     expect(job2.status, `${job2.statusReason}\n${out2}`).toBe("success");
     expect(installs(out2)).toBe(0);
-    expect(out2).toMatch(new RegExp(`requirements: cached since \\S+ \\(key ${key}, ready in \\d+ ms\\)`));
+    expect(out2).toMatch(new RegExp(`requirements: cached since \\S+ \\(key ${key}, ready in \\d+\\.\\d ms\\)`));
     expect(out2).not.toContain("was installed successfully");
     expect(out2).toContain("module=hello playform from playform_test.reqs");
     // The figures docs/rte.md quotes.
@@ -194,5 +229,46 @@ describe("a form's requirements.yml", () => {
     // Nothing half-installed is kept under its key.
     const key = /\(key ([0-9a-f]{12})\)/.exec(out)![1]!;
     expect(fs.readdirSync(requirementsDir).filter((name) => name.startsWith(key))).toEqual([]);
+  }, 300_000);
+  it("an install that hangs is stopped by the job's abort, and nothing of it is left running", async () => {
+    const id = await h.api.launch("req-hang");
+    await h.waitUntil(
+      "the install to start",
+      async () => (await h.api.output(id)).includes("requirements: installing requirements.yml"),
+      60_000,
+    );
+    const aborted = Date.now();
+    expect((await h.api.call("POST", `/api/jobs/${id}/abort`)).status).toBe(202);
+    const job = await h.api.waitForEnd(id);
+    expect(job.status, job.statusReason).toBe("aborted");
+    expect(Date.now() - aborted).toBeLessThan(15_000);
+    const out = await h.api.output(id);
+    expect(out).not.toContain("PLAY [");
+    expect(stillRunning("hang.git")).toEqual([]);
+  }, 120_000);
+
+  it("in the default cache folder, under a private /tmp: installed, used, read-only; a hung install times out", async () => {
+    await h.cleanUp();
+    h.startRte({
+      instanceId: "req-1",
+      ...h.dirs("req-1"),
+      env: { RTE_PLAYBOOK_PRIVATE_TMP: "on", RTE_REQUIREMENTS_TIMEOUT_SECONDS: "5" },
+    });
+    const id = await h.api.launch("req-collection");
+    const job = await h.api.waitForEnd(id);
+    const out = await h.api.output(id);
+    expect(job.status, `${job.statusReason}\n${out}`).toBe("success");
+    expect(out).toMatch(/requirements: installing collections\/requirements\.yml with \S*ansible-galaxy/);
+    expect(out).toContain("module=hello playform from playform_test.reqs");
+    expect(out).toMatch(/cache-write-rc=[1-9]/);
+    expect(out).toMatch(/\/playform-jobs-[0-9a-f]+\/\.requirements\/[0-9a-f]{64}\/collections/);
+
+    const hung = await h.api.launch("req-hang");
+    const ended = await h.api.waitForEnd(hung);
+    expect(ended.status).toBe("failed");
+    expect(ended.statusReason).toBe(
+      "requirements: ansible-galaxy role install -r requirements.yml did not finish within 5 s (RTE_REQUIREMENTS_TIMEOUT_SECONDS)",
+    );
+    expect(stillRunning("hang.git")).toEqual([]);
   }, 300_000);
 });
