@@ -565,6 +565,8 @@ export class JobRun {
         return paths.requirements;
       },
     });
+    // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
+    fs.rmSync(paths.requirements, { recursive: true, force: true });
     const ms = elapsed();
     if (entry.installed) batcher.log(`requirements: installed in ${(ms / 1000).toFixed(1)} s (key ${short})`);
     else batcher.log(`requirements: cached since ${entry.since.toISOString()} (key ${short}, ready in ${ms.toFixed(1)} ms)`);
