@@ -44,7 +44,7 @@ import {
   wrapPlaybook,
   type PrivateTmp,
 } from "./sandbox";
-import { SHORT_KEY_LENGTH, findRequirementsFiles, readJobRequirements, type JobRequirements } from "./requirements";
+import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
 import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
 import { GalaxyInstall, RequirementsInstallError } from "./requirements-install";
 
@@ -502,11 +502,16 @@ export class JobRun {
     const files = findRequirementsFiles(this.job.playbook, (file) => this.job.manifest.some((entry) => entry.path === file));
     if (files.length === 0) return null;
     const { environment } = this.deps;
-    return readJobRequirements(jobDir, files, {
-      environment: environment.name,
-      ansible: this.deps.requirements.ansibleCore ?? environmentProgram(environment, "ansible-galaxy"),
-      galaxyServer: this.deps.env.RTE_GALAXY_SERVER ?? null,
-    });
+    return readJobRequirements(
+      jobDir,
+      files,
+      {
+        environment: environment.name,
+        ansible: this.deps.requirements.ansibleCore ?? environmentProgram(environment, "ansible-galaxy"),
+        galaxyServer: this.deps.env.RTE_GALAXY_SERVER ?? null,
+      },
+      (written) => manifestDigest(this.job.manifest, written),
+    );
   }
 
   /**

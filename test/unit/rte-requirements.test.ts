@@ -7,6 +7,7 @@ import {
   RequirementsFileError,
   findRequirementsFiles,
   localDigest,
+  manifestDigest,
   parseRequirements,
   readJobRequirements,
   requirementsKey,
@@ -126,6 +127,42 @@ describe("the cache key", () => {
     const dirDigest = localDigest(job, "./coll");
     fs.writeFileSync(path.join(job, "coll", "galaxy.yml"), "b");
     expect(localDigest(job, "./coll")).not.toBe(dirDigest);
+  });
+});
+
+describe("manifestDigest", () => {
+  const manifest = [
+    { path: "vendor/acme-tools-1.0.0.tar.gz", sha256: "11" },
+    { path: "coll/galaxy.yml", sha256: "22" },
+    { path: "coll/plugins/modules/x.py", sha256: "33" },
+  ];
+
+  it("takes a named file's hash from the job's manifest, never reading it", () => {
+    expect(manifestDigest(manifest, "vendor/acme-tools-1.0.0.tar.gz")).toBe("11");
+    expect(manifestDigest(manifest, "./vendor/acme-tools-1.0.0.tar.gz")).toBe("11");
+    expect(manifestDigest(manifest, "vendor/missing.tar.gz")).toBeNull();
+    expect(manifestDigest(manifest, "/etc/passwd")).toBeNull();
+    expect(manifestDigest(manifest, "../vendor/acme-tools-1.0.0.tar.gz")).toBeNull();
+  });
+
+  it("digests a folder's files by path and hash: a changed file changes it", () => {
+    const digest = manifestDigest(manifest, "./coll/");
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifestDigest(manifest, "coll")).toBe(digest);
+    const changed = manifest.map((entry) => (entry.path === "coll/galaxy.yml" ? { ...entry, sha256: "44" } : entry));
+    expect(manifestDigest(changed, "coll")).not.toBe(digest);
+  });
+
+  it("changes the job's key when a named tarball's content (its manifest hash) changes", () => {
+    const job = temp();
+    fs.writeFileSync(path.join(job, "requirements.yml"), "collections:\n  - name: vendor/acme-tools-1.0.0.tar.gz\n    type: file\n");
+    const context = { environment: "default", ansible: "2.14.18", galaxyServer: null };
+    const keyWith = (sha256: string) =>
+      readJobRequirements(job, ["requirements.yml"], context, (written) =>
+        manifestDigest([{ path: "vendor/acme-tools-1.0.0.tar.gz", sha256 }], written),
+      ).key;
+    expect(keyWith("aa")).toBe(keyWith("aa"));
+    expect(keyWith("aa")).not.toBe(keyWith("bb"));
   });
 });
 
