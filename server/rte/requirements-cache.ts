@@ -104,7 +104,13 @@ export class RequirementsCache {
       if (!pending) break;
       options.say(`requirements: another job is installing them (key ${key.slice(0, 12)}): waiting`);
       // Its failure is its own job's: this one then tries itself (a cancelled install, a timeout).
-      await pending.catch(() => undefined);
+      // A cancel of this job ends its wait at once, not when the other install ends.
+      const cancel = whenCancelled(options.cancelled);
+      try {
+        await Promise.race([pending.catch(() => undefined), cancel.promise]);
+      } finally {
+        cancel.stop();
+      }
       if (options.cancelled()) throw new InstallCancelled("cancelled while waiting for another job's install");
     }
     const install = this.installOnce(key, options);
@@ -189,6 +195,18 @@ export class RequirementsCache {
       if (options.cancelled()) throw new InstallCancelled("cancelled while waiting for another runner process's install");
     }
   }
+}
+
+/** Resolves once `cancelled()` says so (polled every LOCK_POLL_MS) until stopped; never keeps the process alive. */
+function whenCancelled(cancelled: () => boolean): { promise: Promise<void>; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setInterval(() => {
+      if (cancelled()) resolve();
+    }, LOCK_POLL_MS);
+    timer.unref();
+  });
+  return { promise, stop: () => clearInterval(timer) };
 }
 
 function readHolder(file: string): LockHolder | null {

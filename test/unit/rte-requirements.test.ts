@@ -13,7 +13,7 @@ import {
   requirementsKey,
   type KeyInput,
 } from "../../server/rte/requirements";
-import { RequirementsCache, seal } from "../../server/rte/requirements-cache";
+import { InstallCancelled, RequirementsCache, seal } from "../../server/rte/requirements-cache";
 import { galaxyCommands } from "../../server/rte/requirements-install";
 import { wrapPlaybook } from "../../server/rte/sandbox";
 
@@ -241,6 +241,21 @@ describe("RequirementsCache", () => {
     expect(again).toMatchObject({ installed: false, folder: path.join(root, "requirements", KEY) });
     expect(counter.n).toBe(1);
     expect(fs.readdirSync(path.join(root, "requirements"))).toEqual([KEY]);
+  });
+
+  it("a job waiting for another job's install stops waiting when it is cancelled", async () => {
+    const root = temp();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    const counter = { n: 0 };
+    const slow = cache.obtain(KEY, { ...quiet, install: producer(root, counter, 3_000) });
+    let cancelled = false;
+    const waiting = cache.obtain(KEY, { ...quiet, install: producer(root, counter), cancelled: () => cancelled });
+    setTimeout(() => (cancelled = true), 200);
+    const started = Date.now();
+    await expect(waiting).rejects.toThrow(InstallCancelled);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect((await slow).installed).toBe(true);
+    expect(counter.n).toBe(1);
   });
 
   it("installs once across two caches on one folder (two runner processes), through the lock file", async () => {
