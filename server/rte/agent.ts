@@ -47,6 +47,7 @@ import { listInventory } from "./inventory-list";
 import { JobRun } from "./job-run";
 import { RunningJobs } from "./leftovers";
 import type { PlaybookUser } from "./playbook-user";
+import { RequirementsCache } from "./requirements-cache";
 import { Spool } from "./spool";
 
 /** What the agent uses of its link: a socket.io client socket (outbound) or server-side socket (inbound). */
@@ -76,6 +77,7 @@ export class RteAgent {
   private inboundServer: SocketServer | null = null;
   private readonly spool: Spool;
   private readonly cache: FileCache;
+  private readonly requirements: RequirementsCache;
   private readonly running: RunningJobs;
   private readonly runs = new Map<number, JobRun>();
   private readonly inFlight = new Set<number>();
@@ -100,6 +102,8 @@ export class RteAgent {
   ) {
     this.spool = new Spool(env.spoolDir);
     this.cache = new FileCache(env.cacheDir);
+    // Waiting for a lock longer than an install may take means its holder is gone.
+    this.requirements = new RequirementsCache(env.requirementsDir, (env.RTE_REQUIREMENTS_TIMEOUT_SECONDS + 120) * 1000);
     this.running = new RunningJobs(path.join(env.workDir, "running"));
     const recovered = this.spool.recover();
     if (recovered.length > 0) log(`spool holds unacknowledged items of job(s) ${recovered.join(", ")}: they will be resent`);
@@ -378,6 +382,10 @@ export class RteAgent {
         playbookUser: this.playbookUser,
         sandboxed: this.sandboxed,
         environment,
+        requirements: {
+          cache: this.requirements,
+          ansibleCore: this.environmentReports?.find((report) => report.name === environment.name)?.ansibleCore ?? null,
+        },
       },
       startCancelled,
     );

@@ -138,6 +138,29 @@ const rteEnvSchema = z.object({
    * "Environments"). Unset: one environment, `default`, the ansible-playbook above.
    */
   RTE_ENVIRONMENTS: z.string().optional(),
+  /**
+   * Where a job's requirements.yml is installed and kept, one folder per key (requirements-cache.ts).
+   * The playbook user must be able to enter every folder above it. Unset: `.requirements` in the
+   * jobs folder (RTE_JOBS_DIR), the one folder the playbook user is sure to reach.
+   */
+  RTE_REQUIREMENTS_DIR: z.string().min(1).optional(),
+  /** The longest a job's requirements install may take (all its ansible-galaxy commands together). */
+  RTE_REQUIREMENTS_TIMEOUT_SECONDS: positiveInt(600),
+  /**
+   * The Galaxy server requirements are installed from (ansible-galaxy --server): an internal
+   * Galaxy or mirror, for runners without internet. Unset or empty: ansible's own (galaxy.ansible.com,
+   * or what the runner's ansible.cfg / ANSIBLE_GALAXY_SERVER_LIST say).
+   */
+  RTE_GALAXY_SERVER: z
+    .string()
+    .transform((s) => s.trim() || undefined)
+    .pipe(
+      z
+        .string()
+        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), "must be an http:// or https:// URL, or unset")
+        .optional(),
+    )
+    .optional(),
 });
 
 export type RteEnv = z.infer<typeof rteEnvSchema> & {
@@ -148,6 +171,7 @@ export type RteEnv = z.infer<typeof rteEnvSchema> & {
   /** RTE_RUNNER_NAME when set explicitly: the app refuses a token of any other runner. */
   runnerName: string | null;
   jobsDir: string;
+  requirementsDir: string;
 };
 
 /**
@@ -205,6 +229,7 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     if (Boolean(data.RTE_TLS_CERT) !== Boolean(data.RTE_TLS_KEY)) problems.push("RTE_TLS_CERT, RTE_TLS_KEY: set both or neither");
     if (problems.length > 0) throw new Error(`invalid RTE configuration:\n  ${problems.join("\n  ")}`);
   }
+  const jobsDir = path.resolve(data.RTE_JOBS_DIR ?? defaultJobsDir(work));
   return {
     ...parsed.data,
     spoolDir: path.resolve(data.RTE_SPOOL_PATH ?? runnerDefaultDir(name, "spool")),
@@ -212,6 +237,7 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     cacheDir: path.join(work, "cache"),
     stateDir: path.resolve(data.RTE_STATE_PATH ?? runnerDefaultDir(name, "state")),
     runnerName: env.RTE_RUNNER_NAME !== undefined ? parsed.data.RTE_RUNNER_NAME : null,
-    jobsDir: path.resolve(parsed.data.RTE_JOBS_DIR ?? defaultJobsDir(work)),
+    jobsDir,
+    requirementsDir: path.resolve(data.RTE_REQUIREMENTS_DIR ?? path.join(jobsDir, ".requirements")),
   };
 }

@@ -21,13 +21,32 @@ import type { FileCache, FetchFiles } from "./file-cache";
 import { fileVarPaths, handOver } from "./job-folder";
 import { RUN_ID_VARIABLE, newRunId, type RunningJobs, type RunningRecord } from "./leftovers";
 import { OutputBatcher } from "./output-batcher";
-import { environmentEnv, environmentFolders, environmentProgram, playbookArgs, playbookCommand, playbookEnv } from "./playbook-command";
+import {
+  environmentEnv,
+  environmentFolders,
+  environmentProgram,
+  playbookArgs,
+  playbookCommand,
+  playbookEnv,
+  type RequirementsPaths,
+} from "./playbook-command";
 import type { RteEnvironment } from "./environments";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, goneWithin, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
 import { watchDisk } from "./disk-usage";
-import { SECRETS_FD, STATUS_FD, preparePrivateTmp, sandboxSupportFolders, wrapPlaybook } from "./sandbox";
+import {
+  SECRETS_FD,
+  STATUS_FD,
+  preparePrivateTmp,
+  privateTmpMountPoints,
+  sandboxSupportFolders,
+  wrapPlaybook,
+  type PrivateTmp,
+} from "./sandbox";
+import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
+import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
+import { GalaxyInstall, RequirementsInstallError } from "./requirements-install";
 
 const EVENTS_FD = 3;
 /**
@@ -57,6 +76,11 @@ export interface JobRunDeps {
   sandboxed: boolean;
   /** The environment the dispatch names (environments.ts): its ansible-playbook and paths. */
   environment: RteEnvironment;
+  /**
+   * Where a job's requirements.yml is installed (requirements-cache.ts), and the environment's
+   * ansible-core version as the probe found it (null: not probed yet, or broken), for the key.
+   */
+  requirements: { cache: RequirementsCache; ansibleCore: string | null };
 }
 
 export class JobRun {
@@ -76,6 +100,8 @@ export class JobRun {
   /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
+  /** The requirements install running, if any: a cancel stops it. */
+  private install: GalaxyInstall | null = null;
   /** In the environment of everything the playbook starts: see leftovers.ts. */
   private readonly runId = newRunId();
   readonly finished: Promise<void>;
@@ -113,6 +139,7 @@ export class JobRun {
       this.deps.log(`job ${this.job.jobId}: drain time ran out, cancelling it`, { jobId: this.job.jobId });
     }
     this.cancelled = true;
+    this.install?.stop();
     // Before the spawn there is nothing to signal: run() checks the flag once it has a pid.
     if (this.pid !== undefined) void this.endGroup();
   }
@@ -164,6 +191,8 @@ export class JobRun {
       sshKey: path.join(jobDir, `.playform_ssh_key_${id}`),
       /** The copy a form with keepExtravars keeps after the job, where only the RTE reads it. */
       kept: path.join(this.deps.env.workDir, "extravars", `extravars_${id}.json`),
+      /** Where ansible-galaxy installs the job's requirements before the cache takes them over. */
+      requirements: path.join(jobDir, ".playform_requirements"),
     };
   }
 
@@ -231,11 +260,19 @@ export class JobRun {
       const gid = user ? jobGid(user, this.job.jobId) : null;
       const { sandboxed } = this.deps;
       const { environment } = this.deps;
+      const keyStarted = performance.now();
+      const requirements = this.findRequirements(paths.jobDir);
+      const keyMs = performance.now() - keyStarted;
       // The environment's folders stay reachable under the private /tmp (one may lie in /tmp).
       const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
         ...sandboxSupportFolders(),
         ...environmentFolders(environment),
       ]);
+      if (requirements) {
+        // Before the folder is handed over: made by the RTE, never where the job's code put a link.
+        privateTmpMountPoints(privateTmp, [path.join(this.deps.requirements.cache.dir, requirements.key)]);
+        fs.mkdirSync(paths.requirements, { mode: 0o700 });
+      }
       if (user && gid !== null) handOver(paths.jobDir, { uid: user.uid, gid });
 
       const args = playbookArgs({
@@ -247,7 +284,6 @@ export class JobRun {
         vaultPasswordScript: this.secrets.vaultPassword !== null ? vaultPasswordScript() : null,
         preview: this.job.preview === true,
       });
-      batcher.start();
       // As another user: a home and ansible's temp files of its own, in its folder (the user's
       // home is /nonexistent). The remote temp folder is "$HOME/.ansible/tmp", expanded by the
       // target's shell: for the local connection this HOME, on a managed host the login's home
@@ -262,12 +298,47 @@ export class JobRun {
           }
         : {};
       identity.TMPDIR = tmpdir;
+      batcher.start();
+      let installed: CacheEntry | null = null;
+      if (requirements) {
+        try {
+          installed = await this.obtainRequirements(requirements, keyMs, paths, {
+            user: user && gid !== null ? { uid: user.uid, gid } : null,
+            privateTmp,
+            identity,
+          });
+        } catch (error) {
+          if (!(error instanceof RequirementsInstallError || error instanceof InstallCancelled)) throw error;
+          if (this.cancelled) {
+            status = "aborted";
+            reason = this.cancelledBy === "drain" ? drainReason(this.deps.env.RTE_DRAIN_SECONDS) : "aborted on request";
+          } else reason = `requirements: ${error.message}`;
+          batcher.log(`requirements: ${error.message}: the playbook does not run`);
+          return;
+        }
+        if (this.cancelled) {
+          status = "aborted";
+          reason = this.cancelledBy === "drain" ? drainReason(this.deps.env.RTE_DRAIN_SECONDS) : "aborted on request";
+          return;
+        }
+      }
+      const requirementsPaths: RequirementsPaths | null = installed
+        ? { collections: [installed.collections], roles: [installed.roles] }
+        : null;
       // At a lower CPU priority than the RTE (RTE_PLAYBOOK_NICE): however busy its playbooks keep
       // the cores, the RTE still reads their output, beats and answers the app in time.
       const niceness = this.deps.env.RTE_PLAYBOOK_NICE;
       // nice outermost: everything after it, bwrap included, runs at the lower priority.
       const ansiblePlaybook = environmentProgram(environment, "ansible-playbook");
-      const wrapped = wrapPlaybook({ file: ansiblePlaybook, args }, initScript, paths.hidden, sandboxed, privateTmp);
+      // Its installed requirements read-only, whoever owns them (the RTE running as the playbook user).
+      const wrapped = wrapPlaybook(
+        { file: ansiblePlaybook, args },
+        initScript,
+        paths.hidden,
+        sandboxed,
+        privateTmp,
+        installed ? [installed.folder] : [],
+      );
       const command = playbookCommand(wrapped.file, wrapped.args, niceness);
       const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
@@ -278,6 +349,7 @@ export class JobRun {
             this.deps.env.RTE_PLAYBOOK_ENV_PASS,
           ),
           environment,
+          requirementsPaths,
         ),
         extendEnv: false,
         // setgid, setuid (and no supplementary groups: libuv drops them) in the child before exec.
@@ -423,6 +495,87 @@ export class JobRun {
       ]);
       unmask();
     }
+  }
+
+  /** The job's requirements files (requirements.ts) and their key, or null when it has none. */
+  private findRequirements(jobDir: string): JobRequirements | null {
+    const files = findRequirementsFiles(this.job.playbook, (file) => this.job.manifest.some((entry) => entry.path === file));
+    if (files.length === 0) return null;
+    const { environment } = this.deps;
+    return readJobRequirements(
+      jobDir,
+      files,
+      {
+        environment: environment.name,
+        ansible: this.deps.requirements.ansibleCore ?? environmentProgram(environment, "ansible-galaxy"),
+        galaxyServer: this.deps.env.RTE_GALAXY_SERVER ?? null,
+      },
+      (written) => manifestDigest(this.job.manifest, written),
+    );
+  }
+
+  /**
+   * The cache entry of the job's requirements: found, or installed by this job (see
+   * requirements-install.ts), or by another job or runner process it waits for. Says which in
+   * the job's output. Throws RequirementsInstallError (galaxy's message) or InstallCancelled.
+   */
+  private async obtainRequirements(
+    requirements: JobRequirements,
+    /** How long reading the files and computing the key took: part of what requirements cost a launch. */
+    keyMs: number,
+    paths: ReturnType<JobRun["paths"]>,
+    run: { user: { uid: number; gid: number } | null; privateTmp: PrivateTmp | null; identity: Record<string, string> },
+  ): Promise<CacheEntry> {
+    const batcher = this.batcher!;
+    const { environment, env } = this.deps;
+    const short = requirements.key.slice(0, SHORT_KEY_LENGTH);
+    const started = performance.now();
+    const elapsed = () => keyMs + performance.now() - started;
+    const program = environmentProgram(environment, "ansible-galaxy");
+    const entry = await this.deps.requirements.cache.obtain(requirements.key, {
+      say: (line) => batcher.log(line),
+      cancelled: () => this.cancelled,
+      install: async () => {
+        batcher.log(`requirements: installing ${requirements.files.map((f) => f.path).join(", ")} with ${program} (key ${short})`);
+        const install = new GalaxyInstall({
+          program,
+          jobDir: paths.jobDir,
+          target: paths.requirements,
+          files: requirements.files,
+          galaxyServer: env.RTE_GALAXY_SERVER ?? null,
+          env: environmentEnv(
+            playbookEnv(
+              process.env,
+              { [RUN_ID_VARIABLE]: this.runId, ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...run.identity },
+              env.RTE_PLAYBOOK_ENV_PASS,
+            ),
+            environment,
+            // Searched as the playbook will search the entry: first (and galaxy does not warn that
+            // its -p folder is not on the collections path).
+            { collections: [path.join(paths.requirements, "collections")], roles: [path.join(paths.requirements, "roles")] },
+          ),
+          user: run.user,
+          sandboxed: this.deps.sandboxed,
+          privateTmp: run.privateTmp,
+          timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
+          say: (line) => batcher.log(line),
+        });
+        this.install = install;
+        if (this.cancelled) install.stop();
+        try {
+          await install.install();
+        } finally {
+          this.install = null;
+        }
+        return paths.requirements;
+      },
+    });
+    // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
+    fs.rmSync(paths.requirements, { recursive: true, force: true });
+    const ms = elapsed();
+    if (entry.installed) batcher.log(`requirements: installed in ${(ms / 1000).toFixed(1)} s (key ${short})`);
+    else batcher.log(`requirements: cached since ${entry.since.toISOString()} (key ${short}, ready in ${ms.toFixed(1)} ms)`);
+    return entry;
   }
 
   /**

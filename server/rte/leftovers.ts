@@ -152,9 +152,12 @@ export async function cleanUpAfterPreviousRun(env: RteEnv, log: (message: string
   const extravarsDir = path.join(env.workDir, "extravars");
   for (const dir of [extravarsDir, env.cacheDir]) ensurePrivateDir(dir);
   // Job folders hold the playbook's files, its extravars and the ssh key; every one left is a
-  // dead job's (the jobs folder is this RTE's alone: it holds its lock).
+  // dead job's (the jobs folder is this RTE's alone: it holds its lock). The requirements cache is
+  // kept (its own start removes its half-done installs: requirements-cache.ts).
   if (fs.existsSync(env.jobsDir)) {
-    for (const entry of fs.readdirSync(env.jobsDir)) if (entry !== LOCK_FILE) remove(path.join(env.jobsDir, entry));
+    const requirements = path.relative(env.jobsDir, env.requirementsDir);
+    for (const entry of fs.readdirSync(env.jobsDir))
+      if (entry !== LOCK_FILE && entry !== requirements) remove(path.join(env.jobsDir, entry));
   }
   if (fs.existsSync(oldJobsDir)) {
     for (const entry of fs.readdirSync(oldJobsDir)) remove(path.join(oldJobsDir, entry));

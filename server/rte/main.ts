@@ -97,7 +97,16 @@ export async function runRte(): Promise<void> {
   });
   if (playbookUser) {
     try {
-      checkReachable(playbookUser, env.jobsDir, found(callbackPluginDir), found(vaultPasswordScript), found(playbookInitScript));
+      // Made here (the RTE's, 0711) to be checked: the agent's cache takes it as it is.
+      ensureOwnedDir(env.requirementsDir, 0o711);
+      checkReachable(
+        playbookUser,
+        env.jobsDir,
+        found(callbackPluginDir),
+        found(vaultPasswordScript),
+        found(playbookInitScript),
+        env.requirementsDir,
+      );
     } catch (error) {
       fatal(error);
       process.exit(error instanceof PlaybookUserError ? 2 : 1);

@@ -135,7 +135,10 @@ const ANSIBLE_DEFAULT_PATHS = {
  * default environment keeps ANSIBLE_PLAYBOOK exactly as configured (a name looked up on PATH,
  * or a path whose file name need not be `ansible-playbook`) and the ansible-inventory beside it.
  */
-export function environmentProgram(environment: CommandEnvironment, program: "ansible-playbook" | "ansible-inventory"): string {
+export function environmentProgram(
+  environment: CommandEnvironment,
+  program: "ansible-playbook" | "ansible-inventory" | "ansible-galaxy",
+): string {
   const configured = environment.ansiblePlaybook;
   if (configured !== undefined || environment.bin === null) {
     const ansiblePlaybook = configured ?? "ansible-playbook";
@@ -145,15 +148,27 @@ export function environmentProgram(environment: CommandEnvironment, program: "an
   return path.join(environment.bin, program);
 }
 
+/** The folders a job's installed requirements.yml is in (requirements-cache.ts): searched before anything else. */
+export interface RequirementsPaths {
+  collections: readonly string[];
+  roles: readonly string[];
+}
+
 /**
  * A command's environment (playbookEnv's result) in an environment of RTE_ENVIRONMENTS: its
  * bin folder first on PATH (what the playbook runs by name on the runner, ansible-galaxy or the
  * virtual environment's python, is the environment's), and its collection and role folders
  * before those the runner sets (ANSIBLE_COLLECTIONS_PATH, ANSIBLE_ROLES_PATH), or before
  * ansible's own when it sets none: setting the variable replaces ansible's default search path.
- * Unchanged for the built-in default environment.
+ * Unchanged for the built-in default environment. `requirements`: the job's installed
+ * requirements.yml, searched first of all (before the environment's own folders): what the form
+ * asked for wins over what the runner happens to have.
  */
-export function environmentEnv(env: Readonly<Record<string, string>>, environment: CommandEnvironment): Record<string, string> {
+export function environmentEnv(
+  env: Readonly<Record<string, string>>,
+  environment: CommandEnvironment,
+  requirements: RequirementsPaths | null = null,
+): Record<string, string> {
   const result = { ...env };
   if (environment.bin !== null && environment.ansiblePlaybook === undefined) {
     result.PATH = [environment.bin, env.PATH].filter((p) => p !== undefined && p !== "").join(":");
@@ -164,8 +179,8 @@ export function environmentEnv(env: Readonly<Record<string, string>>, environmen
     result[name] = [...folders, current].join(":");
   };
   // ANSIBLE_COLLECTIONS_PATHS: the older spelling, which the runner may still set.
-  prepend("ANSIBLE_COLLECTIONS_PATH", environment.collectionsPaths, "ANSIBLE_COLLECTIONS_PATHS");
-  prepend("ANSIBLE_ROLES_PATH", environment.rolesPaths);
+  prepend("ANSIBLE_COLLECTIONS_PATH", [...(requirements?.collections ?? []), ...environment.collectionsPaths], "ANSIBLE_COLLECTIONS_PATHS");
+  prepend("ANSIBLE_ROLES_PATH", [...(requirements?.roles ?? []), ...environment.rolesPaths]);
   return result;
 }
 

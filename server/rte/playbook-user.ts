@@ -133,6 +133,7 @@ export function checkReachable(
   pluginDir: string | null,
   vaultScript: string | null,
   initScript: string | null = null,
+  requirementsDir: string | null = null,
 ): void {
   const gids = user.jobGroups ? [] : [user.primaryGid];
   const needs: [string | null, number, string][] = [
@@ -142,6 +143,8 @@ export function checkReachable(
     [vaultScript, 5, "the vault password script"],
     // Read by python3 as the playbook user: it starts ansible-playbook (sandbox.ts).
     [initScript, 4, "the playbook start script"],
+    // Enter only: a job reads its own entry, by its key, never the list of them.
+    [requirementsDir, 1, "the requirements cache (RTE_REQUIREMENTS_DIR), where its installed requirements.yml is"],
   ];
   for (const [target, bits, what] of needs) {
     if (!target) continue;
@@ -151,7 +154,9 @@ export function checkReachable(
         `playbooks run as ${user.name}, who cannot reach ${what} (${target}): ${blocked} is closed to it. ` +
           (target === jobsDir
             ? `Set RTE_JOBS_DIR to a folder whose parents any user may enter.`
-            : `Install Playform where any user may read it (e.g. /opt/playform, folders 755), or chmod o+rx the folders above it.`),
+            : target === requirementsDir
+              ? `Set RTE_REQUIREMENTS_DIR to a folder whose parents any user may enter (or leave it unset: the jobs folder's).`
+              : `Install Playform where any user may read it (e.g. /opt/playform, folders 755), or chmod o+rx the folders above it.`),
       );
     }
   }

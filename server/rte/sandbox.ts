@@ -134,6 +134,18 @@ export function preparePrivateTmp(
   return { privateTmp: { tmpDir, jobDir: folder, readOnly }, tmpdir: "/tmp" };
 }
 
+/**
+ * Makes the mount points, in a job's private /tmp, of folders that wrapPlaybook mounts read-only
+ * and that the private /tmp would hide (a cache entry in the jobs folder under /tmp).
+ */
+export function privateTmpMountPoints(tmp: PrivateTmp | null, folders: readonly string[]): void {
+  if (tmp === null) return;
+  for (const folder of folders) {
+    const mountPoint = hiddenJobDir(folder);
+    if (mountPoint !== null) fs.mkdirSync(path.join(tmp.tmpDir, mountPoint), { recursive: true, mode: 0o700 });
+  }
+}
+
 /** bwrap's mounts for a private /tmp, after BWRAP_ARGS (bwrap applies them in order). */
 export function privateTmpArgs(tmp: PrivateTmp, exists: (folder: string) => boolean = isFolder): string[] {
   const args: string[] = [];
@@ -148,7 +160,9 @@ export function privateTmpArgs(tmp: PrivateTmp, exists: (folder: string) => bool
  * `sandboxed`, bwrap. `secretsFifo`: where playbook-init.py makes the FIFO the playbook's
  * `-e @` names (the job's hidden extravars, written to SECRETS_FD); null for a command that
  * reads no secrets (ansible-inventory for an inventory listing, which runs in the same sandbox).
- * `privateTmp`: under bwrap, the playbook's own /tmp.
+ * `privateTmp`: under bwrap, the playbook's own /tmp. `readOnly`: folders mounted read-only at
+ * their own path under bwrap (a job's installed requirements: not writable whoever owns them);
+ * those under the private /tmp need a mount point there (privateTmpMountPoints).
  */
 export function wrapPlaybook(
   playbook: { file: string; args: string[] },
@@ -156,6 +170,7 @@ export function wrapPlaybook(
   secretsFifo: string | null,
   sandboxed: boolean,
   privateTmp: PrivateTmp | null = null,
+  readOnly: readonly string[] = [],
 ): { file: string; args: string[] } {
   const init = [
     "python3",
@@ -166,7 +181,7 @@ export function wrapPlaybook(
   ];
   const inner = [...init, playbook.file, ...playbook.args];
   if (!sandboxed) return { file: inner[0]!, args: inner.slice(1) };
-  const mounts = privateTmp ? privateTmpArgs(privateTmp) : [];
+  const mounts = [...(privateTmp ? privateTmpArgs(privateTmp) : []), ...readOnly.flatMap((folder) => ["--ro-bind", folder, folder])];
   return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, ...mounts, "--", ...inner] };
 }
 

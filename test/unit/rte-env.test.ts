@@ -61,13 +61,27 @@ describe("loadRteEnv", () => {
       // 1 GiB per stream (50 MB once cut big jobs; the disk holds it, not memory).
       PROCESS_MAX_BUFFER: 1024 * 1024 * 1024,
       ANSIBLE_PLAYBOOK: "ansible-playbook",
+      RTE_REQUIREMENTS_TIMEOUT_SECONDS: 600,
       spoolDir: own("spool"),
       workDir: own("work"),
       cacheDir: path.join(own("work"), "cache"),
       stateDir: own("state"),
       runnerName: null,
       jobsDir: defaultJobsDir(own("work")),
+      // The one folder the playbook user is sure to reach (the work dir is the RTE's alone).
+      requirementsDir: path.join(defaultJobsDir(own("work")), ".requirements"),
     });
+  });
+
+  it("takes RTE_GALAXY_SERVER as an http(s) URL (empty: unset), and RTE_REQUIREMENTS_DIR as a folder", () => {
+    const env = loadRteEnv(vars({ RTE_GALAXY_SERVER: " https://galaxy.internal/api/ \n", RTE_REQUIREMENTS_DIR: "reqs" }));
+    expect(env.RTE_GALAXY_SERVER).toBe("https://galaxy.internal/api/");
+    expect(env.requirementsDir).toBe(path.resolve("reqs"));
+    expect(loadRteEnv(vars({ RTE_GALAXY_SERVER: "" })).RTE_GALAXY_SERVER).toBeUndefined();
+    expect(() => loadRteEnv(vars({ RTE_GALAXY_SERVER: "ftp://mirror" }))).toThrow(
+      /RTE_GALAXY_SERVER: must be an http:\/\/ or https:\/\/ URL/,
+    );
+    expect(() => loadRteEnv(vars({ RTE_REQUIREMENTS_TIMEOUT_SECONDS: "0" }))).toThrow(/RTE_REQUIREMENTS_TIMEOUT_SECONDS/);
   });
 
   it("keeps a named runner's default folders apart from the local RTE's of npm start (README, Runners)", () => {
@@ -190,6 +204,9 @@ describe("loadRteEnv", () => {
         "RTE_PLAYBOOK_ENV_PASS",
         "RTE_METRICS_TOKEN",
         "RTE_ENVIRONMENTS",
+        "RTE_REQUIREMENTS_DIR",
+        "RTE_REQUIREMENTS_TIMEOUT_SECONDS",
+        "RTE_GALAXY_SERVER",
       ].sort(),
     );
   });

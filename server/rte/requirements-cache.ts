@@ -1,0 +1,270 @@
+/**
+ * Installed requirements, one folder per key (requirements.ts): `<dir>/<key>/{collections,roles}`,
+ * reused by every job with the same key.
+ *
+ * - A half-written or failed install is never used: the install writes into a folder of its job
+ *   (as the playbook user), which is moved here under a staging name, made the RTE's and read-only
+ *   for everyone else (no set-id bit survives), and only then renamed to its key: an entry exists
+ *   whole or not at all. Staging folders of dead processes are removed at start.
+ * - Installed once: jobs of this process with the same key wait for the one install (a promise per
+ *   key); processes sharing the folder (RTE_REQUIREMENTS_DIR named by several RTEs on one machine)
+ *   take `<key>.lock`, created exclusively, and wait while another living one holds it. A lock whose
+ *   holder is gone (same machine, its pid dead) or older than the install timeout is stale.
+ * - Not the playbook user's: the folder is the RTE's (0711: entered, not listed) and every entry is
+ *   the RTE's, 0755/0644. Under bubblewrap a job also sees its entry through a read-only mount.
+ * - Each use touches the entry (its mtime), so an eviction can later remove the unused ones (not
+ *   built yet: entries stay until removed by hand).
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ensureOwnedDir } from "./private-fs";
+
+const LOCK_POLL_MS = 500;
+const INSTALLED_FILE = "installed.json";
+
+export class InstallCancelled extends Error {}
+
+export interface CacheEntry {
+  folder: string;
+  collections: string;
+  roles: string;
+  /** When it was installed. */
+  since: Date;
+  /** Whether this job installed it (false: it was there, or another job or process installed it). */
+  installed: boolean;
+}
+
+export interface ObtainOptions {
+  /**
+   * Installs into a folder and returns it (a folder of the job's, on any file system). Throws to
+   * fail the job; the folder is then left to the job's cleanup.
+   */
+  install: () => Promise<string>;
+  /** A runner line of the job's output. */
+  say: (line: string) => void;
+  /** Checked while waiting for another's install: true ends the wait (InstallCancelled). */
+  cancelled: () => boolean;
+}
+
+interface LockHolder {
+  pid: number;
+  host: string;
+  since: number;
+}
+
+export class RequirementsCache {
+  private readonly inFlight = new Map<string, Promise<CacheEntry>>();
+
+  constructor(
+    readonly dir: string,
+    /** How long a lock may be held before it counts as stale (the install timeout and a margin). */
+    private readonly staleLockMs: number,
+  ) {
+    ensureOwnedDir(dir, 0o711);
+    for (const name of fs.readdirSync(dir)) {
+      const staging = /^\.staging-(.+)-(\d+)-[0-9a-f]+$/.exec(name);
+      if (staging && staging[1] === os.hostname() && !alive(Number(staging[2]))) {
+        fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+      }
+    }
+  }
+
+  private folder(key: string): string {
+    return path.join(this.dir, key);
+  }
+
+  /** The entry of `key`, if it is installed: touched (its last use). */
+  lookUp(key: string): CacheEntry | null {
+    const folder = this.folder(key);
+    let since: Date;
+    try {
+      const recorded = JSON.parse(fs.readFileSync(path.join(folder, INSTALLED_FILE), "utf8")) as { installedAt?: string };
+      since = new Date(recorded.installedAt ?? "");
+      if (Number.isNaN(since.getTime())) return null;
+    } catch {
+      return null;
+    }
+    const now = new Date();
+    try {
+      fs.utimesSync(folder, now, now);
+    } catch {
+      // Last use is for a later eviction only.
+    }
+    return { folder, collections: path.join(folder, "collections"), roles: path.join(folder, "roles"), since, installed: false };
+  }
+
+  /** The entry of `key`: the cached one, or installed once (whoever of this process asks at the same time waits for it). */
+  async obtain(key: string, options: ObtainOptions): Promise<CacheEntry> {
+    for (;;) {
+      const cached = this.lookUp(key);
+      if (cached) return cached;
+      const pending = this.inFlight.get(key);
+      if (!pending) break;
+      options.say(`requirements: another job is installing them (key ${key.slice(0, 12)}): waiting`);
+      // Its failure is its own job's: this one then tries itself (a cancelled install, a timeout).
+      // A cancel of this job ends its wait at once, not when the other install ends.
+      const cancel = whenCancelled(options.cancelled);
+      try {
+        await Promise.race([pending.catch(() => undefined), cancel.promise]);
+      } finally {
+        cancel.stop();
+      }
+      if (options.cancelled()) throw new InstallCancelled("cancelled while waiting for another job's install");
+    }
+    const install = this.installOnce(key, options);
+    this.inFlight.set(key, install);
+    try {
+      return await install;
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  private async installOnce(key: string, options: ObtainOptions): Promise<CacheEntry> {
+    const release = await this.lock(key, options);
+    if (release === "installed") return this.lookUp(key)!;
+    try {
+      // Installed by another process between our look and our lock.
+      const cached = this.lookUp(key);
+      if (cached) return cached;
+      const produced = await options.install();
+      return this.store(key, produced);
+    } finally {
+      release();
+    }
+  }
+
+  /** Moves an install's folder in as the entry of `key`: staged, made the RTE's and read-only, then renamed. */
+  private store(key: string, produced: string): CacheEntry {
+    const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
+    try {
+      try {
+        fs.renameSync(produced, staging);
+      } catch (error) {
+        // The job's folder is on another file system than this one.
+        if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+        fs.cpSync(produced, staging, { recursive: true, verbatimSymlinks: true });
+        fs.rmSync(produced, { recursive: true, force: true });
+      }
+      for (const sub of ["collections", "roles"]) fs.mkdirSync(path.join(staging, sub), { recursive: true });
+      fs.writeFileSync(path.join(staging, INSTALLED_FILE), JSON.stringify({ key, installedAt: new Date().toISOString() }));
+      seal(staging);
+      fs.renameSync(staging, this.folder(key));
+    } catch (error) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      throw error;
+    }
+    const entry = this.lookUp(key);
+    if (!entry) throw new Error(`the requirements cache entry ${this.folder(key)} cannot be read back`);
+    return { ...entry, installed: true };
+  }
+
+  /**
+   * Takes `<key>.lock` for this process; "installed" when the entry appeared while waiting for
+   * another process's lock. Returns the release.
+   */
+  private async lock(key: string, options: ObtainOptions): Promise<(() => void) | "installed"> {
+    const file = path.join(this.dir, `${key}.lock`);
+    let said = false;
+    for (;;) {
+      try {
+        const fd = fs.openSync(file, "wx", 0o600);
+        fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: os.hostname(), since: Date.now() } satisfies LockHolder));
+        fs.closeSync(fd);
+        return () => fs.rmSync(file, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const holder = readHolder(file);
+      const stale =
+        holder === null
+          ? lockAge(file) > 5_000 // written but never filled in: its writer died at once
+          : (holder.host === os.hostname() && !alive(holder.pid)) || Date.now() - holder.since > this.staleLockMs;
+      if (stale) {
+        fs.rmSync(file, { force: true });
+        continue;
+      }
+      if (!said && holder !== null) {
+        options.say(`requirements: another runner process (pid ${holder.pid}) is installing them (key ${key.slice(0, 12)}): waiting`);
+        said = true;
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+      if (this.lookUp(key)) return "installed";
+      if (options.cancelled()) throw new InstallCancelled("cancelled while waiting for another runner process's install");
+    }
+  }
+}
+
+/** Resolves once `cancelled()` says so (polled every LOCK_POLL_MS) until stopped; never keeps the process alive. */
+function whenCancelled(cancelled: () => boolean): { promise: Promise<void>; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setInterval(() => {
+      if (cancelled()) resolve();
+    }, LOCK_POLL_MS);
+    timer.unref();
+  });
+  return { promise, stop: () => clearInterval(timer) };
+}
+
+function readHolder(file: string): LockHolder | null {
+  try {
+    const holder = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<LockHolder>;
+    if (typeof holder.pid === "number" && typeof holder.host === "string" && typeof holder.since === "number") return holder as LockHolder;
+  } catch {
+    // Being written, or gone.
+  }
+  return null;
+}
+
+function lockAge(file: string): number {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs;
+  } catch {
+    return Infinity;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Makes an installed tree the RTE's and read-only for every other user: folders 0755, files 0644
+ * (0755 when executable), no set-id or sticky bit (a set-uid file of root's would be a way up for
+ * any playbook). A file with other hard links is replaced by a copy: the install ran as the
+ * playbook user, and a link to a file elsewhere must not hand that file to the RTE's user too.
+ * What is neither file, folder nor symbolic link (a FIFO, a socket) is removed.
+ */
+export function seal(root: string): void {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  const walk = (target: string) => {
+    const st = fs.lstatSync(target);
+    if (st.isSymbolicLink()) {
+      fs.lchownSync(target, uid, gid);
+    } else if (st.isDirectory()) {
+      fs.chownSync(target, uid, gid);
+      fs.chmodSync(target, 0o755);
+      for (const name of fs.readdirSync(target)) walk(path.join(target, name));
+    } else if (st.isFile()) {
+      if (st.nlink > 1) {
+        const copy = `${target}.playform-copy`;
+        fs.copyFileSync(target, copy);
+        fs.renameSync(copy, target);
+      }
+      fs.chownSync(target, uid, gid);
+      fs.chmodSync(target, st.mode & 0o111 ? 0o755 : 0o644);
+    } else {
+      fs.rmSync(target, { force: true });
+    }
+  };
+  walk(root);
+}
