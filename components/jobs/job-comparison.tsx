@@ -2,7 +2,14 @@
 
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { HOST_COUNTERS, type HostComparison, type HostCounter, type JobComparison } from "@/components/api/types";
+import {
+  HOST_COUNTERS,
+  type HostComparison,
+  type HostCounter,
+  type JobComparison,
+  type OptionDifference,
+  type RunOptionsView,
+} from "@/components/api/types";
 import { useJobComparedWithPrevious } from "@/components/hooks/use-job-comparison";
 import { RecapList } from "@/components/recap/recap-list";
 import { cx } from "@/components/ui/cx";
@@ -222,7 +229,48 @@ function Delta({ delta, children }: { delta: number; children: ReactNode }) {
   );
 }
 
-/** "What changed again?": this finished job against the previous finished run of its form. */
+/** What kind of run both are: what the previous run was chosen by (same playbook, tags, skip tags, limit and check mode). */
+function kindLabel(options: RunOptionsView): string {
+  const parts = [options.playbook];
+  if (options.tags.length > 0) parts.push(`tags ${options.tags.join(", ")}`);
+  if (options.skipTags.length > 0) parts.push(`skipping ${options.skipTags.join(", ")}`);
+  if (options.limit !== null) parts.push(`limit ${options.limit}`);
+  if (options.check) parts.push("check mode");
+  if (parts.length === 1) parts.push("full run");
+  return parts.join(" · ");
+}
+
+function differenceLabel(difference: OptionDifference): string {
+  const show = (value: unknown) =>
+    value === null || value === undefined ? "none" : Array.isArray(value) ? value.join(", ") || "none" : String(value);
+  switch (difference.option) {
+    case "valuesHash":
+      return "different form values";
+    case "diff":
+      return difference.second ? "diff shown only in this run" : "diff shown only in the previous run";
+    default:
+      return `${difference.option} ${show(difference.first)} → ${show(difference.second)}`;
+  }
+}
+
+/** How the two runs were run: the kind they share, and what else differs (verbosity, environment, values). */
+function ComparedOptions({ data }: { data: JobComparison }) {
+  const options = data.second.options ?? data.first.options;
+  if (!options) return null;
+  return (
+    <p className="text-xs text-zinc-500" data-testid="comparison-kind">
+      Same kind of run: <span className="font-medium text-zinc-700">{kindLabel(options)}</span>
+      {data.differences.length > 0 && (
+        <>
+          {" "}
+          · <span data-testid="comparison-differences">{data.differences.map(differenceLabel).join("; ")}</span>
+        </>
+      )}
+    </p>
+  );
+}
+
+/** "What changed again?": this finished job against the previous finished run of its form and of its kind. */
 export function JobComparisonPanel({ jobId }: { jobId: number }) {
   const compared = useJobComparedWithPrevious(jobId, true);
 
@@ -243,7 +291,7 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
   if (!("comparison" in compared.data)) {
     return (
       <p className="text-xs text-zinc-500" data-testid="comparison-none">
-        No earlier complete run of this form to compare with.
+        No earlier complete run of this form with the same playbook, tags, limit and check mode to compare with.
       </p>
     );
   }
@@ -271,6 +319,7 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
       }
     >
       <div className="space-y-4">
+        <ComparedOptions data={compared.data} />
         {comparison.idempotence_judgeable === false ? (
           <CannotJudge incomplete={comparison.incomplete_runs ?? []} />
         ) : (

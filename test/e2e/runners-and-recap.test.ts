@@ -328,6 +328,9 @@ describe("job page compared with the previous run", () => {
 
     const previous = page.getByTestId("previous-job-link");
     expect(await previous.getAttribute("href")).toBe(`/jobs/${firstId}`);
+    // The kind both runs share, and what else differs between them (the message typed).
+    expect(await page.getByTestId("comparison-kind").textContent()).toContain("Same kind of run: playbook.yml · full run");
+    expect(await page.getByTestId("comparison-differences").textContent()).toBe("different form values");
     expect(secondId).toBeGreaterThan(firstId);
     // profile_tasks times: two decimals, as the callback prints them.
     const slowest = await page.getByTestId("recap-slowest-tasks").textContent();
