@@ -7,6 +7,7 @@ import path from "node:path";
 import { RTE_VERSION, RteAgent } from "./agent";
 import { loadRteEnv, type RteEnv } from "./env";
 import { probeEnvironments } from "./environment-probe";
+import { ansibleSettingsKeptBack } from "./playbook-command";
 import { DEFAULT_ENVIRONMENT, loadEnvironments, type RteEnvironment } from "./environments";
 import { startHealthServer } from "./health";
 import { EXIT_LOCKED, LOCK_FILE, LockHeldError, acquireLock, type HeldLock } from "./instance-lock";
@@ -111,6 +112,13 @@ export async function runRte(): Promise<void> {
       fatal(error);
       process.exit(error instanceof PlaybookUserError ? 2 : 1);
     }
+  }
+  const keptBack = ansibleSettingsKeptBack(process.env, env.RTE_PLAYBOOK_ENV_PASS);
+  if (keptBack.length > 0) {
+    log(
+      `playbooks do not get ${keptBack.join(", ")} from this runner's environment (not a setting of ansible-core, ` +
+        "a secret, or a URL with a password): name one in RTE_PLAYBOOK_ENV_PASS to pass it",
+    );
   }
   // A previous process on this work dir may have died with playbooks running and secrets on
   // disk: end those and remove these before anything else (the spool stays, to be resent).

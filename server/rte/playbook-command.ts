@@ -2,6 +2,7 @@
  * The ansible-playbook command line and environment for a job. Pure, so the exact argv and
  * the environment filtering are unit-tested without running anything.
  */
+import { ANSIBLE_SETTING_NAMES } from "./ansible-settings";
 import path from "node:path";
 import type { JobOptions } from "../protocol/rte-messages";
 
@@ -78,6 +79,31 @@ export function isSecretAnsibleSetting(name: string): boolean {
   return name.startsWith("ANSIBLE_") && name.split("_").some((word) => ["VAULT", "PASSWORD", "PASS", "SECRET", "TOKEN"].includes(word));
 }
 
+/** A URL with a password in it (`scheme://user:password@host`): a secret whatever the variable's name. */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i;
+
+/**
+ * Whether the runner's ANSIBLE_* variable `name` (with `value`) reaches playbooks by itself: it
+ * must be a setting of ansible-core (ANSIBLE_SETTING_NAMES: config/base.yml and its built-in
+ * plugins' options), not one of isSecretAnsibleSetting, and its value no URL with a password.
+ * Anything else an operator keeps in ANSIBLE_* (a collection's ANSIBLE_NET_PASSWORD, a
+ * cloud's API key, ANSIBLE_GALAXY_SERVER_<ID>_URL with credentials) stays with the runner
+ * unless RTE_PLAYBOOK_ENV_PASS names it; the RTE says at start which it keeps back.
+ */
+export function isPassedAnsibleSetting(name: string, value: string): boolean {
+  return ANSIBLE_SETTING_NAMES.has(name) && !isSecretAnsibleSetting(name) && !URL_WITH_PASSWORD.test(value.trim());
+}
+
+/** The ANSIBLE_* variables of `parent` that playbooks do not get (for the RTE's start-up log). */
+export function ansibleSettingsKeptBack(parent: Readonly<Record<string, string | undefined>>, pass: readonly string[] = []): string[] {
+  return Object.entries(parent)
+    .filter(
+      ([name, value]) => name.startsWith("ANSIBLE_") && value !== undefined && !pass.includes(name) && !isPassedAnsibleSetting(name, value),
+    )
+    .map(([name]) => name)
+    .sort();
+}
+
 /**
  * The playbook's environment: an allow list, never the RTE's whole environment. A playbook runs
  * arbitrary code (so does an inventory plugin); whatever the RTE process was started with
@@ -85,7 +111,8 @@ export function isSecretAnsibleSetting(name: string): boolean {
  * must not reach it unless the operator names it. It gets:
  *
  * - PLAYBOOK_ENV_NAMES and LC_* (path, home, locale, time zone, proxies);
- * - ANSIBLE_* (the operator's configuration of ansible on this runner), except isSecretAnsibleSetting;
+ * - ANSIBLE_* settings of ansible-core (the operator's configuration of ansible on this runner),
+ *   as isPassedAnsibleSetting decides: not the secret ones, not other ANSIBLE_* variables;
  * - `pass`: the names in RTE_PLAYBOOK_ENV_PASS, the operator's choice (validated in env.ts);
  * - the runner's own ANSIBLE_* defaults, PYTHONUNBUFFERED, and `extra`: what the RTE sets for
  *   this run (the callback plugin's fd, the run id, the playbook user's HOME, USER, temp dirs).
@@ -101,7 +128,7 @@ export function playbookEnv(
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
     if (value === undefined) continue;
-    const ansible = key.startsWith("ANSIBLE_") && !isSecretAnsibleSetting(key);
+    const ansible = key.startsWith("ANSIBLE_") && isPassedAnsibleSetting(key, value);
     if (allowed.has(key) || key.startsWith("LC_") || ansible) env[key] = value;
   }
   return {
