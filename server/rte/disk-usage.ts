@@ -62,6 +62,8 @@ export function formatBytes(bytes: number): string {
 export interface FolderUsage {
   /** Bytes of disk the folder's files take (allocated blocks: a sparse file counts what it holds). */
   bytes: number;
+  /** Inodes the folder takes: its files and folders, each hard-linked file once. */
+  inodes: number;
   /** Entries that could not be read (gone meanwhile, or closed to the RTE): not counted. */
   unreadable: number;
 }
@@ -75,16 +77,64 @@ export interface FolderUsage {
  * of its own, never on the RTE's event loop.
  */
 export async function folderUsage(root: string): Promise<FolderUsage> {
-  const result = await execa("du", ["-s", "-x", "-B1", "--", root], { reject: false, stdin: "ignore", encoding: "utf8" });
-  const bytes = Number(/^(\d+)\s/.exec(result.stdout)?.[1]);
+  // Two du side by side: GNU du counts blocks or inodes in one pass, not both.
+  const du = (args: string[]) => execa("du", ["-s", "-x", ...args, "--", root], { reject: false, stdin: "ignore", encoding: "utf8" });
+  const [blocks, inodes] = await Promise.all([du(["-B1"]), du(["--inodes"])]);
+  const bytes = Number(/^(\d+)\s/.exec(blocks.stdout)?.[1]);
+  const count = Number(/^(\d+)\s/.exec(inodes.stdout)?.[1]);
   // du still sums what it could read when some entry could not be (exit status 1).
-  const unreadable = result.stderr.split("\n").filter((line) => line.trim() !== "").length;
-  if (!Number.isFinite(bytes)) return { bytes: 0, unreadable: Math.max(unreadable, 1) };
-  return { bytes, unreadable };
+  const unreadable = blocks.stderr.split("\n").filter((line) => line.trim() !== "").length;
+  if (!Number.isFinite(bytes)) return { bytes: 0, inodes: Number.isFinite(count) ? count : 0, unreadable: Math.max(unreadable, 1) };
+  return { bytes, inodes: Number.isFinite(count) ? count : 0, unreadable };
 }
 
 /**
- * The disk held by files that are deleted but still open in a process of the tree under `root`
+ * The disk an inode stands for on the file system holding `folder`: its size over its number of
+ * inodes (ext4 makes one per 16 KiB by default), or 0 where inodes are not a fixed share of
+ * the disk (XFS and btrfs make them as needed: statfs reports none, or as many as blocks).
+ * A job's inodes count towards its disk limit at this rate: 300,000 empty files take almost
+ * no bytes but the inodes of 4.6 GiB on ext4, and a runner out of inodes can write nothing.
+ */
+export async function bytesPerInode(folder: string): Promise<number> {
+  const stats = await fsp.statfs(folder).catch(() => null);
+  if (!stats || stats.files <= 0 || stats.files >= stats.blocks) return 0;
+  return Math.floor((stats.blocks * stats.bsize) / stats.files);
+}
+
+/** `major:minor` in hex as /proc/PID/maps writes a device → the number stat gives (the kernel's new_encode_dev). */
+function deviceNumber(text: string): number | null {
+  const match = /^([0-9a-f]+):([0-9a-f]+)$/i.exec(text);
+  if (!match) return null;
+  const major = parseInt(match[1]!, 16);
+  const minor = parseInt(match[2]!, 16);
+  return (minor & 0xff) + major * 0x100 + (minor & ~0xff) * 0x1000;
+}
+
+/**
+ * The deleted files process `pid` has mapped (mmap), by `dev:ino`, with their allocated bytes:
+ * a file written, mapped with MAP_SHARED, its descriptor closed and the file deleted keeps its
+ * blocks as long as the mapping lives and shows in /proc/PID/maps only. The size comes from
+ * the mapping's /proc/PID/map_files link (stat reaches the file); where the RTE may not follow
+ * it, from the mapped length.
+ */
+async function deletedMappings(pid: number, found: Map<string, number>): Promise<void> {
+  const maps = await fsp.readFile(`/proc/${pid}/maps`, "utf8").catch(() => "");
+  for (const line of maps.split("\n")) {
+    if (!line.endsWith(" (deleted)")) continue;
+    // start-end perms offset dev inode path (deleted)
+    const [range, , , dev, inode] = line.split(/\s+/);
+    const device = deviceNumber(dev ?? "");
+    if (!range || device === null || !inode || inode === "0") continue;
+    const key = `${device}:${inode}`;
+    const file = await fsp.stat(`/proc/${pid}/map_files/${range}`).catch(() => null);
+    const [start, end] = range.split("-").map((n) => parseInt(n, 16));
+    const bytes = file?.isFile() ? file.blocks * 512 : Math.max(0, (end ?? 0) - (start ?? 0));
+    found.set(key, Math.max(found.get(key) ?? 0, bytes));
+  }
+}
+
+/**
+ * The disk held by files that are deleted but still open, or mapped, in a process of the tree under `root`
  * (the job's process group leader: under bubblewrap every process of the playbook's pid
  * namespace descends from it, a `setsid` one included). du cannot see such a file, and a
  * playbook that writes to a file it has unlinked would otherwise fill the disk unmeasured.
@@ -125,6 +175,7 @@ export async function deletedFilesHeld(root: number): Promise<number> {
         const file = await fsp.stat(`/proc/${pid}/fd/${fd}`).catch(() => null);
         if (file?.isFile()) seen.set(`${file.dev}:${file.ino}`, file.blocks * 512);
       }
+      await deletedMappings(pid, seen);
     }),
   );
   let bytes = 0;
@@ -162,14 +213,23 @@ export function watchDisk(watch: DiskWatch): () => void {
       await sleep(watch.intervalSeconds * 1000);
       if (stopped) return;
       const root = watch.processRoot?.();
-      const [folder, deleted] = await Promise.all([folderUsage(watch.folder), root === undefined ? 0 : deletedFilesHeld(root)]);
+      const [folder, deleted, perInode] = await Promise.all([
+        folderUsage(watch.folder),
+        root === undefined ? 0 : deletedFilesHeld(root),
+        bytesPerInode(watch.folder),
+      ]);
       const output = watch.outputBytes?.() ?? 0;
-      const total = folder.bytes + deleted + output;
+      // The folder takes its bytes, or the share of the disk its inodes stand for if that is more.
+      const inodeBytes = folder.inodes * perInode;
+      const folderBytes = Math.max(folder.bytes, inodeBytes);
+      const total = folderBytes + deleted + output;
       if (stopped || total <= watch.limit) continue;
       stopped = true;
       const parts = [
-        `its folder and /tmp ${formatBytes(folder.bytes)}`,
-        ...(deleted > 0 ? [`deleted files it holds open ${formatBytes(deleted)}`] : []),
+        inodeBytes > folder.bytes
+          ? `its folder and /tmp ${formatBytes(folder.bytes)} in ${folder.inodes.toLocaleString("en")} files and folders, whose inodes are those of ${formatBytes(inodeBytes)} of this disk`
+          : `its folder and /tmp ${formatBytes(folder.bytes)}`,
+        ...(deleted > 0 ? [`deleted files it holds open or mapped ${formatBytes(deleted)}`] : []),
         ...(watch.outputBytes ? [`its output ${formatBytes(output)}`] : []),
       ];
       watch.exceeded(

@@ -74,7 +74,7 @@ const REASON = {
   tmp: /its folder and \/tmp [0-9.]+ MiB/,
   folder: /its folder and \/tmp [0-9.]+ MiB/,
   // du cannot see it: an attack run held 600 MB so against a 200 MiB limit, and its job succeeded.
-  deleted: /deleted files it holds open [0-9.]+ MiB/,
+  deleted: /deleted files it holds open or mapped [0-9.]+ MiB/,
   output: /its output [0-9.]+ MiB/,
 };
 for (const where of ["tmp", "folder", "deleted", "output"] as const) {

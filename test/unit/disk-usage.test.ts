@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
-import { deletedFilesHeld, folderUsage, formatBytes, parseByteSize } from "../../server/rte/disk-usage";
+import { bytesPerInode, deletedFilesHeld, folderUsage, formatBytes, parseByteSize } from "../../server/rte/disk-usage";
 import { loadRteEnv } from "../../server/rte/env";
 
 describe("parseByteSize", () => {
@@ -61,7 +61,24 @@ describe("folderUsage", () => {
   });
 
   it("answers nothing for a folder that is gone", async () => {
-    expect(await folderUsage("/nonexistent/playform")).toEqual({ bytes: 0, unreadable: 1 });
+    expect(await folderUsage("/nonexistent/playform")).toEqual({ bytes: 0, inodes: 0, unreadable: 1 });
+  });
+
+  it("counts the inodes files and folders take, each hard-linked file once", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-usage-"));
+    fs.mkdirSync(path.join(dir, "many"));
+    for (let i = 0; i < 500; i++) fs.writeFileSync(path.join(dir, "many", String(i)), "");
+    fs.linkSync(path.join(dir, "many/0"), path.join(dir, "link"));
+    // The folder itself, "many" and its 500 empty files; the hard link adds nothing.
+    expect((await folderUsage(dir)).inodes).toBe(502);
+  });
+
+  it("knows what an inode stands for on this disk (ext4: one per 16 KiB by default)", async () => {
+    const perInode = await bytesPerInode(os.tmpdir());
+    const stats = fs.statfsSync(os.tmpdir());
+    if (stats.files > 0 && stats.files < stats.blocks) expect(perInode).toBe(Math.floor((stats.blocks * stats.bsize) / stats.files));
+    else expect(perInode).toBe(0);
+    expect(await bytesPerInode("/nonexistent/playform")).toBe(0);
   });
 });
 
@@ -85,6 +102,41 @@ describe("deletedFilesHeld", () => {
       process.kill(-root.pid!, "SIGKILL"); // its whole group: the shell, its child, the sleep
       root.stdout.destroy();
       sibling.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("deletedFilesHeld and mappings", () => {
+  it("counts a deleted file a process keeps mapped with no descriptor left (/proc/PID/maps only)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-mapped-"));
+    const file = path.join(dir, "mapped");
+    // Python's mmap keeps a dup of the descriptor; libc's mmap through ctypes does not.
+    const script = [
+      "import ctypes, os, sys, time",
+      "libc = ctypes.CDLL(None, use_errno=True)",
+      "libc.mmap.restype = ctypes.c_void_p",
+      "libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]",
+      `fd = os.open(${JSON.stringify(file)}, os.O_RDWR | os.O_CREAT, 0o600)`,
+      "os.write(fd, b'x' * (4 << 20)); os.fsync(fd)",
+      "addr = libc.mmap(None, 4 << 20, 3, 1, fd, 0)",
+      "os.close(fd)",
+      `os.unlink(${JSON.stringify(file)})`,
+      "print('ready', flush=True)",
+      "time.sleep(30)",
+    ].join("\n");
+    const holder = spawn("python3", ["-c", script], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout.once("data", () => resolve()));
+      expect(fs.readdirSync(`/proc/${holder.pid}/fd`).map((fd) => fs.readlinkSync(`/proc/${holder.pid}/fd/${fd}`))).not.toContain(
+        `${file} (deleted)`,
+      );
+      const bytes = await deletedFilesHeld(holder.pid!);
+      expect(bytes).toBeGreaterThanOrEqual(4 * 1024 * 1024);
+      expect(bytes).toBeLessThan(5 * 1024 * 1024);
+    } finally {
+      holder.kill("SIGKILL");
+      holder.stdout.destroy();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
