@@ -7,7 +7,10 @@
  * - job 1 installs (runner lines first) and its playbook uses the package on the controller (a
  *   filter plugin beside the playbook imports it) and on localhost (a module imports it), in the
  *   venv's python; it cannot write into the venv. Job 2 says "cached";
- * - a requirements.txt naming a package nobody has fails the job before the playbook, quoting pip.
+ * - a requirements.txt naming a package nobody has fails the job before the playbook, quoting pip;
+ * - in an environment that is itself a virtual environment, started by wrapper scripts (whose
+ *   shebang names /bin/sh, not its Python), the venv is made with the environment's Python and
+ *   sees the environment's own packages besides the requirements.
  */
 import { execa } from "execa";
 import fs from "node:fs";
@@ -70,15 +73,16 @@ if __name__ == "__main__":
     main()
 `;
 
-function form(name: string, requirements: string): void {
+function form(name: string, requirements: string, environment: string | null = null, playbook = PLAYBOOK): void {
   const dir = path.join(forms, name);
   fs.mkdirSync(path.join(dir, "filter_plugins"), { recursive: true });
   fs.mkdirSync(path.join(dir, "library"), { recursive: true });
   fs.writeFileSync(
     path.join(dir, "form.yaml"),
-    `name: ${name}\ntitle: pip requirements test ${name}\nplaybook: playbook.yml\nrunner: ${RUNNER}\n`,
+    `name: ${name}\ntitle: pip requirements test ${name}\nplaybook: playbook.yml\nrunner: ${RUNNER}\n` +
+      (environment !== null ? `environment: ${environment}\n` : ""),
   );
-  fs.writeFileSync(path.join(dir, "playbook.yml"), PLAYBOOK);
+  fs.writeFileSync(path.join(dir, "playbook.yml"), playbook);
   fs.writeFileSync(path.join(dir, "filter_plugins", "pipdemo.py"), FILTER);
   fs.writeFileSync(path.join(dir, "library", "pipdemo_where.py"), MODULE);
   fs.writeFileSync(path.join(dir, "requirements.txt"), requirements);
@@ -101,6 +105,28 @@ beforeAll(async () => {
 
   form("pip-use", "playform-pipdemo==1.0.0\n");
   form("pip-missing", "playform-no-such-package==9.9.9\n");
+  // The environment: a virtual environment of Debian's python3 holding a package of its own
+  // (playform_envpkg, written into its site-packages), started through wrapper scripts.
+  const envVenv = path.join(sources, "envvenv");
+  await execa("/usr/bin/python3", ["-m", "venv", "--system-site-packages", "--without-pip", envVenv]);
+  const envSite = (await execa(path.join(envVenv, "bin", "python"), ["-c", "import site; print(site.getsitepackages()[0])"])).stdout.trim();
+  fs.mkdirSync(path.join(envSite, "playform_envpkg"));
+  fs.writeFileSync(path.join(envSite, "playform_envpkg", "__init__.py"), 'MARK = "from-the-environment"\n');
+  const envBin = path.join(sources, "envbin");
+  fs.mkdirSync(envBin);
+  for (const program of ["ansible-playbook", "ansible-galaxy", "ansible-inventory"]) {
+    fs.writeFileSync(path.join(envBin, program), `#!/bin/sh\nexec ${envVenv}/bin/python /usr/bin/${program} "$@"\n`, { mode: 0o755 });
+  }
+  fs.writeFileSync(path.join(sources, "environments.yaml"), `environments:\n  - name: layered\n    bin: ${envBin}\n`);
+  form(
+    "pip-layered",
+    "playform-pipdemo==1.0.0\n",
+    "layered",
+    PLAYBOOK.replace(
+      "  tasks:\n",
+      "  tasks:\n    - name: The environment's own package\n      ansible.builtin.debug:\n        msg: \"envpkg={{ lookup('pipe', ansible_playbook_python + ' -c \\\"import playform_envpkg; print(playform_envpkg.MARK)\\\"') }}\"\n",
+    ),
+  );
   fs.chmodSync(forms, 0o755);
   await h.start();
   h.startRte({ instanceId: "pip-0", ...h.dirs("pip-0"), env: { RTE_PIP_FIND_LINKS: wheels } });
@@ -158,5 +184,22 @@ describe("a form's requirements.txt", () => {
     );
     expect(out).toContain("the playbook does not run");
     expect(out).not.toContain("PLAY [");
+  }, 300_000);
+
+  it("in an environment that is a virtual environment behind wrapper scripts: layered on its Python and its packages", async () => {
+    // Its own RTE: the environment lies in /tmp, which a private /tmp would hide from its jobs.
+    h.startRte({
+      instanceId: "pip-1",
+      ...h.dirs("pip-1"),
+      env: { RTE_PIP_FIND_LINKS: wheels, RTE_ENVIRONMENTS: path.join(sources, "environments.yaml"), RTE_PLAYBOOK_PRIVATE_TMP: "off" },
+    });
+    const id = await h.api.launch("pip-layered");
+    const job = await h.api.waitForEnd(id);
+    const out = await h.api.output(id);
+    expect(job.status, `${job.statusReason}\n${out}`).toBe("success");
+    expect(out).toContain(`requirements: python ${path.join(sources, "envvenv", "bin", "python")} -m venv --system-site-packages`);
+    expect(out).toContain("envpkg=from-the-environment");
+    expect(out).toContain("controller=HI!");
+    expect(out).toMatch(/module=MOD! from=\S+\/venv\/lib\/python3[^/]*\/site-packages\/playform_pipdemo\/__init__\.py/);
   }, 300_000);
 });
