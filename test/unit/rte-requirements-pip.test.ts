@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { requirementsKey } from "../../server/rte/requirements";
 import { relocateVenv } from "../../server/rte/requirements-cache";
+import { PipInstall, RequirementsInstallError } from "../../server/rte/requirements-install";
 import {
   findPipRequirementsFile,
   parseAnsibleInterpreter,
@@ -189,4 +190,46 @@ describe("relocateVenv", () => {
     relocateVenv(other, from, other);
     expect(fs.readFileSync(path.join(other, "bin", "x"), "utf8")).toBe(from);
   });
+});
+
+describe("PipInstall with a broken environment", () => {
+  /** A PipInstall of a job folder whose environment's ansible-playbook is `script`. */
+  function pipInstall(script: string): { install: PipInstall; said: string[] } {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "playform-pip-unit-"));
+    temps.push(root);
+    const program = path.join(root, "ansible-playbook");
+    fs.writeFileSync(program, script, { mode: 0o755 });
+    fs.writeFileSync(path.join(root, "requirements.txt"), "netaddr\n");
+    const said: string[] = [];
+    const install = new PipInstall({
+      ansiblePlaybook: program,
+      file: "requirements.txt",
+      target: path.join(root, ".playform_pip_requirements"),
+      settings: { indexUrl: null, findLinks: root },
+      jobDir: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      user: null,
+      sandboxed: false,
+      privateTmp: null,
+      timeoutMs: 20_000,
+      say: (line) => said.push(line),
+    });
+    return { install, said };
+  }
+
+  it("fails before any venv when ansible-playbook --version names no Python", async () => {
+    const { install } = pipInstall("#!/bin/sh\necho 'ansible-playbook 2.9.27'\necho '  python version = 3.8.10 (default)'\n");
+    await expect(install.install()).rejects.toThrow(
+      /ansible-playbook --version names no Python interpreter or executable location .*the environment's Python cannot be found/,
+    );
+  });
+
+  it("fails naming the Python it names when that Python is missing", async () => {
+    const { install } = pipInstall(
+      "#!/bin/sh\necho 'ansible-playbook [core 2.14.18]'\necho '  executable location = /usr/bin/ansible-playbook'\necho '  python version = 3.11.2 (main) (/nonexistent/bin/python3)'\n",
+    );
+    const error = await install.install().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequirementsInstallError);
+    expect(String(error)).toMatch(/\/nonexistent\/bin\/python3 \(the environment's Python\) failed \(exit 127\)/);
+  }, 30_000);
 });
