@@ -47,14 +47,7 @@ import {
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
 import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
 import { GalaxyInstall, PipInstall, RequirementsInstallError, type SandboxedInstall, type VenvDetails } from "./requirements-install";
-import {
-  findPipRequirementsFile,
-  isFolderLink,
-  parsePipLocalPaths,
-  pipLocalPath,
-  pipRequirementsKey,
-  type PipSettings,
-} from "./requirements-pip";
+import { findPipRequirementsFile, isFolderLink, readPipRequirements, type PipSettings } from "./requirements-pip";
 
 const EVENTS_FD = 3;
 /**
@@ -547,20 +540,17 @@ export class JobRun {
     const file = findPipRequirementsFile(this.job.playbook, (candidate) => manifest.some((entry) => entry.path === candidate));
     if (file === null) return null;
     const { environment } = this.deps;
-    const bytes = fs.readFileSync(path.join(jobDir, file));
-    const local = parsePipLocalPaths(bytes.toString("utf8")).map((written) => {
-      const relative = pipLocalPath(file, written);
-      return { path: relative, digest: manifestDigest(manifest, relative) };
-    });
-    const key = pipRequirementsKey({
-      environment: environment.name,
-      ansible: this.deps.requirements.ansibleCore ?? environmentProgram(environment, "ansible-playbook"),
-      python: this.deps.requirements.python ?? null,
-      ...this.pipSettings(),
-      file: { path: file, bytes },
-      local,
-    });
-    return { file, key };
+    return readPipRequirements(
+      jobDir,
+      file,
+      {
+        environment: environment.name,
+        ansible: this.deps.requirements.ansibleCore ?? environmentProgram(environment, "ansible-playbook"),
+        python: this.deps.requirements.python ?? null,
+        ...this.pipSettings(),
+      },
+      (relative) => manifestDigest(manifest, relative),
+    );
   }
 
   private pipSettings(): PipSettings {

@@ -18,7 +18,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { playbookInitScript } from "./ansible/plugin-path";
 import { terminateGroup } from "./process-group";
-import { LAYER_SCRIPT, SITE_FOLDERS_SCRIPT, parseAnsibleInterpreter, pipInstallArgs, type PipSettings } from "./requirements-pip";
+import { ENVIRONMENT_PYTHON_SCRIPT, LAYER_SCRIPT, parseAnsibleInterpreter, pipInstallArgs, type PipSettings } from "./requirements-pip";
 import { STATUS_FD, wrapPlaybook, type PrivateTmp } from "./sandbox";
 
 /** What is kept of galaxy's output for the job's reason: its last lines say why it failed. */
@@ -234,12 +234,15 @@ export class PipInstall extends SandboxedInstall {
           "the environment's Python cannot be found for requirements.txt",
       );
     }
-    const folders = parseFolders(
-      await this.command(found.python, ["-c", SITE_FOLDERS_SCRIPT], `${found.python} (the environment's Python)`, true),
+    const python = parseEnvironmentPython(
+      await this.command(found.python, ["-c", ENVIRONMENT_PYTHON_SCRIPT], `${found.python} (the environment's Python)`, true),
     );
     const venv = path.join(pip.target, "venv");
-    pip.say(`requirements: python ${found.python} -m venv --system-site-packages (layered on the environment's packages)`);
-    await this.command(found.python, ["-m", "venv", "--system-site-packages", venv], `${found.python} -m venv`);
+    // The environment's pip, if it has one, is importable in the venv (the layered folders) and installs into it.
+    const venvArgs = ["-m", "venv", "--system-site-packages", ...(python.pip ? ["--without-pip"] : []), venv];
+    pip.say(`requirements: python ${found.python} ${venvArgs.slice(0, -1).join(" ")} (layered on the environment's packages)`);
+    await this.command(found.python, venvArgs, `${found.python} -m venv`);
+    const folders = python.folders;
     const venvPython = path.join(venv, "bin", "python");
     await this.command(venvPython, ["-c", LAYER_SCRIPT, JSON.stringify(folders)], "the new virtual environment's python", true);
     await this.command(venvPython, ["-m", "pip", ...pipInstallArgs(pip.file, pip.settings)], `pip install -r ${pip.file}`);
@@ -247,11 +250,13 @@ export class PipInstall extends SandboxedInstall {
   }
 }
 
-function parseFolders(lines: readonly string[]): string[] {
+function parseEnvironmentPython(lines: readonly string[]): { folders: string[]; pip: boolean } {
   for (const line of [...lines].reverse()) {
     try {
-      const parsed = JSON.parse(line) as unknown;
-      if (Array.isArray(parsed) && parsed.every((p) => typeof p === "string")) return parsed as string[];
+      const parsed = JSON.parse(line) as { folders?: unknown; pip?: unknown };
+      if (Array.isArray(parsed.folders) && parsed.folders.every((p) => typeof p === "string") && typeof parsed.pip === "boolean") {
+        return { folders: parsed.folders as string[], pip: parsed.pip };
+      }
     } catch {
       // A warning line.
     }
