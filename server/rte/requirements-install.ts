@@ -36,8 +36,6 @@ export interface SandboxedRun {
   user: { uid: number; gid: number } | null;
   sandboxed: boolean;
   privateTmp: PrivateTmp | null;
-  /** Folders the commands see read-only under bwrap (RTE_PIP_FIND_LINKS's folder). */
-  readOnly?: readonly string[];
   timeoutMs: number;
   /** Each line the commands print, as they print it. */
   say: (line: string) => void;
@@ -95,7 +93,7 @@ export class SandboxedInstall {
     this.checkStopped();
     const { run } = this;
     const deadline = this.deadline;
-    const command = wrapPlaybook({ file, args }, playbookInitScript(), null, run.sandboxed, run.privateTmp, run.readOnly ?? []);
+    const command = wrapPlaybook({ file, args }, playbookInitScript(), null, run.sandboxed, run.privateTmp);
     const child = execa(command.file, command.args, {
       cwd: run.jobDir,
       env: run.env,
