@@ -39,6 +39,13 @@ const PLAYBOOK = `- name: Uses its Python requirements
     - name: Say where it was found
       ansible.builtin.debug:
         msg: "module={{ where.shout }} from={{ where.file }} python={{ where.python }}"
+    - name: A console script of the package (on PATH; its shebang names the venv where it is now)
+      ansible.builtin.command: pipdemo-shout script
+      register: script
+      changed_when: false
+    - name: Say what it printed
+      ansible.builtin.debug:
+        msg: "script={{ script.stdout }}"
     - name: Try to write into the virtual environment
       ansible.builtin.shell: 'touch "$(dirname "$(dirname "{{ ansible_playbook_python }}")")/written-by-playbook"'
       register: write
@@ -94,9 +101,12 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(pkg, "playform_pipdemo"), { recursive: true });
   fs.writeFileSync(
     path.join(pkg, "pyproject.toml"),
-    '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "playform-pipdemo"\nversion = "1.0.0"\n',
+    '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n[project]\nname = "playform-pipdemo"\nversion = "1.0.0"\n\n[project.scripts]\npipdemo-shout = "playform_pipdemo:main"\n',
   );
-  fs.writeFileSync(path.join(pkg, "playform_pipdemo", "__init__.py"), 'def shout(text):\n    return text.upper() + "!"\n');
+  fs.writeFileSync(
+    path.join(pkg, "playform_pipdemo", "__init__.py"),
+    'import sys\n\n\ndef shout(text):\n    return text.upper() + "!"\n\n\ndef main():\n    print(shout(sys.argv[1]))\n',
+  );
   await execa("/usr/bin/python3", ["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", wheels, pkg]);
   expect(fs.readdirSync(wheels).some((name) => /^playform_pipdemo-1\.0\.0-.*\.whl$/.test(name))).toBe(true);
   // Readable by the playbook user, who installs.
@@ -159,6 +169,8 @@ describe("a form's requirements.txt", () => {
       new RegExp(`/\\.requirements/${key}[0-9a-f]{52}/venv/lib/python3[^/]*/site-packages/playform_pipdemo/__init__\\.py$`),
     );
     expect(module![2]).toMatch(new RegExp(`/\\.requirements/${key}[0-9a-f]{52}/venv/bin/python$`));
+    // Its console script runs from the entry: relocated from the job folder it was built in.
+    expect(out1).toContain("script=SCRIPT!");
     // The venv is read-only to the playbook.
     expect(out1).toMatch(/venv-write-rc=[1-9]/);
 
