@@ -139,7 +139,7 @@ const rteEnvSchema = z.object({
    */
   RTE_ENVIRONMENTS: z.string().optional(),
   /**
-   * Where a job's requirements.yml is installed and kept, one folder per key (requirements-cache.ts).
+   * Where a job's requirements.yml and requirements.txt (its venv) are installed and kept, one folder per key (requirements-cache.ts).
    * The playbook user must be able to enter every folder above it. Unset: `.requirements` in the
    * jobs folder (RTE_JOBS_DIR), the one folder the playbook user is sure to reach.
    */
