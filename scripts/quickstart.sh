@@ -18,6 +18,9 @@ if ! command -v bwrap >/dev/null 2>&1; then
   ensure_debian_packages "sandboxing playbooks" bubblewrap:bwrap || \
     echo "playform: starting anyway; playbooks run without bubblewrap's pid namespace (see docs/rte.md)" >&2
 fi
+# A form's requirements.txt is installed with pip into a virtual environment (docs/forms.md).
+ensure_debian_packages "installing forms' requirements.txt" python3-venv:'/usr/lib/python3.*/ensurepip/__init__.py' python3-pip:pip3 || \
+  echo "playform: starting anyway; forms with a requirements.txt fail until python3-venv is installed" >&2
 ensure_node_modules
 if [ ! -f dist/server.js ] || [ ! -f .next/BUILD_ID ] || [ -n "$(find app components server next.config.js package-lock.json -newer dist/server.js -type f -print -quit 2>/dev/null)" ]; then
   # The build's own output (Next's route table, bundler notes) is for developers: kept in a file,

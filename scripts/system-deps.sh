@@ -1,5 +1,5 @@
 # Debian packages Playform needs, installed when missing. Sourced by quickstart.sh and test-all.sh.
-#   ensure_debian_packages "reason" pkg:command [pkg:command ...]
+#   ensure_debian_packages "reason" pkg:command [pkg:command ...]   (command: a name on PATH, or a path of the package, globs allowed)
 # Installs (as root, or through sudo) each package whose command is not on PATH. Without root
 # or sudo, says what to install and returns 1.
 
@@ -8,7 +8,8 @@ ensure_debian_packages() {
   local missing=() pair pkg cmd
   for pair in "$@"; do
     pkg=${pair%%:*}; cmd=${pair#*:}
-    command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ] || missing+=("$pkg")
+    # A command on PATH, an executable's path, or a file of the package (a path, globs allowed).
+    command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ] || { [[ $cmd == /* ]] && compgen -G "$cmd" >/dev/null; } || missing+=("$pkg")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   local sudo=""

@@ -139,7 +139,7 @@ const rteEnvSchema = z.object({
    */
   RTE_ENVIRONMENTS: z.string().optional(),
   /**
-   * Where a job's requirements.yml is installed and kept, one folder per key (requirements-cache.ts).
+   * Where a job's requirements.yml and requirements.txt (its venv) are installed and kept, one folder per key (requirements-cache.ts).
    * The playbook user must be able to enter every folder above it. Unset: `.requirements` in the
    * jobs folder (RTE_JOBS_DIR), the one folder the playbook user is sure to reach.
    */
@@ -158,6 +158,39 @@ const rteEnvSchema = z.object({
       z
         .string()
         .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), "must be an http:// or https:// URL, or unset")
+        .optional(),
+    )
+    .optional(),
+  /**
+   * The Python package index a job's requirements.txt is installed from (pip --index-url): an
+   * internal index or mirror. Unset or empty: pip's own (PyPI, or the runner's pip.conf).
+   */
+  RTE_PIP_INDEX_URL: z
+    .string()
+    .transform((s) => s.trim() || undefined)
+    .pipe(
+      z
+        .string()
+        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), "must be an http:// or https:// URL, or unset")
+        .optional(),
+    )
+    .optional(),
+  /**
+   * Where else pip looks for wheels and sdists (pip --find-links): an absolute folder of the
+   * runner (the playbook user must be able to read it) or an http(s):// URL of a page of links.
+   * A folder without RTE_PIP_INDEX_URL means no index at all (--no-index): a runner without
+   * internet installs from the folder only.
+   */
+  RTE_PIP_FIND_LINKS: z
+    .string()
+    .transform((s) => s.trim() || undefined)
+    .pipe(
+      z
+        .string()
+        .refine(
+          (value) => value.startsWith("/") || (URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)),
+          "must be an absolute folder (/srv/wheels) or an http:// or https:// URL, or unset",
+        )
         .optional(),
     )
     .optional(),

@@ -46,7 +46,8 @@ import {
 } from "./sandbox";
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
 import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
-import { GalaxyInstall, RequirementsInstallError } from "./requirements-install";
+import { GalaxyInstall, PipInstall, RequirementsInstallError, type SandboxedInstall, type VenvDetails } from "./requirements-install";
+import { findPipRequirementsFile, isFolderLink, readPipRequirements, type PipSettings } from "./requirements-pip";
 
 const EVENTS_FD = 3;
 /**
@@ -77,10 +78,11 @@ export interface JobRunDeps {
   /** The environment the dispatch names (environments.ts): its ansible-playbook and paths. */
   environment: RteEnvironment;
   /**
-   * Where a job's requirements.yml is installed (requirements-cache.ts), and the environment's
-   * ansible-core version as the probe found it (null: not probed yet, or broken), for the key.
+   * Where a job's requirements.yml and requirements.txt are installed (requirements-cache.ts), and
+   * the environment's ansible-core and Python versions as the probe found them (null: not probed
+   * yet, or broken), for the keys.
    */
-  requirements: { cache: RequirementsCache; ansibleCore: string | null };
+  requirements: { cache: RequirementsCache; ansibleCore: string | null; python?: string | null };
 }
 
 export class JobRun {
@@ -101,7 +103,7 @@ export class JobRun {
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
   /** The requirements install running, if any: a cancel stops it. */
-  private install: GalaxyInstall | null = null;
+  private install: SandboxedInstall | null = null;
   /** In the environment of everything the playbook starts: see leftovers.ts. */
   private readonly runId = newRunId();
   readonly finished: Promise<void>;
@@ -193,6 +195,8 @@ export class JobRun {
       kept: path.join(this.deps.env.workDir, "extravars", `extravars_${id}.json`),
       /** Where ansible-galaxy installs the job's requirements before the cache takes them over. */
       requirements: path.join(jobDir, ".playform_requirements"),
+      /** Where the virtual environment of its requirements.txt is made before the cache takes it over. */
+      pipRequirements: path.join(jobDir, ".playform_pip_requirements"),
     };
   }
 
@@ -263,15 +267,25 @@ export class JobRun {
       const keyStarted = performance.now();
       const requirements = this.findRequirements(paths.jobDir);
       const keyMs = performance.now() - keyStarted;
+      const pipStarted = performance.now();
+      const pipRequirements = this.findPipRequirements(paths.jobDir);
+      const pipKeyMs = performance.now() - pipStarted;
+      const findLinks = this.pipSettings().findLinks;
       // The environment's folders stay reachable under the private /tmp (one may lie in /tmp).
       const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
         ...sandboxSupportFolders(),
         ...environmentFolders(environment),
+        // pip reads its find-links folder (one in /tmp included: a wheel folder of the tests).
+        ...(pipRequirements && findLinks !== null && isFolderLink(findLinks) ? [findLinks] : []),
       ]);
       if (requirements) {
         // Before the folder is handed over: made by the RTE, never where the job's code put a link.
         privateTmpMountPoints(privateTmp, [path.join(this.deps.requirements.cache.dir, requirements.key)]);
         fs.mkdirSync(paths.requirements, { mode: 0o700 });
+      }
+      if (pipRequirements) {
+        privateTmpMountPoints(privateTmp, [path.join(this.deps.requirements.cache.dir, pipRequirements.key)]);
+        fs.mkdirSync(paths.pipRequirements, { mode: 0o700 });
       }
       if (user && gid !== null) handOver(paths.jobDir, { uid: user.uid, gid });
 
@@ -300,13 +314,12 @@ export class JobRun {
       identity.TMPDIR = tmpdir;
       batcher.start();
       let installed: CacheEntry | null = null;
-      if (requirements) {
+      let venv: { entry: CacheEntry; details: VenvDetails } | null = null;
+      if (requirements || pipRequirements) {
+        const runAs = { user: user && gid !== null ? { uid: user.uid, gid } : null, privateTmp, identity };
         try {
-          installed = await this.obtainRequirements(requirements, keyMs, paths, {
-            user: user && gid !== null ? { uid: user.uid, gid } : null,
-            privateTmp,
-            identity,
-          });
+          if (requirements) installed = await this.obtainRequirements(requirements, keyMs, paths, runAs);
+          if (pipRequirements && !this.cancelled) venv = await this.obtainPipRequirements(pipRequirements, pipKeyMs, paths, runAs);
         } catch (error) {
           if (!(error instanceof RequirementsInstallError || error instanceof InstallCancelled)) throw error;
           if (this.cancelled) {
@@ -330,27 +343,34 @@ export class JobRun {
       const niceness = this.deps.env.RTE_PLAYBOOK_NICE;
       // nice outermost: everything after it, bwrap included, runs at the lower priority.
       const ansiblePlaybook = environmentProgram(environment, "ansible-playbook");
+      // With a requirements.txt, the environment's ansible-playbook script is run by the venv's
+      // python: ansible's own imports (filters: ipaddr's netaddr, json_query's jmespath) see the
+      // venv, and so does every task on the implicit localhost, whose interpreter is
+      // ansible_playbook_python (sys.executable). Only putting <venv>/bin first on PATH would not
+      // do: the script's shebang names the environment's python, not the venv's.
+      const playbookProgram = venv
+        ? { file: path.join(venv.entry.venv, "bin", "python"), args: [venv.details.ansiblePlaybook, ...args] }
+        : { file: ansiblePlaybook, args };
       // Its installed requirements read-only, whoever owns them (the RTE running as the playbook user).
-      const wrapped = wrapPlaybook(
-        { file: ansiblePlaybook, args },
-        initScript,
-        paths.hidden,
-        sandboxed,
-        privateTmp,
-        installed ? [installed.folder] : [],
+      const wrapped = wrapPlaybook(playbookProgram, initScript, paths.hidden, sandboxed, privateTmp, [
+        ...(installed ? [installed.folder] : []),
+        ...(venv ? [venv.entry.folder] : []),
+      ]);
+      const commandEnv = environmentEnv(
+        playbookEnv(
+          process.env,
+          { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity },
+          this.deps.env.RTE_PLAYBOOK_ENV_PASS,
+        ),
+        environment,
+        requirementsPaths,
       );
+      // The console scripts the requirements installed (and the venv's python, pip) come first by name.
+      if (venv) commandEnv.PATH = [path.join(venv.entry.venv, "bin"), commandEnv.PATH].filter(Boolean).join(":");
       const command = playbookCommand(wrapped.file, wrapped.args, niceness);
       const child = execa(command.file, command.args, {
         cwd: paths.jobDir,
-        env: environmentEnv(
-          playbookEnv(
-            process.env,
-            { ...ansibleEventEnv(EVENTS_FD), [RUN_ID_VARIABLE]: this.runId, ...identity },
-            this.deps.env.RTE_PLAYBOOK_ENV_PASS,
-          ),
-          environment,
-          requirementsPaths,
-        ),
+        env: commandEnv,
         extendEnv: false,
         // setgid, setuid (and no supplementary groups: libuv drops them) in the child before exec.
         ...(user && gid !== null ? { uid: user.uid, gid } : {}),
@@ -514,68 +534,155 @@ export class JobRun {
     );
   }
 
+  /** The job's requirements.txt and its key, or null when it has none. */
+  private findPipRequirements(jobDir: string): { file: string; key: string } | null {
+    const { manifest } = this.job;
+    const file = findPipRequirementsFile(this.job.playbook, (candidate) => manifest.some((entry) => entry.path === candidate));
+    if (file === null) return null;
+    const { environment } = this.deps;
+    return readPipRequirements(
+      jobDir,
+      file,
+      {
+        environment: environment.name,
+        ansible: this.deps.requirements.ansibleCore ?? environmentProgram(environment, "ansible-playbook"),
+        python: this.deps.requirements.python ?? null,
+        ...this.pipSettings(),
+      },
+      (relative) => manifestDigest(manifest, relative),
+    );
+  }
+
+  private pipSettings(): PipSettings {
+    return { indexUrl: this.deps.env.RTE_PIP_INDEX_URL ?? null, findLinks: this.deps.env.RTE_PIP_FIND_LINKS ?? null };
+  }
+
+  /** The command environment of an install: the playbook's, without colours. */
+  private installEnv(identity: Record<string, string>, requirements: RequirementsPaths | null): Record<string, string> {
+    const { env, environment } = this.deps;
+    return environmentEnv(
+      playbookEnv(
+        process.env,
+        { [RUN_ID_VARIABLE]: this.runId, ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
+        env.RTE_PLAYBOOK_ENV_PASS,
+      ),
+      environment,
+      requirements,
+    );
+  }
+
   /**
-   * The cache entry of the job's requirements: found, or installed by this job (see
-   * requirements-install.ts), or by another job or runner process it waits for. Says which in
-   * the job's output. Throws RequirementsInstallError (galaxy's message) or InstallCancelled.
+   * The cache entry of `key`: found, or installed by this job with `install` (which it then may
+   * stop on a cancel), or by another job or runner process it waits for. Says which in the job's
+   * output; `produced`, the job's folder the install wrote into, is removed either way. Throws
+   * RequirementsInstallError (the installer's message) or InstallCancelled.
    */
+  private async obtainEntry(
+    key: string,
+    /** How long reading the files and computing the key took: part of what requirements cost a launch. */
+    keyMs: number,
+    produced: string,
+    install: () => Promise<string | { folder: string; details: Record<string, unknown> }>,
+  ): Promise<CacheEntry> {
+    const batcher = this.batcher!;
+    const short = key.slice(0, SHORT_KEY_LENGTH);
+    const started = performance.now();
+    const elapsed = () => keyMs + performance.now() - started;
+    const entry = await this.deps.requirements.cache.obtain(key, {
+      say: (line) => batcher.log(line),
+      cancelled: () => this.cancelled,
+      install,
+    });
+    // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
+    fs.rmSync(produced, { recursive: true, force: true });
+    const ms = elapsed();
+    if (entry.installed) batcher.log(`requirements: installed in ${(ms / 1000).toFixed(1)} s (key ${short})`);
+    else batcher.log(`requirements: cached since ${entry.since.toISOString()} (key ${short}, ready in ${ms.toFixed(1)} ms)`);
+    return entry;
+  }
+
+  /** Runs one install of this job: a cancel stops it. */
+  private async running<T>(install: SandboxedInstall, work: () => Promise<T>): Promise<T> {
+    this.install = install;
+    if (this.cancelled) install.stop();
+    try {
+      return await work();
+    } finally {
+      this.install = null;
+    }
+  }
+
+  /** The cache entry of the job's requirements.yml files (see obtainEntry, requirements-install.ts). */
   private async obtainRequirements(
     requirements: JobRequirements,
-    /** How long reading the files and computing the key took: part of what requirements cost a launch. */
     keyMs: number,
     paths: ReturnType<JobRun["paths"]>,
     run: { user: { uid: number; gid: number } | null; privateTmp: PrivateTmp | null; identity: Record<string, string> },
   ): Promise<CacheEntry> {
     const batcher = this.batcher!;
     const { environment, env } = this.deps;
-    const short = requirements.key.slice(0, SHORT_KEY_LENGTH);
-    const started = performance.now();
-    const elapsed = () => keyMs + performance.now() - started;
     const program = environmentProgram(environment, "ansible-galaxy");
-    const entry = await this.deps.requirements.cache.obtain(requirements.key, {
-      say: (line) => batcher.log(line),
-      cancelled: () => this.cancelled,
-      install: async () => {
-        batcher.log(`requirements: installing ${requirements.files.map((f) => f.path).join(", ")} with ${program} (key ${short})`);
-        const install = new GalaxyInstall({
-          program,
-          jobDir: paths.jobDir,
-          target: paths.requirements,
-          files: requirements.files,
-          galaxyServer: env.RTE_GALAXY_SERVER ?? null,
-          env: environmentEnv(
-            playbookEnv(
-              process.env,
-              { [RUN_ID_VARIABLE]: this.runId, ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...run.identity },
-              env.RTE_PLAYBOOK_ENV_PASS,
-            ),
-            environment,
-            // Searched as the playbook will search the entry: first (and galaxy does not warn that
-            // its -p folder is not on the collections path).
-            { collections: [path.join(paths.requirements, "collections")], roles: [path.join(paths.requirements, "roles")] },
-          ),
-          user: run.user,
-          sandboxed: this.deps.sandboxed,
-          privateTmp: run.privateTmp,
-          timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
-          say: (line) => batcher.log(line),
-        });
-        this.install = install;
-        if (this.cancelled) install.stop();
-        try {
-          await install.install();
-        } finally {
-          this.install = null;
-        }
-        return paths.requirements;
-      },
+    return this.obtainEntry(requirements.key, keyMs, paths.requirements, async () => {
+      const short = requirements.key.slice(0, SHORT_KEY_LENGTH);
+      batcher.log(`requirements: installing ${requirements.files.map((f) => f.path).join(", ")} with ${program} (key ${short})`);
+      const install = new GalaxyInstall({
+        program,
+        jobDir: paths.jobDir,
+        target: paths.requirements,
+        files: requirements.files,
+        galaxyServer: env.RTE_GALAXY_SERVER ?? null,
+        // Searched as the playbook will search the entry: first (and galaxy does not warn that
+        // its -p folder is not on the collections path).
+        env: this.installEnv(run.identity, {
+          collections: [path.join(paths.requirements, "collections")],
+          roles: [path.join(paths.requirements, "roles")],
+        }),
+        user: run.user,
+        sandboxed: this.deps.sandboxed,
+        privateTmp: run.privateTmp,
+        timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
+        say: (line) => batcher.log(line),
+      });
+      await this.running(install, () => install.install());
+      return paths.requirements;
     });
-    // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
-    fs.rmSync(paths.requirements, { recursive: true, force: true });
-    const ms = elapsed();
-    if (entry.installed) batcher.log(`requirements: installed in ${(ms / 1000).toFixed(1)} s (key ${short})`);
-    else batcher.log(`requirements: cached since ${entry.since.toISOString()} (key ${short}, ready in ${ms.toFixed(1)} ms)`);
-    return entry;
+  }
+
+  /**
+   * The virtual environment of the job's requirements.txt (see obtainEntry, PipInstall): with the
+   * environment's ansible-playbook script it runs, recorded with the entry at install.
+   */
+  private async obtainPipRequirements(
+    pip: { file: string; key: string },
+    keyMs: number,
+    paths: ReturnType<JobRun["paths"]>,
+    run: { user: { uid: number; gid: number } | null; privateTmp: PrivateTmp | null; identity: Record<string, string> },
+  ): Promise<{ entry: CacheEntry; details: VenvDetails }> {
+    const batcher = this.batcher!;
+    const { environment, env } = this.deps;
+    const entry = await this.obtainEntry(pip.key, keyMs, paths.pipRequirements, async () => {
+      batcher.log(`requirements: pip installing ${pip.file} into a virtual environment (key ${pip.key.slice(0, SHORT_KEY_LENGTH)})`);
+      const install = new PipInstall({
+        ansiblePlaybook: environmentProgram(environment, "ansible-playbook"),
+        file: pip.file,
+        target: paths.pipRequirements,
+        settings: this.pipSettings(),
+        jobDir: paths.jobDir,
+        env: this.installEnv(run.identity, null),
+        user: run.user,
+        sandboxed: this.deps.sandboxed,
+        privateTmp: run.privateTmp,
+        timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
+        say: (line) => batcher.log(line),
+      });
+      const details = await this.running(install, () => install.install());
+      return { folder: paths.pipRequirements, details: { ...details } };
+    });
+    const { python, ansiblePlaybook } = entry.details;
+    if (typeof python !== "string" || typeof ansiblePlaybook !== "string") {
+      throw new RequirementsInstallError(`the cache entry ${entry.folder} records no ansible-playbook to run: remove it to install again`);
+    }
+    return { entry, details: { python, ansiblePlaybook } };
   }
 
   /**

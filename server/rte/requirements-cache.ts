@@ -30,6 +30,10 @@ export interface CacheEntry {
   folder: string;
   collections: string;
   roles: string;
+  /** A requirements.txt's virtual environment (`<entry>/venv`; there only in such an entry). */
+  venv: string;
+  /** What the install recorded with the entry (ObtainOptions.install's `details`). */
+  details: Record<string, unknown>;
   /** When it was installed. */
   since: Date;
   /** Whether this job installed it (false: it was there, or another job or process installed it). */
@@ -38,10 +42,11 @@ export interface CacheEntry {
 
 export interface ObtainOptions {
   /**
-   * Installs into a folder and returns it (a folder of the job's, on any file system). Throws to
-   * fail the job; the folder is then left to the job's cleanup.
+   * Installs into a folder and returns it (a folder of the job's, on any file system), with
+   * details kept in the entry's record (how to use it). Throws to fail the job; the folder is
+   * then left to the job's cleanup.
    */
-  install: () => Promise<string>;
+  install: () => Promise<string | { folder: string; details: Record<string, unknown> }>;
   /** A runner line of the job's output. */
   say: (line: string) => void;
   /** Checked while waiting for another's install: true ends the wait (InstallCancelled). */
@@ -79,10 +84,15 @@ export class RequirementsCache {
   lookUp(key: string): CacheEntry | null {
     const folder = this.folder(key);
     let since: Date;
+    let details: Record<string, unknown>;
     try {
-      const recorded = JSON.parse(fs.readFileSync(path.join(folder, INSTALLED_FILE), "utf8")) as { installedAt?: string };
+      const recorded = JSON.parse(fs.readFileSync(path.join(folder, INSTALLED_FILE), "utf8")) as {
+        installedAt?: string;
+        details?: Record<string, unknown>;
+      };
       since = new Date(recorded.installedAt ?? "");
       if (Number.isNaN(since.getTime())) return null;
+      details = recorded.details ?? {};
     } catch {
       return null;
     }
@@ -92,7 +102,15 @@ export class RequirementsCache {
     } catch {
       // Last use is for a later eviction only.
     }
-    return { folder, collections: path.join(folder, "collections"), roles: path.join(folder, "roles"), since, installed: false };
+    return {
+      folder,
+      collections: path.join(folder, "collections"),
+      roles: path.join(folder, "roles"),
+      venv: path.join(folder, "venv"),
+      details,
+      since,
+      installed: false,
+    };
   }
 
   /** The entry of `key`: the cached one, or installed once (whoever of this process asks at the same time waits for it). */
@@ -130,14 +148,14 @@ export class RequirementsCache {
       const cached = this.lookUp(key);
       if (cached) return cached;
       const produced = await options.install();
-      return this.store(key, produced);
+      return typeof produced === "string" ? this.store(key, produced, {}) : this.store(key, produced.folder, produced.details);
     } finally {
       release();
     }
   }
 
   /** Moves an install's folder in as the entry of `key`: staged, made the RTE's and read-only, then renamed. */
-  private store(key: string, produced: string): CacheEntry {
+  private store(key: string, produced: string, details: Record<string, unknown>): CacheEntry {
     const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
       try {
@@ -149,8 +167,10 @@ export class RequirementsCache {
         fs.rmSync(produced, { recursive: true, force: true });
       }
       for (const sub of ["collections", "roles"]) fs.mkdirSync(path.join(staging, sub), { recursive: true });
-      fs.writeFileSync(path.join(staging, INSTALLED_FILE), JSON.stringify({ key, installedAt: new Date().toISOString() }));
+      fs.writeFileSync(path.join(staging, INSTALLED_FILE), JSON.stringify({ key, installedAt: new Date().toISOString(), details }));
       seal(staging);
+      // After seal: the files are the RTE's now, nothing of the install can swap them meanwhile.
+      relocateVenv(path.join(staging, "venv"), path.join(produced, "venv"), path.join(this.folder(key), "venv"));
       fs.renameSync(staging, this.folder(key));
     } catch (error) {
       fs.rmSync(staging, { recursive: true, force: true });
@@ -267,4 +287,27 @@ export function seal(root: string): void {
     }
   };
   walk(root);
+}
+
+/**
+ * A virtual environment names its own absolute path: in the shebang of every script of its bin/
+ * (pip, and the console scripts of what pip installed) and in its activate scripts. It is built in
+ * the job's folder (by the playbook user, who cannot write to the cache) and so moved here: these
+ * files get the entry's path instead, before the rename makes the entry visible, so a moved venv
+ * is never used with a path that is gone. Its python is a link to the environment's own (an
+ * absolute path that does not move), and pyvenv.cfg names only that. Regular files of bin/ only:
+ * links stay as they are. Bytecode keeps the old path in tracebacks only.
+ */
+export function relocateVenv(venv: string, from: string, to: string): void {
+  const bin = path.join(venv, "bin");
+  if (from === to || !fs.existsSync(path.join(venv, "pyvenv.cfg")) || !fs.existsSync(bin)) return;
+  const old = Buffer.from(from);
+  for (const name of fs.readdirSync(bin)) {
+    const file = path.join(bin, name);
+    const st = fs.lstatSync(file);
+    if (!st.isFile() || st.size > 1024 * 1024) continue;
+    const bytes = fs.readFileSync(file);
+    if (bytes.indexOf(old) === -1) continue;
+    fs.writeFileSync(file, bytes.toString("latin1").split(from).join(to), { encoding: "latin1" });
+  }
 }

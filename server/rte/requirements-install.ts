@@ -1,8 +1,11 @@
 /**
- * Installing a job's requirements with its environment's ansible-galaxy, before its playbook.
+ * Installing a job's requirements before its playbook: requirements.yml with its environment's
+ * ansible-galaxy (GalaxyInstall), requirements.txt with pip into a virtual environment layered on
+ * its environment (PipInstall).
  *
  * A requirements file is the form's, so hostile input: it names git URLs and tarballs, and an
- * install runs code (a role's git hooks, a collection's build). So ansible-galaxy runs exactly as
+ * install runs code (a role's git hooks, a collection's build, a package's setup.py). So every
+ * command of an install (ansible-galaxy, python -m venv, pip) runs exactly as
  * the playbook will: in the job's folder, as the playbook user with the job's group, with the
  * playbook's environment (playbookEnv: an allow list, none of the RTE's variables; the
  * environment's bin first on PATH), through playbook-init.py and, where bubblewrap works, in the
@@ -15,6 +18,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { playbookInitScript } from "./ansible/plugin-path";
 import { terminateGroup } from "./process-group";
+import { ENVIRONMENT_PYTHON_SCRIPT, LAYER_SCRIPT, parseAnsibleInterpreter, pipInstallArgs, type PipSettings } from "./requirements-pip";
 import { STATUS_FD, wrapPlaybook, type PrivateTmp } from "./sandbox";
 
 /** What is kept of galaxy's output for the job's reason: its last lines say why it failed. */
@@ -24,22 +28,26 @@ const GRACE_MS = 2_000;
 
 export class RequirementsInstallError extends Error {}
 
-export interface GalaxyRun {
-  /** The environment's ansible-galaxy (environmentProgram-like). */
-  program: string;
+/** How an install's commands run: where, as whom, in which sandbox, for how long. */
+export interface SandboxedRun {
   jobDir: string;
-  /** Where the install goes: `<target>/collections`, `<target>/roles`. */
-  target: string;
-  files: readonly { path: string; collections: number; roles: number }[];
-  galaxyServer: string | null;
   /** The command's environment, built as a playbook's (playbookEnv, environmentEnv). */
   env: Record<string, string>;
   user: { uid: number; gid: number } | null;
   sandboxed: boolean;
   privateTmp: PrivateTmp | null;
   timeoutMs: number;
-  /** Each line galaxy prints, as it prints it. */
+  /** Each line the commands print, as they print it. */
   say: (line: string) => void;
+}
+
+export interface GalaxyRun extends SandboxedRun {
+  /** The environment's ansible-galaxy (environmentProgram-like). */
+  program: string;
+  /** Where the install goes: `<target>/collections`, `<target>/roles`. */
+  target: string;
+  files: readonly { path: string; collections: number; roles: number }[];
+  galaxyServer: string | null;
 }
 
 /** The ansible-galaxy commands for a job's requirements files: collections and roles each with their own. */
@@ -54,32 +62,38 @@ export function galaxyCommands(run: Pick<GalaxyRun, "files" | "target" | "galaxy
   return commands;
 }
 
-/** One install: run() once; stop() (the job's cancel) ends the command running and the rest. */
-export class GalaxyInstall {
+/**
+ * Commands of one install, each run as the playbook will run (see the header): stop() (the job's
+ * cancel) ends the command running and the rest. One deadline for them all.
+ */
+export class SandboxedInstall {
   private pid: number | undefined;
-  private stopped = false;
+  protected stopped = false;
   private timedOut = false;
+  private deadline: number | null = null;
 
-  constructor(private readonly run: GalaxyRun) {}
+  constructor(protected readonly run: SandboxedRun) {}
 
   stop(): void {
     this.stopped = true;
     if (this.pid !== undefined) void terminateGroup(this.pid, GRACE_MS).catch(() => undefined);
   }
 
-  /** Resolves when every command succeeded; throws RequirementsInstallError (galaxy's last lines) or when stopped. */
-  async install(): Promise<void> {
-    const deadline = Date.now() + this.run.timeoutMs;
-    for (const args of galaxyCommands(this.run)) {
-      if (this.stopped) throw new RequirementsInstallError("the requirements install was cancelled");
-      await this.runOne(args, deadline);
-    }
+  protected checkStopped(): void {
+    if (this.stopped) throw new RequirementsInstallError("the requirements install was cancelled");
   }
 
-  private async runOne(args: string[], deadline: number): Promise<void> {
+  /**
+   * Runs `file args` (the whole install shares one deadline); resolves with its output lines
+   * (stdout and stderr), each also said unless `quiet`. Throws RequirementsInstallError naming
+   * `shown` with the command's last lines.
+   */
+  protected async command(file: string, args: string[], shown: string, quiet = false): Promise<string[]> {
+    this.deadline ??= Date.now() + this.run.timeoutMs;
+    this.checkStopped();
     const { run } = this;
-    const command = wrapPlaybook({ file: run.program, args }, playbookInitScript(), null, run.sandboxed, run.privateTmp);
-    const shown = `ansible-galaxy ${args.slice(0, 4).join(" ")}`;
+    const deadline = this.deadline;
+    const command = wrapPlaybook({ file, args }, playbookInitScript(), null, run.sandboxed, run.privateTmp);
     const child = execa(command.file, command.args, {
       cwd: run.jobDir,
       env: run.env,
@@ -105,8 +119,10 @@ export class GalaxyInstall {
       });
       stream?.on("end", () => partial !== "" && emit(partial));
     };
+    const all: string[] = [];
     const emit = (line: string) => {
-      run.say(line);
+      all.push(line);
+      if (!quiet) run.say(line);
       if (line.trim() === "") return;
       last.push(line.trim());
       if (last.length > REASON_LINES) last.shift();
@@ -150,14 +166,98 @@ export class GalaxyInstall {
       );
     }
     if (this.stopped) throw new RequirementsInstallError("the requirements install was cancelled");
-    if (exitCode === 0) return;
+    if (exitCode === 0) return all;
     const code = "code" in result ? result.code : undefined;
     const why =
       code === "ENOENT"
         ? `${command.file} is not installed on this runner`
         : exitCode === 127
-          ? `${run.program} (or python3) is missing on this runner`
+          ? `${file} (or python3) is missing on this runner`
           : last.join(" ").slice(-REASON_CHARS) || "no output";
     throw new RequirementsInstallError(`${shown} failed (exit ${exitCode ?? result.signal ?? "?"}): ${why}`);
   }
+}
+
+/** Installs a job's requirements.yml files with the environment's ansible-galaxy. */
+export class GalaxyInstall extends SandboxedInstall {
+  constructor(private readonly galaxy: GalaxyRun) {
+    super(galaxy);
+  }
+
+  /** Resolves when every command succeeded; throws RequirementsInstallError (galaxy's last lines) or when stopped. */
+  async install(): Promise<void> {
+    for (const args of galaxyCommands(this.galaxy)) {
+      await this.command(this.galaxy.program, args, `ansible-galaxy ${args.slice(0, 4).join(" ")}`);
+    }
+  }
+}
+
+export interface PipRun extends SandboxedRun {
+  /** The environment's ansible-playbook (environmentProgram): asked which Python it runs under. */
+  ansiblePlaybook: string;
+  /** The job's requirements.txt, relative to its folder. */
+  file: string;
+  /** Where the virtual environment is made: `<target>/venv`. */
+  target: string;
+  settings: PipSettings;
+}
+
+/** What a pip install recorded with its entry: how the job's ansible-playbook runs in the venv. */
+export interface VenvDetails {
+  /** The environment's Python the venv was made with. */
+  python: string;
+  /** The environment's ansible-playbook script, run by the venv's python. */
+  ansiblePlaybook: string;
+}
+
+/**
+ * Installs a job's requirements.txt into a virtual environment layered on its environment:
+ * made with the very Python the environment's ansible-playbook runs under (`--version` names it),
+ * with --system-site-packages and a .pth of the environment's own package folders (LAYER_SCRIPT),
+ * so ansible-core and everything of the environment stays importable and the requirements come
+ * first. Then pip installs the file with the runner's index settings.
+ */
+export class PipInstall extends SandboxedInstall {
+  constructor(private readonly pip: PipRun) {
+    super(pip);
+  }
+
+  async install(): Promise<VenvDetails> {
+    const { pip } = this;
+    const version = await this.command(pip.ansiblePlaybook, ["--version"], `${pip.ansiblePlaybook} --version`, true);
+    const found = parseAnsibleInterpreter(version.join("\n"));
+    if (found.python === null || found.script === null) {
+      throw new RequirementsInstallError(
+        `${pip.ansiblePlaybook} --version names no Python interpreter or executable location (ansible-core 2.11 or later prints them): ` +
+          "the environment's Python cannot be found for requirements.txt",
+      );
+    }
+    const python = parseEnvironmentPython(
+      await this.command(found.python, ["-c", ENVIRONMENT_PYTHON_SCRIPT], `${found.python} (the environment's Python)`, true),
+    );
+    const venv = path.join(pip.target, "venv");
+    // The environment's pip, if it has one, is importable in the venv (the layered folders) and installs into it.
+    const venvArgs = ["-m", "venv", "--system-site-packages", ...(python.pip ? ["--without-pip"] : []), venv];
+    pip.say(`requirements: python ${found.python} ${venvArgs.slice(0, -1).join(" ")} (layered on the environment's packages)`);
+    await this.command(found.python, venvArgs, `${found.python} -m venv`);
+    const folders = python.folders;
+    const venvPython = path.join(venv, "bin", "python");
+    await this.command(venvPython, ["-c", LAYER_SCRIPT, JSON.stringify(folders)], "the new virtual environment's python", true);
+    await this.command(venvPython, ["-m", "pip", ...pipInstallArgs(pip.file, pip.settings)], `pip install -r ${pip.file}`);
+    return { python: found.python, ansiblePlaybook: found.script };
+  }
+}
+
+function parseEnvironmentPython(lines: readonly string[]): { folders: string[]; pip: boolean } {
+  for (const line of [...lines].reverse()) {
+    try {
+      const parsed = JSON.parse(line) as { folders?: unknown; pip?: unknown };
+      if (Array.isArray(parsed.folders) && parsed.folders.every((p) => typeof p === "string") && typeof parsed.pip === "boolean") {
+        return { folders: parsed.folders as string[], pip: parsed.pip };
+      }
+    } catch {
+      // A warning line.
+    }
+  }
+  throw new RequirementsInstallError("the environment's Python did not list its package folders");
 }

@@ -84,6 +84,15 @@ describe("loadRteEnv", () => {
     expect(() => loadRteEnv(vars({ RTE_REQUIREMENTS_TIMEOUT_SECONDS: "0" }))).toThrow(/RTE_REQUIREMENTS_TIMEOUT_SECONDS/);
   });
 
+  it("takes RTE_PIP_INDEX_URL as an http(s) URL and RTE_PIP_FIND_LINKS as an absolute folder or URL (empty: unset)", () => {
+    const env = loadRteEnv(vars({ RTE_PIP_INDEX_URL: " https://pypi.internal/simple \n", RTE_PIP_FIND_LINKS: "/srv/wheels" }));
+    expect([env.RTE_PIP_INDEX_URL, env.RTE_PIP_FIND_LINKS]).toEqual(["https://pypi.internal/simple", "/srv/wheels"]);
+    expect(loadRteEnv(vars({ RTE_PIP_FIND_LINKS: "https://mirror/wheels/" })).RTE_PIP_FIND_LINKS).toBe("https://mirror/wheels/");
+    expect(loadRteEnv(vars({ RTE_PIP_INDEX_URL: "", RTE_PIP_FIND_LINKS: " " })).RTE_PIP_INDEX_URL).toBeUndefined();
+    expect(() => loadRteEnv(vars({ RTE_PIP_INDEX_URL: "file:///srv/simple" }))).toThrow(/RTE_PIP_INDEX_URL: must be an http/);
+    expect(() => loadRteEnv(vars({ RTE_PIP_FIND_LINKS: "wheels" }))).toThrow(/RTE_PIP_FIND_LINKS: must be an absolute folder/);
+  });
+
   it("keeps a named runner's default folders apart from the local RTE's of npm start (README, Runners)", () => {
     // APP_URL=… RTE_RUNNER_NAME=datacenter-2 npm run rte, in the folder where npm start runs.
     const second = loadRteEnv(vars({ APP_URL: "http://127.0.0.1:3000", RTE_RUNNER_NAME: "datacenter-2" }));
@@ -186,6 +195,8 @@ describe("loadRteEnv", () => {
         "RTE_KILL_GRACE_SECONDS",
         "RTE_MAX_JOBS",
         "RTE_MODE",
+        "RTE_PIP_FIND_LINKS",
+        "RTE_PIP_INDEX_URL",
         "RTE_SPOOL_PATH",
         "RTE_TOKEN",
         "RTE_RUNNER_NAME",
