@@ -1,0 +1,88 @@
+/**
+ * The lab example (server/forms/examples/lab), as the kubespray lab goes, through the real app,
+ * its local RTE and ansible-playbook: its collection (a tarball the form ships, named in its
+ * requirements.yml) installed by the runner once; Preview lists its plays, roles' tasks and tags;
+ * a run; a run with tags (which runs alone: each role makes what it needs) compared only with
+ * runs of its kind; a check run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { waitFor } from "../support/wait";
+
+let app: RunningPlayform;
+let api: ApiClient;
+
+async function run(values: Record<string, unknown> = {}, options: Record<string, unknown> = {}) {
+  const answer = await api.call("POST", "/api/jobs", { json: { form: "lab", values, options } });
+  expect(answer.status, JSON.stringify(answer.json)).toBe(201);
+  const job = await api.waitForEnd(answer.json.id as number);
+  const output = await api.output(job.id);
+  expect(job.status, output).toBe("success");
+  return { id: job.id as number, output };
+}
+
+beforeAll(async () => {
+  app = await startPlayform();
+  api = apiClient(app, await adminToken(app));
+}, 120_000);
+
+afterAll(async () => {
+  await app?.stop();
+});
+
+describe("the lab example", () => {
+  it("lists its plays, tasks and tags in a Preview, its collection installed by the runner", async () => {
+    const started = await api.call("POST", "/api/forms/lab/preview", { json: { values: {} } });
+    expect(started.status, JSON.stringify(started.json)).toBe(201);
+    const plan = await waitFor("the preview's end", async () => {
+      const answer = await api.get(`/api/forms/lab/preview/${started.json.id}`);
+      return answer.done ? answer : null;
+    });
+    expect(plan.error ?? null, JSON.stringify(plan)).toBeNull();
+    expect(plan.plays.map((p: { name: string }) => p.name)).toEqual([
+      "Prepare the nodes",
+      "Configure the container runtime",
+      "Form the cluster",
+      "Check the nodes",
+    ]);
+    expect(plan.tags).toEqual(expect.arrayContaining(["common", "runtime", "cluster", "verify", "containerd"]));
+  });
+
+  it("runs: three nodes prepared, configured and joined, the shipped collection's module and filter used", async () => {
+    const { id, output } = await run();
+    expect(output).toMatch(/requirements: (installing|cached since)/);
+    expect(output).toContain("node2 (worker): runtime containerd, joined https://node1:6443");
+    const recap = await api.get(`/api/jobs/${id}/recap`);
+    expect(recap.hosts.map((h: { host: string }) => h.host)).toEqual(["node1", "node2", "node3"]);
+    expect(recap.hosts.every((h: { failed: number; unreachable: number }) => h.failed === 0 && h.unreachable === 0)).toBe(true);
+    // Fresh nodes: every task that writes changes, the handler runs.
+    expect(recap.changed_tasks).toEqual([
+      "common : Create the node's folder",
+      "common : Write the node's identity",
+      "common : Stamp the last run",
+      "runtime : Create the runtime's folder",
+      "runtime : Configure containerd",
+      "runtime : Set the node's pod limit",
+      "runtime : Restart the container runtime",
+      "cluster : Create the cluster's folder",
+      "cluster : Initialise the control plane",
+      "cluster : Join the cluster",
+    ]);
+  });
+
+  it("runs with tags, compared only with runs with the same tags", async () => {
+    const first = await run({ container_runtime: "crio" }, { tags: ["runtime"] });
+    expect(first.output).toContain("TASK [runtime : Configure crio]");
+    expect(first.output).not.toContain("TASK [cluster :");
+    expect(await api.get(`/api/jobs/${first.id}/compare/previous?optional=1`)).toEqual({ previous: null });
+    const second = await run({ container_runtime: "crio" }, { tags: ["runtime"] });
+    expect((await api.get(`/api/jobs/${second.id}/compare/previous`)).first.id).toBe(first.id);
+  });
+
+  it("runs in check mode, writing nothing, compared only with check runs", async () => {
+    const check = await run({}, { check: true });
+    expect(check.output).toContain("TASK [runtime : Configure containerd]");
+    expect(await api.get(`/api/jobs/${check.id}/compare/previous?optional=1`)).toEqual({ previous: null });
+  });
+});
