@@ -60,3 +60,12 @@ it("masks a password's base64 wrapped at 76 columns after a label on its first l
   const leaked = windows.filter((w) => joined.includes(w));
   expect(leaked, output).toEqual([]);
 }, 180_000);
+
+it("fails a job that takes 300,000 inodes (empty files) of the runner's disk, as it fails one that takes 8 MiB", async () => {
+  // Inodes run out before bytes: ext4 makes one per 16 KiB, so 300,000 empty files are the
+  // inodes of about 4.6 GiB, and a runner out of inodes can write nothing (database, spool, jobs).
+  const job = await api.waitForEnd(await api.launch("disk-inodes", { files: 300_000 }), 170_000);
+  const output = await api.output(job.id);
+  expect(output).toMatch(/CREATED 300000 FILES; du: \d+ bytes/);
+  expect(job.status, output).toBe("failed");
+}, 240_000);
