@@ -373,10 +373,9 @@ const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
  * Standard and URL-safe alphabets are one pattern ([+-], [/_]); "=" padding is taken when
  * the secret ends the string. Returns [pattern, characters matched] for each alignment.
  */
-function base64Patterns(secret: string): { pattern: string; wrapped: string; length: number }[] {
+function base64Patterns(secret: string): { pattern: string; length: number }[] {
   return base64Units(secret).map(({ units, padding }) => ({
     pattern: units.join("") + (padding && `(?:${padding})?`),
-    wrapped: units.join(`${BASE64_BREAK}?`) + (padding && `(?:${BASE64_BREAK}?${padding})?`),
     length: units.length,
   }));
 }
@@ -441,7 +440,8 @@ function partialGroup(group: (number | null)[]): string[] {
 /**
  * The URL encodings of the raw value as one pattern, character by character:
  * encodeURIComponent, Python's quote() (ansible's `urlencode` filter: also escapes !'()* and
- * keeps "/") and quote_plus() (a space is "+"). One alternative instead of one per encoder:
+ * keeps "/") and quote_plus() (a space is "+"), and "~" as %7E (PHP's urlencode, Java's URLEncoder).
+ * One alternative instead of one per encoder:
  * the masker's cost grows with the number of alternatives. Null when every character is
  * written as itself (the raw pattern masks it).
  */
@@ -452,7 +452,8 @@ function urlEncodingPattern(secret: string): { units: string[]; length: number }
   for (const char of secret) {
     const uri = encodeURIComponent(char);
     const python = uri.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-    const forms = [...new Set([uri, python, python === "%2F" ? "/" : python, python === "%20" ? "+" : python])];
+    // PHP's urlencode, Java's URLEncoder and .NET escape "~" too (%7E).
+    const forms = [...new Set([uri, python, python === "%2F" ? "/" : python, python === "%20" ? "+" : python, char === "~" ? "%7E" : python])];
     if (forms.length > 1 || forms[0] !== char) encoded = true;
     const patterns = forms.map(percentPattern);
     units.push(patterns.length === 1 ? patterns[0]! : `(?:${patterns.join("|")})`);
@@ -577,11 +578,31 @@ function literalForms(secret: string): string[] {
   return [...forms].filter((form) => form.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
+/**
+ * A line of a multi-line secret shorter than this is not masked on its own: a short line
+ * (`-----END`, `}`, an empty line) is common text and tells little about the secret.
+ */
+const MIN_LINE_LENGTH = 8;
+
+/**
+ * The lines of a multi-line secret worth masking on their own, trimmed: `--diff` prints each
+ * line after "+", `sed 's/^/  /'` or a YAML block under another indentation before it, and
+ * the whole secret is then nowhere in the output. PEM armour lines (`-----BEGIN ...-----`) are
+ * public text, the same in every key: not masked.
+ */
+export function secretLines(secret: string): string[] {
+  if (!/[\r\n]/.test(secret)) return [];
+  return secret
+    .split(/\r?\n|\r/)
+    .map((line) => line.trim())
+    .filter((line) => line.length >= MIN_LINE_LENGTH && !/^-----(BEGIN|END) [A-Z0-9 ]+-----$/.test(line) && line !== secret);
+}
+
 export function createMasker(secrets: readonly string[]): Masker {
   const alternatives = new Map<string, number>();
   /** The base64 of the secrets after 1 or 2 bytes (mod 3) of something else: a second pass. */
   const shifted = new Map<string, number>();
-  /** The base64 patterns again, a line break allowed between any two characters. */
+  /** The base64 patterns of every alignment, for wrapped base64 once its breaks are taken out. */
   const wrapped = new Map<string, number>();
   /** The base64 of the base64 of the secrets (see base64Middles): a pass over runs of base64 only. */
   const doubled = new Map<string, number>();
@@ -592,9 +613,9 @@ export function createMasker(secrets: readonly string[]): Masker {
   const base64Forms: { units: string[]; whole: boolean }[] = [];
   let longest = 0;
   const addBase64 = (form: string) => {
-    base64Patterns(form).forEach(({ pattern, wrapped: broken, length }, skip) => {
+    base64Patterns(form).forEach(({ pattern, length }, skip) => {
       (skip === 0 ? alternatives : shifted).set(pattern, length);
-      wrapped.set(broken, length);
+      wrapped.set(pattern, length);
     });
     for (const { units, padding } of base64Units(form)) base64Forms.push({ units, whole: padding !== "" });
   };
@@ -605,7 +626,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const prefix = prefixPattern(url.units, "");
     if (prefix) prefixes.add(prefix);
   };
-  for (const secret of new Set(secrets)) {
+  for (const secret of new Set([...secrets, ...secrets.flatMap(secretLines)])) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     if (secret.length > LONG_SECRET_LENGTH) {
       literals.push(...literalForms(secret));
@@ -652,19 +673,52 @@ export function createMasker(secrets: readonly string[]): Masker {
   const second = shifted.size > 0 ? regExp(shifted) : null;
   // Wrapped base64 first: the blocks where a line break may split a secret's base64, masked
   // piece by piece; then the rest (a secret's base64 within one line is masked either way).
-  // Compiled when first needed: its source is large (a break allowed before every character of
-  // every base64 form), and parsing it made building a masker for an ssh key take 200 ms.
+  // The block is matched without its breaks, by the base64 patterns alone, and each match is
+  // mapped back onto the block: a pattern with a break allowed before every character was
+  // megabytes of source for a key-sized secret (4.8 s to compile for a 250-character one).
+  // Compiled when first needed.
   let broken: RegExp | null = null;
   // Most blocks (a certificate, a file dumped in base64) hold no secret: the block without its
   // breaks goes through the fast patterns first (measured 10 times faster over 1 MB of base64).
-  const holdsSecret = (block: string) => {
+  const unwrapBlock = (block: string) => {
     const joined = block.replace(BASE64_BREAKS, "");
     first.lastIndex = 0;
     if (second) second.lastIndex = 0;
-    return first.test(joined) || (second?.test(joined) ?? false);
+    if (!first.test(joined) && !(second?.test(joined) ?? false)) return block;
+    // Where each character of `joined` is in the block.
+    const at = new Int32Array(joined.length);
+    let j = 0;
+    let from = 0;
+    const copy = (to: number) => {
+      for (let i = from; i < to; i++) at[j++] = i;
+    };
+    BASE64_BREAKS.lastIndex = 0;
+    for (let found = BASE64_BREAKS.exec(block); found; found = BASE64_BREAKS.exec(block)) {
+      if (found[0] === "") {
+        BASE64_BREAKS.lastIndex++;
+        continue;
+      }
+      copy(found.index);
+      from = found.index + found[0].length;
+    }
+    copy(block.length);
+    broken ??= regExp(wrapped);
+    broken.lastIndex = 0;
+    let out = "";
+    let done = 0;
+    for (let match = broken.exec(joined); match; match = broken.exec(joined)) {
+      if (match[0] === "") {
+        broken.lastIndex++;
+        continue;
+      }
+      const start = at[match.index]!;
+      const end = at[match.index + match[0].length - 1]! + 1;
+      out += block.slice(done, start) + maskPieces(block.slice(start, end));
+      done = end;
+    }
+    return out + block.slice(done);
   };
-  const unwrap = (text: string) =>
-    replaceWrapped(text, (block) => (holdsSecret(block) ? block.replace((broken ??= regExp(wrapped)), maskPieces) : block));
+  const unwrap = (text: string) => replaceWrapped(text, unwrapBlock);
   // Base64 of base64 only inside a run of base64 characters: as alternatives of the passes
   // above, its patterns (which start with common letters) made them three times slower.
   const third = doubled.size > 0 ? regExp(doubled) : null;

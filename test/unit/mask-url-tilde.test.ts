@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { createMasker } from "../../server/security/mask";
 
-describe("attack3: URL encodings of a secret", () => {
+describe("URL encodings of a secret", () => {
   it('masks a secret holding "~" URL-encoded as %7E (PHP urlencode, Java URLEncoder) and %7e', () => {
     const secret = "s3cr~et~Pa55~word";
     const mask = createMasker([secret]);

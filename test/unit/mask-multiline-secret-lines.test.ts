@@ -23,7 +23,7 @@ function maskerFor(value: string) {
   return createMasker(maskValues);
 }
 
-describe("attack3: a multi-line secret variable", () => {
+describe("a multi-line secret variable", () => {
   it("masks a secret variable's key lines in the --diff of a copy task (each line after a +)", () => {
     const mask = maskerFor(`${KEY}\n`);
     const diff = `--- before\n+++ after: /etc/ssl/private/site.key\n@@ -0,0 +1,5 @@\n${KEY.split("\n").map((l) => `+${l}`).join("\n")}\n\nchanged: [web1]\n`;
