@@ -88,7 +88,7 @@ function backslashCounts(counts: readonly number[]): string {
  * line when they could).
  */
 const FOLD_BREAK = String.raw`(?:\\\n|\\{3}n|\\{6}n)`;
-const DOUBLE_QUOTED_FOLD = `(?:${FOLD_BREAK} *)?`;
+const DOUBLE_QUOTED_FOLD = `(?:${FOLD_BREAK} {0,64})?`;
 
 /** One-letter escapes: JSON (b f n r t), Python (t n r), YAML (0 a b t n v f r e N _ L P). */
 const SHORT_ESCAPES: Record<number, string> = {
@@ -148,15 +148,6 @@ function escapeBodies(code: number): string[] {
 function characterForms(char: string): Form[] {
   const code = char.codePointAt(0)!;
   if (/[A-Za-z0-9]/.test(char)) return [{ counts: [0], rest: char }];
-  if (char === " ") {
-    return [
-      { counts: [0], rest: "(?: |\\n *)" },
-      { counts: ESC_COUNTS, rest: "n *" },
-      // The double-quoted fold: "\\" and a line break (raw or escaped), indentation, ESC and the space.
-      { counts: [1], rest: `\\n *${ESC} ` },
-      { counts: [3, 6], rest: `n *${ESC} ` },
-    ];
-  }
   if (char === '"') return [{ counts: [0, 1, 2, 3, 4, 5, 6, 7], rest: '"' }];
   // JSON may escape "/" (PHP, some encoders); HTML-safe encoders (Go, kubectl) write < > & as \u00XX.
   if (char === "/") return [{ counts: [0, ...ESC_COUNTS], rest: "\\/" }];
@@ -168,20 +159,44 @@ function characterForms(char: string): Form[] {
   ];
   if (!LINE_BREAKS.has(code)) return forms;
   // YAML writes a line break inside a single-quoted or plain scalar as the break followed by
-  // indentation (a "\n" as two: see lineFeedForms).
-  return forms.map(({ counts, rest }) => ({ counts, rest: `${rest} *` }));
+  // indentation (only after backslashes of the secret: a line break in a run of whitespace is
+  // matched by whitespaceRun).
+  return forms.map(({ counts, rest }) => ({ counts, rest: `${rest} {0,64}` }));
 }
 
 /**
- * The forms of a run of `count` line feeds: each one or two line breaks (YAML's single-quoted
- * style writes "\n" as a blank line), raw or escaped, each followed by indentation. A count
- * from `count` to twice it, one quantifier: a break and the next one taken as one line feed or
- * two could otherwise split a run of breaks in exponentially many ways.
+ * The characters of a run of whitespace in a secret: spaces, line feeds and carriage returns
+ * (the rarer line breaks, NEL, LS and PS, are characters of their own). Each has forms
+ * that overlap the others' (a space is " " or, folded by PyYAML, a line break and indentation;
+ * a line feed is one or two line breaks, each followed by indentation), so a run of them could
+ * be split between the secret's characters in exponentially many ways before a match failed:
+ * a secret of "\n " x 16 against "\n  \n " x 16 took 207 s (attack 3 on issue 34).
  */
-function lineFeedForms(count: number): Form[] {
-  const one = characterForms("\n");
-  const more = `(?:${tokenPattern(0, one)}){${count - 1},${2 * count - 1}}`;
-  return one.map(({ counts, rest }) => ({ counts, rest: rest + more }));
+/**
+ * One piece of a run of whitespace as printed, so that a run in the output is cut into pieces
+ * one way only: a space, a raw line break, the escape of a line break (1, 2 or 4 backslashes:
+ * one to three levels of escaping; not 3, 5 or 6, which are a backslash of the secret and the
+ * escape of the line break after it), PyYAML's double-quoted fold ("\" and a line break, raw or escaped,
+ * indentation, and the escaped space it folded at), or the raw fold right after an escape.
+ * Backslashes and a space, or a raw "\" and a line break elsewhere, are not pieces: they are a
+ * backslash of the secret before a space or a line break.
+ */
+const WHITESPACE_PIECE = String.raw`(?: |\n|\r|(?:\\{4}|\\{2}|\\)(?:[nr]|x0[aAdD]|u000[aAdD]|U0000000[aAdD])|(?:\\\n|\\{3}n|\\{6}n) {0,64}\\{1,4} |(?<=[nr0-9a-fA-F])\\\n)`;
+/** Indentation after a line break (a fold, a YAML block) taken into account, per character of a run. */
+const MAX_INDENT = 64;
+/**
+ * A run of `count` whitespace characters of a secret: the whole run of whitespace pieces in the
+ * output at that point, taken atomically (a lookahead, then a backreference to what it took:
+ * JavaScript's regular expressions have no possessive quantifier), at least one piece per
+ * character and at most what each could be printed as (two line breaks, each indented). So
+ * the run is matched one way only and a failing match costs at most that many pieces per
+ * start. Looser than the forms it stands for (any mix of spaces and line breaks of the right
+ * size): a secret's whitespace is masked however it was re-flowed, never less.
+ */
+let whitespaceRuns = 0;
+function whitespaceRun(count: number): string {
+  const name = `ws${whitespaceRuns++}`;
+  return `(?=(?<${name}>${WHITESPACE_PIECE}{${count},${count * 2 * (MAX_INDENT + 1)}}))\\k<${name}>`;
 }
 
 /**
@@ -226,14 +241,28 @@ function secretUnits(secret: string): { units: string[]; prefixUnits: string[] }
   const units: string[] = [];
   const prefixUnits: string[] = [];
   let lastCut: string | null = null;
-  for (const [, run = "", quotes, feeds, char] of secret.matchAll(/(\\*)(?:('+)|(\n+)|([^\\'\n])|$)/gu)) {
-    if (run === "" && quotes === undefined && feeds === undefined && char === undefined) continue;
+  for (const [, run = "", quotes, spaces, char] of secret.matchAll(/(\\*)(?:('+)|([ \n\r]+)|([^\\' \n\r])|$)/gu)) {
+    if (run === "" && quotes === undefined && spaces === undefined && char === undefined) continue;
+    if (spaces !== undefined) {
+      // Backslashes of the secret before a run of whitespace are a unit of their own (the run
+      // is taken atomically, see whitespaceRun).
+      if (run !== "") {
+        const backslashes = backslashRun(run.length);
+        units.push(backslashes);
+        prefixUnits.push(String.raw`(?:${backslashes}|\\{1,${8 * run.length}}$)`);
+      }
+      const unit = whitespaceRun(spaces.length);
+      // Cut short by the end of the text: some of the run's pieces.
+      const cut = `${WHITESPACE_PIECE}{1,${spaces.length * 2 * (MAX_INDENT + 1)}}$`;
+      units.push(unit);
+      prefixUnits.push(`(?:${unit}|${cut})`);
+      lastCut = cut;
+      continue;
+    }
     const unit =
       quotes !== undefined
         ? tokenPattern(run.length, singleQuoteForms(quotes.length))
-        : feeds !== undefined
-          ? tokenPattern(run.length, lineFeedForms(feeds.length))
-          : char !== undefined
+        : char !== undefined
             ? tokenPattern(run.length, characterForms(char))
             : backslashRun(run.length);
     const most = 8 * run.length + 8;
