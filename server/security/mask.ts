@@ -334,6 +334,33 @@ const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
 const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|(?:\\{0,7}["'])?,(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
 
+/**
+ * Wrapped base64 that may go on after the end of a text (output cut by the end of a write, a
+ * full batch or the output cap): a first line of 64 or 76 base64 characters after a character
+ * that is not one (whatever text is before it on its line: a label, `export TOKEN=`, a JSON
+ * string's quote), the lines after it, each after a break, and the end of the text inside a
+ * line or inside a break; or the end of the text inside what may be the first line (a run of
+ * at most 76 base64 characters). Matched against a bounded tail only (see
+ * wrappedBase64Start): the leftmost match is the block's first line.
+ */
+const WRAPPED_BASE64_TAIL = new RegExp(
+  `(?<![A-Za-z0-9+/_-])(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?(?:(?:${BASE64_BREAK})[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?)*(?:${BASE64_BREAK_CUT})?)?[A-Za-z0-9+/_-]{0,76}$`,
+);
+/** Lines of wrapped base64 looked at from the end of a text: more than any secret's base64 spans. */
+const WRAPPED_TAIL_LINES = 64;
+
+/**
+ * Where wrapped base64 that the end of `text` may cut begins (see WRAPPED_BASE64_TAIL), or
+ * text.length: the batcher holds it back whole, so the masker sees the block's first line
+ * whole with the rest (it finds wrapped base64 by its lines of 64 or 76 columns). A trailing
+ * run of base64 characters that is no line of a block is held too: it may be the start of one.
+ */
+export function wrappedBase64Start(text: string): number {
+  const from = Math.max(0, text.length - WRAPPED_TAIL_LINES * 90);
+  const found = WRAPPED_BASE64_TAIL.exec(from === 0 ? text : text.slice(from));
+  return found ? from + found.index : text.length;
+}
+
 /** A character of base64 or base64url (by char code). */
 export function isBase64Char(code: number): boolean {
   return (

@@ -34,7 +34,7 @@ function stored(secret: string, filler: string, text: string, maxBuffer: number)
     .join("");
 }
 
-describe("attack3: a secret's form cut by the output cap", () => {
+describe("a secret's form cut by the output cap", () => {
   it("masks base64 wrapped at 76 columns when the output cap falls after its first line", () => {
     const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
     const b64 = Buffer.from("x".repeat(45) + secret + "/" + "z".repeat(80)).toString("base64");

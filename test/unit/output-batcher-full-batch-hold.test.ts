@@ -21,7 +21,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe("attack3: a full batch cuts wrapped base64 after a label", () => {
+describe("a full batch cuts wrapped base64 after a label", () => {
   it("masks 76-column base64 after a label when a pipe read that fills the batch ends after its first line (no pause)", () => {
     const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
     const b64 = Buffer.from("x".repeat(45) + secret + "/" + "z".repeat(80)).toString("base64");

@@ -68,7 +68,7 @@ function leakyCuts(secret: string, text: string, windows: string[], join: (s: st
   return bad;
 }
 
-describe("attack3: wrapped base64 with text before it on its first line, cut by a pause", () => {
+describe("wrapped base64 with text before it on its first line, cut by a pause", () => {
   const secret = "monitoring-token-8d7f6e5a4b3c2d1e";
   const b64 = Buffer.from("x".repeat(45) + secret + "/" + "z".repeat(80)).toString("base64");
   const lines = b64.match(/.{1,76}/g)!;
@@ -86,7 +86,7 @@ describe("attack3: wrapped base64 with text before it on its first line, cut by 
   }
 });
 
-describe("attack3: a secret holding a line break, cut by a pause after the break", () => {
+describe("a secret holding a line break, cut by a pause after the break", () => {
   it("masks a multi-line secret (an ssh private key typed into a form) printed raw, a pause after its first line", () => {
     const secret = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDx0nT7hK3c2mK9yQv9Qb0Yk3n7r5f1uQm1sQ0m5xXkTwAAAJg2n5Xl\n-----END OPENSSH PRIVATE KEY-----";
     const text = `${secret}\n`;
