@@ -34,7 +34,7 @@ function timed(run: () => void): number {
   return performance.now() - start;
 }
 
-describe("attack3: masking cost with many secrets", () => {
+describe("masking cost with many secrets", () => {
   it("masking cost grows about linearly with the number of secrets: 100 secrets cost at most 8 times 25", () => {
     const r = generator(5);
     const text = Array.from({ length: 8000 }, () => `  ${r(80, `${ALNUM} .,:'"`)}`).join("\n");
