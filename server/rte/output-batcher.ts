@@ -20,7 +20,7 @@
  * read and dropped: the playbook keeps running, the app's storage is protected, and
  * `truncated` says so (the job's end item carries it: the job is marked outputTruncated).
  */
-import { isBase64Char, maskJson, type Masker } from "../security/mask";
+import { isBase64Char, maskJson, wrappedBase64Start, type Masker } from "../security/mask";
 import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
@@ -94,7 +94,10 @@ export class OutputBatcher {
       const head = Buffer.from(chunk).subarray(0, room).toString("utf8");
       const cut = (state.pending + head).lastIndexOf("\n") + 1 - state.pending.length;
       if (cut > 0) this.write(stream, head.slice(0, cut));
-      // A partial line pending before the cap ends there (the flush sends it as it is).
+      // A partial line pending before the cap ends there (the flush sends it as it is), but not
+      // what may be the start of a secret in one of its forms (a secret's base64 wrapped over
+      // lines, a multi-line secret): the rest of it is dropped, so that start is dropped too.
+      state.pending = state.pending.slice(0, state.pending.length - (this.options.mask.pending?.(state.pending) ?? 0));
       state.overflowed = true;
       this.log(
         `${stream} exceeded ${this.options.maxBuffer} bytes (PROCESS_MAX_BUFFER): the rest of ${stream} is not stored (the job is marked outputTruncated); the playbook continues`,
@@ -235,10 +238,25 @@ export class OutputBatcher {
       if (!WRAPPED_BASE64_LINE.test(pending.slice(lineStart, from))) break;
       from = lineStart;
     }
-    let start = pending.length - pendingOf(pending.slice(from));
+    // Wrapped base64 the end may cut, whatever is before its first line (a label, a JSON
+    // string's quote; see wrappedBase64Start): from the start of that line when the line is
+    // complete; in the partial line, from the start of the run, unless a secret the line holds
+    // ends inside the run (the URL encoding of one ends "%2Bw"): then the whole partial line.
+    const wrapped = wrappedBase64Start(pending);
+    let wrappedAt = wrapped < cut ? pending.lastIndexOf("\n", wrapped - 1) + 1 : wrapped;
+    if (wrapped >= cut && wrapped < pending.length) {
+      const line = pending.slice(Math.max(cut, pending.length - MASKED_LINE_MAX));
+      if (!this.options.mask(line).endsWith(pending.slice(wrapped))) wrappedAt = cut;
+    }
+    // With the last complete line too: a secret folded over two lines (PyYAML folds at a
+    // space) may end a line with its start; held when that start is long enough not to be a
+    // coincidence (FOLDED_PREFIX), so ordinary lines are not kept back.
+    const lastLine = from === cut && cut > 0 ? pending.lastIndexOf("\n", cut - 2) + 1 : from;
+    let start = pending.length - pendingOf(pending.slice(lastLine));
+    if (start < cut && from === cut && cut - 1 - start < FOLDED_PREFIX) start = cut;
     // Inside wrapped base64, from the start of that line: the masker finds wrapped base64 by
     // its lines of 64 or 76 columns.
-    if (start < cut) return pending.lastIndexOf("\n", start - 1) + 1;
+    if (start < cut) return Math.min(wrappedAt, pending.lastIndexOf("\n", start - 1) + 1);
     // In the partial line, a line of wrapped base64 may end at an escaped \n or a list's
     // separator ("stdout" of a JSON result, a list on one line): from the start of that run of
     // base64, when it is no longer than a line.
@@ -255,9 +273,15 @@ export class OutputBatcher {
     while (first > cut && pending.length - first <= 76 && isBase64Char(pending.charCodeAt(first - 1))) first--;
     const firstRun = pending.length - first;
     if (firstRun > 0 && firstRun <= 76 && LINE_START.test(pending.slice(cut, first))) start = Math.min(start, cut);
-    return start;
+    return Math.min(start, wrappedAt);
   }
 }
+
+/** How much of a partial line is masked to tell whether a secret ends inside its last run of base64 (see held). */
+const MASKED_LINE_MAX = 65_536;
+
+/** The characters of a secret's start at the end of a complete line that hold the line back (see held). */
+const FOLDED_PREFIX = 8;
 
 /** What may come before the first line of wrapped base64 on its line (see held). */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
