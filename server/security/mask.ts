@@ -626,6 +626,12 @@ function literalPending(text: string, literals: readonly string[]): number {
  */
 export const LONG_SECRET_LENGTH = 4_096;
 
+/** A secret as printed raw, in a JSON string, and in JSON inside a JSON string. */
+function exactForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  return [...new Set([secret, json, JSON.stringify(json).slice(1, -1)])].filter((form) => form.length >= MIN_SECRET_LENGTH);
+}
+
 function literalForms(secret: string): string[] {
   const forms = new Set<string>([secret, JSON.stringify(secret).slice(1, -1)]);
   const bytes = Buffer.from(secret, "utf8");
@@ -668,6 +674,8 @@ export function createMasker(secrets: readonly string[]): Masker {
   /** The base64 of the base64 of the secrets (see base64Middles): a pass over runs of base64 only. */
   const doubled = new Map<string, number>();
   const literals: string[] = [];
+  /** Every secret's exact forms (exactForms), masked after the patterns: only what they left. */
+  const exact: string[] = [];
   /** The proper prefixes of every form, base64 (a break may end them) and the others. */
   const prefixes = new Set<string>();
   /** The base64 forms' characters, for their prefixes (built when first needed, see below). */
@@ -695,6 +703,10 @@ export function createMasker(secrets: readonly string[]): Masker {
     }
     const { units, prefixUnits } = secretUnits(secret);
     alternatives.set(units.join(""), secret.length);
+    // The secret as it is, JSON-escaped and escaped twice, matched as plain text too: whatever
+    // the patterns' units cannot take (a run of whitespace is taken atomically, so a secret with
+    // a space before a literal backslash-n, "ab \\nc", escapes them), an exact copy never does.
+    exact.push(...exactForms(secret));
     const prefix = prefixPattern(prefixUnits, "", true);
     if (prefix) prefixes.add(prefix);
     longest = Math.max(longest, secret.length);
@@ -803,7 +815,12 @@ export function createMasker(secrets: readonly string[]): Masker {
     const twice = replaceAll(replaceAll(unwrap(text), first), second);
     return third.length > 0 ? twice.replace(BASE64_RUN, maskDoubled) : twice;
   };
-  const masker: Masker = literals.length === 0 ? masked : (text) => masked(maskLiterals(text));
+  // The exact forms after the patterns, longest first: a pattern's match is often longer (the
+  // escapes around a secret's backslashes or quotes), and masking a copy inside it first would
+  // leave the rest of it in the text.
+  exact.sort((a, b) => b.length - a.length);
+  const maskExact = (text: string) => exact.reduce((out, form) => (out.includes(form) ? out.split(form).join(MASK) : out), text);
+  const masker: Masker = (text) => maskExact(masked(literals.length === 0 ? text : maskLiterals(text)));
   // The start of a form at the end of a text: a proper prefix, maybe cut inside one of its
   // characters (base64 also at a line break). Sought only in the last `window` characters: no
   // form of a secret is longer than 64 characters per character of the secret (eight backslashes and U0001f600,
@@ -856,6 +873,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const match = (withoutBreaks ??= pendingPattern()).exec(tail);
     let held = match ? tail.length - match.index : 0;
     if (/[\r\n]|\\[rn]|,/.test(tail)) held = Math.max(held, withBreaksPending(tail));
+    held = Math.max(held, literalPending(text, exact));
     return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));
   };
   return masker;

@@ -32,6 +32,7 @@ for (const secret of secrets) {
       };
       for (const [name, text] of Object.entries(layouts)) {
         cases++;
+        // eslint-disable-next-line no-control-regex -- ANSI colour codes start with ESC
         const out = mask(`${text}\n`).replace(/\x1b\[[0-9;]*m|\r|\n|\\n| /g, "");
         const leaked = windows.filter((w) => out.includes(w));
         if (leaked.length > 0) {
