@@ -117,7 +117,7 @@ export async function runRte(): Promise<void> {
   if (keptBack.length > 0) {
     log(
       `playbooks do not get ${keptBack.join(", ")} from this runner's environment (not a setting of ansible-core, ` +
-        "a secret, or a URL with a password): name one in RTE_PLAYBOOK_ENV_PASS to pass it",
+        "a secret, or a value holding a credential): name one in RTE_PLAYBOOK_ENV_PASS to pass it",
     );
   }
   // A previous process on this work dir may have died with playbooks running and secrets on

@@ -76,22 +76,45 @@ export const PLAYBOOK_ENV_NAMES: readonly string[] = [
  * RTE_PLAYBOOK_ENV_PASS may still name one, on purpose.
  */
 export function isSecretAnsibleSetting(name: string): boolean {
-  return name.startsWith("ANSIBLE_") && name.split("_").some((word) => ["VAULT", "PASSWORD", "PASS", "SECRET", "TOKEN"].includes(word));
+  if (!name.startsWith("ANSIBLE_")) return false;
+  // The runner's own ssh key (ANSIBLE_PRIVATE_KEY_FILE): ansible reads it as the playbook user,
+  // so every playbook could print it. A form that needs a key names an ssh credential.
+  if (name.includes("_PRIVATE_KEY")) return true;
+  return name.split("_").some((word) => ["VAULT", "PASSWORD", "PASS", "SECRET", "TOKEN"].includes(word));
 }
 
-/** A URL with a password in it (`scheme://user:password@host`): a secret whatever the variable's name. */
-const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i;
+/**
+ * Shapes of a value that carry a credential, whatever the variable's name (attacks 3 and 4 on
+ * issue 34): a URL with a user part (`https://user:pw@`, or a token alone: `https://TOKEN@`),
+ * anywhere in the value (a list of inventories); `user:password@host` without a scheme; a query
+ * string naming a token, password, key, secret, signature or credential; `sshpass -p` in ssh
+ * arguments; and a cache connection (ANSIBLE_CACHE_PLUGIN_CONNECTION,
+ * ANSIBLE_INVENTORY_CACHE_CONNECTION) that is not a plain path: redis' `host:port:db:password`,
+ * memcached's and mongodb's URLs.
+ */
+const CREDENTIAL_SHAPES: readonly RegExp[] = [
+  /[a-z][a-z0-9+.-]*:\/\/[^/@\s]+@/i,
+  /(?:^|[\s,;="'])[^\s/@:,;="']+:[^\s/@,;="']+@[^\s/@]/,
+  /[?&;][a-z0-9_.-]*(?:token|passw|pwd|secret|key|auth|signature|sig|credential)[a-z0-9_.-]*=/i,
+  /\bsshpass\b/,
+];
+
+function holdsCredential(name: string, value: string): boolean {
+  if (/_CACHE(?:_PLUGIN)?_CONNECTION$/.test(name) && /[:@]/.test(value)) return true;
+  return CREDENTIAL_SHAPES.some((shape) => shape.test(value));
+}
 
 /**
  * Whether the runner's ANSIBLE_* variable `name` (with `value`) reaches playbooks by itself: it
  * must be a setting of ansible-core (ANSIBLE_SETTING_NAMES: config/base.yml and its built-in
- * plugins' options), not one of isSecretAnsibleSetting, and its value no URL with a password.
+ * plugins' options), not one of isSecretAnsibleSetting, and its value no credential's shape
+ * (CREDENTIAL_SHAPES).
  * Anything else an operator keeps in ANSIBLE_* (a collection's ANSIBLE_NET_PASSWORD, a
  * cloud's API key, ANSIBLE_GALAXY_SERVER_<ID>_URL with credentials) stays with the runner
  * unless RTE_PLAYBOOK_ENV_PASS names it; the RTE says at start which it keeps back.
  */
 export function isPassedAnsibleSetting(name: string, value: string): boolean {
-  return ANSIBLE_SETTING_NAMES.has(name) && !isSecretAnsibleSetting(name) && !URL_WITH_PASSWORD.test(value.trim());
+  return ANSIBLE_SETTING_NAMES.has(name) && !isSecretAnsibleSetting(name) && !holdsCredential(name, value);
 }
 
 /** The ANSIBLE_* variables of `parent` that playbooks do not get (for the RTE's start-up log). */
