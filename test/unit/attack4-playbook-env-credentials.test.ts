@@ -38,4 +38,14 @@ describe("attack 4: ANSIBLE_* credentials in other shapes", () => {
     const env = playbookEnv({ ANSIBLE_CACHE_PLUGIN_CONNECTION: "cacheuser:C4che-Pw@memcached.internal:11211" }, {});
     expect(env.ANSIBLE_CACHE_PLUGIN_CONNECTION).toBeUndefined();
   });
+
+  it("does not pass ANSIBLE_INVENTORY_CACHE_CONNECTION in the redis host:port:db:password form", () => {
+    const env = playbookEnv({ ANSIBLE_INVENTORY_CACHE_CONNECTION: "redis.internal:6379:1:Inv-Cache-Pw" }, {});
+    expect(env.ANSIBLE_INVENTORY_CACHE_CONNECTION).toBeUndefined();
+  });
+
+  it("does not pass ssh arguments that carry a password (ProxyCommand with sshpass -p)", () => {
+    const env = playbookEnv({ ANSIBLE_SSH_COMMON_ARGS: `-o ProxyCommand="sshpass -p B4stion-Pw ssh -W %h:%p jump@bastion"` }, {});
+    expect(env.ANSIBLE_SSH_COMMON_ARGS).toBeUndefined();
+  });
 });
