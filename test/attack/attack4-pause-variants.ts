@@ -33,12 +33,13 @@ for (const col of [64, 76]) for (const pre of [10, 45]) {
   const C = "\x1b[0;32m", R = "\x1b[0m";
   const shapes: [string, string, (s: string) => string][] = [
     ["CRLF", `token: ${L.join("\r\n")}\r\n`, (s) => s.replace(/\r\n/g, "")],
+    // eslint-disable-next-line no-control-regex -- ansible colours
     ["coloured lines", `${C}token: ${L.join(`${R}\n${C}`)}${R}\n`, (s) => s.replace(/\x1b\[[0-9;]*m/g, "").replace(/\n/g, "")],
-    ["YAML list", `  stdout_lines:\n  - ${L.join("\n  - ")}\n`, (s) => s.replace(/\n  - /g, "")],
-    ["stdout_lines one per line", `    "stdout_lines": [\n        "${L.join('",\n        "')}"\n    ]\n`, (s) => s.replace(/",\n        "/g, "")],
+    ["YAML list", `  stdout_lines:\n  - ${L.join("\n  - ")}\n`, (s) => s.replace(/\n {2}- /g, "")],
+    ["stdout_lines one per line", `    "stdout_lines": [\n        "${L.join('",\n        "')}"\n    ]\n`, (s) => s.replace(/",\n {8}"/g, "")],
     ["JSON in JSON", `"msg": "{\\"stdout\\": \\"${L.join("\\\\n")}\\"}"\n`, (s) => s.replace(/\\\\n/g, "")],
     ["repr list", `msg: ['${L.join("', '")}']\n`, (s) => s.replace(/', '/g, "")],
-    ["YAML block", `  content: |\n    ${L.join("\n    ")}\n`, (s) => s.replace(/\n    /g, "")],
+    ["YAML block", `  content: |\n    ${L.join("\n    ")}\n`, (s) => s.replace(/\n {4}/g, "")],
   ];
   for (const [name, text, join] of shapes) {
     const whole = join(printed(secret, [text]));
