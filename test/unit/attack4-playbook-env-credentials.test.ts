@@ -48,4 +48,12 @@ describe("attack 4: ANSIBLE_* credentials in other shapes", () => {
     const env = playbookEnv({ ANSIBLE_SSH_COMMON_ARGS: `-o ProxyCommand="sshpass -p B4stion-Pw ssh -W %h:%p jump@bastion"` }, {});
     expect(env.ANSIBLE_SSH_COMMON_ARGS).toBeUndefined();
   });
+
+  it("does not pass ANSIBLE_PRIVATE_KEY_FILE, the runner's own ssh key, as it does not pass ANSIBLE_CONNECTION_PASSWORD_FILE", () => {
+    // Whatever file it names, ansible reads it as the playbook user: every playbook can print
+    // the runner's key, and no masker knows it. The password file of the same connection is kept back.
+    const env = playbookEnv({ ANSIBLE_CONNECTION_PASSWORD_FILE: "/etc/rte/ssh-password", ANSIBLE_PRIVATE_KEY_FILE: "/etc/rte/id_ed25519" }, {});
+    expect(env.ANSIBLE_CONNECTION_PASSWORD_FILE).toBeUndefined();
+    expect(env.ANSIBLE_PRIVATE_KEY_FILE).toBeUndefined();
+  });
 });
