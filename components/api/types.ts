@@ -143,6 +143,13 @@ export interface ApiErrorBody {
 }
 
 /** GET /api/jobs/ID/compare/OTHER (or /previous): first is the older run when comparing with the previous one. */
+/** GET /api/jobs/ID/artifacts: what the playbook set with set_stats. */
+export interface JobArtifacts {
+  artifacts: Record<string, unknown>;
+  hosts: Record<string, Record<string, unknown>>;
+  error: string | null;
+}
+
 export interface JobComparison {
   first: ComparedJob;
   second: ComparedJob;

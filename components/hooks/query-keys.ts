@@ -17,6 +17,7 @@ export const queryKeys = {
   jobPermissions: (id: number) => ["jobs", "detail", id, "permissions"] as const,
   jobRecap: (id: number) => ["jobs", "detail", id, "recap"] as const,
   jobTimeline: (id: number) => ["jobs", "detail", id, "timeline"] as const,
+  jobArtifacts: (id: number) => ["jobs", "detail", id, "artifacts"] as const,
   jobTasks: (id: number) => ["jobs", "detail", id, "tasks"] as const,
   jobErrorLines: (id: number) => ["jobs", "detail", id, "error-lines"] as const,
   jobProgress: (id: number) => ["jobs", "detail", id, "progress"] as const,

@@ -51,6 +51,7 @@ export const API_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/api/jobs/[id]/search": ["GET"],
   "/api/jobs/[id]/tasks": ["GET"],
   "/api/jobs/[id]/timeline": ["GET"],
+  "/api/jobs/[id]/artifacts": ["GET"],
   "/api/jobs/progress": ["GET"],
   "/api/live": ["GET"],
   "/api/notifications": ["GET"],

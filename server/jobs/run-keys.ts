@@ -5,7 +5,7 @@
  */
 import { findFormRecord } from "../data/forms";
 import { getRunKeyFacts, listRunsWithoutRunKey, setRunKeys, type RunKeyFacts } from "../data/jobs";
-import { formDefinitionSchema } from "../forms/definition";
+import { formDefinitionSchema, type FormDefinition } from "../forms/definition";
 import type { ManifestEntry } from "../protocol/rte-messages";
 import { Lru } from "./job-cache";
 import { planOf, resolveJobOptions } from "./plan";
@@ -50,7 +50,12 @@ export async function runKeyOfJob(id: number): Promise<string | null> {
 export async function fullRunKeyOfForm(formName: string): Promise<string | null> {
   const form = await findFormRecord(formName);
   if (!form) return null;
-  const definition = formDefinitionSchema.parse(form.definition);
+  const definition = formDefinitionSchema.safeParse(form.definition);
+  return definition.success ? fullRunKeyOfDefinition(definition.data) : null;
+}
+
+/** The key of the full runs of a form with this definition (its own settings, nothing chosen at launch). */
+export function fullRunKeyOfDefinition(definition: FormDefinition): string {
   return runKindKey(runKindOf(definition.playbook, resolveJobOptions(definition, {})));
 }
 

@@ -52,6 +52,7 @@ export const APP_ROUTES: readonly string[] = [
   "/api/jobs/[id]",
   "/api/jobs/[id]/abort",
   "/api/jobs/[id]/approve",
+  "/api/jobs/[id]/artifacts",
   "/api/jobs/[id]/compare/[otherId]",
   "/api/jobs/[id]/lines",
   "/api/jobs/[id]/notifications",

@@ -137,6 +137,13 @@ export const statsEventSchema = z.object({
   ...base,
   type: z.literal("stats"),
   hosts: z.array(statsHostRowSchema),
+  /**
+   * What the playbook handed back with set_stats (Ansible's stats.custom, aggregated as Ansible
+   * aggregates it): `_run` for the run, a host's name for per_host data. Absent when none.
+   */
+  custom: z.record(z.string(), z.unknown()).optional(),
+  /** Why `custom` is not there though the playbook set some (over the plugin's 1 MiB cap). */
+  custom_error: z.string().optional(),
 });
 
 /** Sent right after `stats` (Ansible has no later per-playbook callback). */

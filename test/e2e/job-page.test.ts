@@ -211,6 +211,12 @@ describe("the values panel (item 17)", () => {
       const file = page.getByTestId("value-file-keyfile");
       expect(await file.textContent()).toContain("deploy-key.txt");
       expect(await values.textContent()).not.toContain(uploaded.json.id as string);
+
+      // What the playbook handed back with set_stats: the Results panel.
+      const results = page.getByTestId("job-artifacts-run");
+      await results.waitFor({ timeout: 30_000 });
+      expect(await results.locator('[data-key="rows_seen"] dd').textContent()).toBe("2");
+      expect(await results.locator('[data-key="users"] dd').textContent()).toBe(JSON.stringify(["ada", "grace"], null, 2));
       expect(problems).toEqual([]);
       await screenshot(page, "job-values-folded");
     },

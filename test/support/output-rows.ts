@@ -5,6 +5,8 @@
  * dates as ISO text with `+00:00`, JSON as text), so the app reads them back like its own.
  */
 import Database from "better-sqlite3";
+import { formDefinitionSchema } from "../../server/forms/definition";
+import { fullRunKeyOfDefinition } from "../../server/jobs/run-keys";
 import type { JobStatus } from "../../server/protocol/ui-messages";
 
 const iso = (at: Date) => at.toISOString().replace("Z", "+00:00");
@@ -74,6 +76,14 @@ export interface SeedJob {
   textRepeat?: number;
 }
 
+/** The definition seedOwners gives each form. */
+const seedDefinition = (name: string) => ({ name, title: name, playbook: "site.yml", fields: [] });
+
+/** The run key of a full run of such a form, as a launch records it (server/jobs/run-kind.ts). */
+function seedRunKey(formName: string): string {
+  return fullRunKeyOfDefinition(formDefinitionSchema.parse(seedDefinition(formName)));
+}
+
 /** The user and forms the jobs belong to (once per database). */
 export function seedOwners(file: string, forms: readonly string[]): void {
   const db = new Database(file, { fileMustExist: true });
@@ -82,8 +92,7 @@ export function seedOwners(file: string, forms: readonly string[]): void {
     const form = db.prepare(
       `INSERT INTO "Form" ("id", "name", "title", "definition", "sourceDir", "updatedAt") VALUES (?, ?, ?, ?, '/nowhere', ?)`,
     );
-    for (const name of forms)
-      form.run(`form-${name}`, name, name, JSON.stringify({ name, title: name, playbook: "site.yml", fields: [] }), iso(new Date()));
+    for (const name of forms) form.run(`form-${name}`, name, name, JSON.stringify(seedDefinition(name)), iso(new Date()));
   } finally {
     db.close();
   }
@@ -96,8 +105,8 @@ export function seedJobsWithOutput(file: string, jobs: readonly SeedJob[]): numb
   const ids: number[] = [];
   try {
     const job = db.prepare(
-      `INSERT INTO "Job" ("formId", "formName", "userId", "status", "values", "extravars", "manifest", "createdAt", "startedAt", "finishedAt", "lastSeq", "lines", "outputIndexed")
-       VALUES (?, ?, 'u1', ?, '{}', '{}', '[]', ?, ?, ?, 3, ?, 1)`,
+      `INSERT INTO "Job" ("formId", "formName", "userId", "status", "values", "extravars", "manifest", "createdAt", "startedAt", "finishedAt", "lastSeq", "lines", "outputIndexed", "runKey")
+       VALUES (?, ?, 'u1', ?, '{}', '{}', '[]', ?, ?, ?, 3, ?, 1, ?)`,
     );
     const chunk = db.prepare(
       `INSERT INTO "JobChunk" ("jobId", "seq", "kind", "stream", "text", "data", "createdAt", "firstLine", "lineCount") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -109,7 +118,16 @@ export function seedJobsWithOutput(file: string, jobs: readonly SeedJob[]): numb
         const lines = text.split("\n").length - 1;
         const at = iso(j.createdAt);
         const id = Number(
-          job.run(`form-${j.formName}`, j.formName, j.status, at, at, j.finishedAt ? iso(j.finishedAt) : null, lines + 1).lastInsertRowid,
+          job.run(
+            `form-${j.formName}`,
+            j.formName,
+            j.status,
+            at,
+            at,
+            j.finishedAt ? iso(j.finishedAt) : null,
+            lines + 1,
+            seedRunKey(j.formName),
+          ).lastInsertRowid,
         );
         ids.push(id);
         chunk.run(id, 1, "log", null, "job files ready\n", null, at, 1, 1);

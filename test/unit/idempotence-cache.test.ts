@@ -6,7 +6,9 @@
 import { ALL_JOBS } from "../../server/data/job-scope";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { getDb } from "../../server/data/db";
+import { formDefinitionSchema } from "../../server/forms/definition";
 import { clearIdempotenceCache, formIdempotence, idempotenceCacheStats } from "../../server/jobs/idempotence";
+import { fullRunKeyOfDefinition } from "../../server/jobs/run-keys";
 import { useTempSqliteDatabase } from "../support/sqlite-db";
 
 let cleanup: () => Promise<void>;
@@ -46,7 +48,8 @@ beforeAll(async () => {
   ({ cleanup } = await useTempSqliteDatabase());
   const db = getDb();
   await db.user.create({ data: { id: "user-1", username: "alice", passwordHash: "x", role: "admin" } });
-  await db.form.create({ data: { id: "form-1", name: "site", title: "Site", definition: {}, sourceDir: "/nowhere" } });
+  const definition = formDefinitionSchema.parse({ name: "site", title: "Site", playbook: "site.yml", fields: [] });
+  await db.form.create({ data: { id: "form-1", name: "site", title: "Site", definition: definition as object, sourceDir: "/nowhere" } });
   for (let i = 0; i < 3; i++) {
     const job = await db.job.create({
       data: {
@@ -60,6 +63,8 @@ beforeAll(async () => {
         startedAt: new Date(Date.UTC(2026, 10, 30, 10, i)),
         finishedAt: new Date(Date.UTC(2026, 10, 30, 10, i, 30)),
         lastSeq: 1,
+        // Full runs of the form, as a launch records them (server/jobs/run-kind.ts).
+        runKey: fullRunKeyOfDefinition(definition),
       },
     });
     await db.jobChunk.create({ data: { jobId: job.id, seq: 1, kind: "events", data: events(i === 0) as never } });

@@ -9,6 +9,7 @@ import { useJobLines } from "@/components/hooks/use-job-lines";
 import { useJobRecap } from "@/components/hooks/use-job-recap";
 import { ApprovalPanel } from "@/components/jobs/approval-panel";
 import { FailedBeforeTasks } from "@/components/jobs/failed-before-tasks";
+import { JobArtifactsPanel } from "@/components/jobs/job-artifacts";
 import { JobComparisonPanel } from "@/components/jobs/job-comparison";
 import { JobHeader } from "@/components/jobs/job-header";
 import { JobPlan } from "@/components/jobs/job-plan";
@@ -92,6 +93,7 @@ export function JobClient({
       </div>
       {final && job.data.status === "failed" && played === false && !purgedAt && <FailedBeforeTasks jobId={jobId} />}
       {final && <JobRecap jobId={jobId} timeline={played === true} />}
+      {final && !purgedAt && played === true && <JobArtifactsPanel jobId={jobId} />}
       {final && !purgedAt && played === true && <JobTimeline jobId={jobId} />}
       {final && <JobComparisonPanel jobId={jobId} />}
       <JobNotifications jobId={jobId} status={job.data.status} />

@@ -383,6 +383,28 @@ export const compareJobs = endpoint({
   },
 });
 
+export const jobArtifacts = endpoint({
+  method: "get",
+  path: "/api/jobs/[id]/artifacts",
+  summary: "What the playbook handed back with set_stats (the job's artifacts), masked like its output",
+  tags: ["analysis"],
+  access: "user",
+  params: idParams,
+  responses: {
+    200: {
+      description:
+        "`artifacts`: the run's set_stats data (per_host: false, aggregated as Ansible aggregates it); `hosts`: per-host data (per_host: true); " +
+        "`error`: why it is missing though the playbook set some (over the 1 MiB cap), else null. Empty objects when the playbook set none.",
+      schema: z.object({
+        artifacts: z.record(z.string(), z.unknown()),
+        hosts: z.record(z.string(), z.record(z.string(), z.unknown())),
+        error: z.string().nullable(),
+      }),
+    },
+  },
+  errors: { 410: OUTPUT_GONE },
+});
+
 export const jobTimeline = endpoint({
   method: "get",
   path: "/api/jobs/[id]/timeline",

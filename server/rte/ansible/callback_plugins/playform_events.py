@@ -46,6 +46,8 @@ EVENTS_VERSION = 1
 # could be the start of a secret at the end of a text this long.
 TEXT_MAX = 65536
 MAX_ERROR_EVENTS = 20
+# What a playbook hands back with set_stats (the job's artifacts), at most this many bytes of JSON.
+ARTIFACTS_MAX = 1024 * 1024
 MAX_BATCH_HOSTS = 100
 
 
@@ -382,10 +384,24 @@ class CallbackModule(CallbackBase):
                 rescued=int(t.get('rescued', 0)),
                 ignored=int(t.get('ignored', 0)),
             ))
-        self._emit('stats', hosts=rows)
+        custom, custom_error = self._custom_stats(stats)
+        self._emit('stats', hosts=rows, custom=custom, custom_error=custom_error)
         # Ansible has no "playbook finished" callback: v2_playbook_on_stats is the last one
         # for each playbook file, so the end is announced right after it.
         self._emit('playbook_end', playbook=self._playbook)
+
+    @staticmethod
+    def _custom_stats(stats):
+        """What set_stats gathered (stats.custom: '_run' for the run, or per host), as JSON, or
+        why it is not kept (over ARTIFACTS_MAX). None, None when the playbook set none."""
+        custom = getattr(stats, 'custom', None) or {}
+        if not custom:
+            return None, None
+        text = json.dumps(custom, ensure_ascii=False, separators=(',', ':'), default=_text)
+        size = len(text.encode('utf-8'))
+        if size > ARTIFACTS_MAX:
+            return None, 'set_stats data of %d bytes is over the %d-byte cap (1 MiB): not kept' % (size, ARTIFACTS_MAX)
+        return json.loads(text), None
 
     def v2_playbook_on_stats(self, stats):
         self._safe('v2_playbook_on_stats', self._on_stats, stats)
