@@ -679,6 +679,35 @@ function trimSecret(secret: string): string {
   return secret.replace(/^[ \n\r]+|[ \n\r]+$/g, "");
 }
 
+/** What `--diff`, a YAML block, a list or a quote may print before each line of a multi-line secret. */
+const LINE_PREFIX_CHARS = String.raw`[-+ \t|>]`;
+/** The most prefix characters taken before a line (besides the line's own leading ones). */
+const MAX_LINE_PREFIX = 64;
+
+/**
+ * A multi-line secret whose lines are printed with a prefix before each (`--diff`'s "+", a
+ * YAML block's indentation, a list's "- ", "| ", "> "), with LF or CRLF whatever the secret's
+ * own line ends: the first line as written, then each line break as "\r?\n" or "\r" and the
+ * next line after a run of prefix characters. The run is taken atomically (a lookahead and a
+ * backreference, as in whitespaceRun: at most MAX_LINE_PREFIX characters plus the line's own
+ * leading prefix characters, which it takes too and so are not matched again), so a match
+ * fails one way only and costs at most the secret's length plus its prefixes per start. Its
+ * lines are too short to be masked alone (secretLines: backup codes, one per line), the whole
+ * is not. Raw output only (`--diff` prints the file as it is). Null for a one-line secret.
+ */
+let linePrefixRuns = 0;
+function linePrefixedPattern(secret: string): string | null {
+  const lines = secret.split(/\r?\n|\r/);
+  if (lines.length < 2) return null;
+  let pattern = escapeRegExp(lines[0]!);
+  for (const line of lines.slice(1)) {
+    const lead = /^[-+ \t|>]*/.exec(line)![0].length;
+    const name = `lp${linePrefixRuns++}`;
+    pattern += String.raw`(?:\r?\n|\r)(?=(?<${name}>${LINE_PREFIX_CHARS}{${lead},${lead + MAX_LINE_PREFIX}}))\k<${name}>${escapeRegExp(line.slice(lead))}`;
+  }
+  return pattern;
+}
+
 export function createMasker(secrets: readonly string[]): Masker {
   const alternatives = new Map<string, number>();
   /** The base64 of the secrets after 1 or 2 bytes (mod 3) of something else: a second pass. */
@@ -725,6 +754,8 @@ export function createMasker(secrets: readonly string[]): Masker {
     }
     const { units, prefixUnits } = secretUnits(secret);
     alternatives.set(units.join(""), secret.length);
+    const prefixed = linePrefixedPattern(secret);
+    if (prefixed) alternatives.set(prefixed, secret.length);
     // The secret as it is, JSON-escaped and escaped twice, matched as plain text too: whatever
     // the patterns' units cannot take (a run of whitespace is taken atomically, so a secret with
     // a space before a literal backslash-n, "ab \\nc", escapes them), an exact copy never does.
