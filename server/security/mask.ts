@@ -681,14 +681,21 @@ function trimSecret(secret: string): string {
 
 /** What `--diff`, a YAML block, a list or a quote may print before each line of a multi-line secret. */
 const LINE_PREFIX_CHARS = String.raw`[-+ \t|>]`;
+/**
+ * A secret of more lines than this has no line-prefixed pattern: a group per line, and 2,000
+ * lines (a secret of line breaks) overflowed V8's stack compiling the expression. A key or a
+ * certificate of 4,096 characters has about 70.
+ */
+const MAX_PREFIXED_LINES = 256;
 /** The most prefix characters taken before a line (besides the line's own leading ones). */
 const MAX_LINE_PREFIX = 64;
 
 /**
  * A multi-line secret whose lines are printed with a prefix before each (`--diff`'s "+", a
  * YAML block's indentation, a list's "- ", "| ", "> "), with LF or CRLF whatever the secret's
- * own line ends: the first line as written, then each line break as "\r?\n" or "\r" and the
- * next line after a run of prefix characters. The run is taken atomically (a lookahead and a
+ * own line ends: the first line as written, then each line break as CRLF, LF or CR (a CR not
+ * before an LF: a CRLF is one break only, or a secret of empty lines would split a run of CRLF
+ * in exponentially many ways) and the next line after a run of prefix characters. The run is taken atomically (a lookahead and a
  * backreference, as in whitespaceRun: at most MAX_LINE_PREFIX characters plus the line's own
  * leading prefix characters, which it takes too and so are not matched again), so a match
  * fails one way only and costs at most the secret's length plus its prefixes per start. Its
@@ -698,12 +705,12 @@ const MAX_LINE_PREFIX = 64;
 let linePrefixRuns = 0;
 function linePrefixedPattern(secret: string): string | null {
   const lines = secret.split(/\r?\n|\r/);
-  if (lines.length < 2) return null;
+  if (lines.length < 2 || lines.length > MAX_PREFIXED_LINES) return null;
   let pattern = escapeRegExp(lines[0]!);
   for (const line of lines.slice(1)) {
     const lead = /^[-+ \t|>]*/.exec(line)![0].length;
     const name = `lp${linePrefixRuns++}`;
-    pattern += String.raw`(?:\r?\n|\r)(?=(?<${name}>${LINE_PREFIX_CHARS}{${lead},${lead + MAX_LINE_PREFIX}}))\k<${name}>${escapeRegExp(line.slice(lead))}`;
+    pattern += String.raw`(?:\r\n|\r(?!\n)|\n)(?=(?<${name}>${LINE_PREFIX_CHARS}{${lead},${lead + MAX_LINE_PREFIX}}))\k<${name}>${escapeRegExp(line.slice(lead))}`;
   }
   return pattern;
 }

@@ -49,6 +49,21 @@ describe("a multi-line secret printed with a prefix on every line", () => {
     }
   });
 
+  it("splits a CRLF one way only: a secret of 40 empty lines against 40 CRLF and a near miss", () => {
+    const secret = `abcd${"\n".repeat(40)}efgh`;
+    const mask = createMasker([secret]);
+    const text = `abcd${"\r\n".repeat(40)}efgX`;
+    const started = performance.now();
+    expect(mask(text)).toBe(text);
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(mask(`abcd${"\r\n+".repeat(40)}efgh`)).toBe(MASK);
+  });
+
+  it("builds a masker for a secret of 2,000 line breaks (no line-prefixed pattern past 256 lines)", () => {
+    const mask = createMasker([`abcd${"\n".repeat(2_000)}efgh`]);
+    expect(mask(`abcd${"\n".repeat(2_000)}efgh`)).toBe(MASK);
+  });
+
   it("stays fast on 64 KiB of near misses: prefixes, line breaks and the secret's lines but the last", () => {
     const mask = createMasker([CODES, "x1\n\n\n\ny2\n\n\n\nz3"]);
     const texts = [
