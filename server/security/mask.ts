@@ -665,6 +665,56 @@ export function secretLines(secret: string): string[] {
     .filter((line) => line.length >= MIN_LINE_LENGTH && !/^-----(BEGIN|END) [A-Z0-9 ]+-----$/.test(line) && line !== secret);
 }
 
+/**
+ * A secret without the spaces and line breaks around it: they tell nothing about the secret,
+ * and a pattern that starts with a run of whitespace has no literal for V8 to scan for, so
+ * every position of a run of spaces in the output would try the whole run (whitespaceRun): a
+ * secret of 100 spaces and "x1yz" took 2.4 s over 64 KiB of spaces (attack 4 on issue 34).
+ * The whitespace inside a secret is kept, and a copy of the whole secret printed as it is (raw,
+ * in a JSON string, in JSON inside JSON) is masked with its whitespace (see `untrimmed` in
+ * createMasker). A secret shorter than 4 characters once trimmed is masked only so; a secret
+ * that is whitespace only is not masked at all (it would mask every such run of the output).
+ */
+function trimSecret(secret: string): string {
+  return secret.replace(/^[ \n\r]+|[ \n\r]+$/g, "");
+}
+
+/** What `--diff`, a YAML block, a list or a quote may print before each line of a multi-line secret. */
+const LINE_PREFIX_CHARS = String.raw`[-+ \t|>]`;
+/**
+ * A secret of more lines than this has no line-prefixed pattern: a group per line, and 2,000
+ * lines (a secret of line breaks) overflowed V8's stack compiling the expression. A key or a
+ * certificate of 4,096 characters has about 70.
+ */
+const MAX_PREFIXED_LINES = 256;
+/** The most prefix characters taken before a line (besides the line's own leading ones). */
+const MAX_LINE_PREFIX = 64;
+
+/**
+ * A multi-line secret whose lines are printed with a prefix before each (`--diff`'s "+", a
+ * YAML block's indentation, a list's "- ", "| ", "> "), with LF or CRLF whatever the secret's
+ * own line ends: the first line as written, then each line break as CRLF, LF or CR (a CR not
+ * before an LF: a CRLF is one break only, or a secret of empty lines would split a run of CRLF
+ * in exponentially many ways) and the next line after a run of prefix characters. The run is taken atomically (a lookahead and a
+ * backreference, as in whitespaceRun: at most MAX_LINE_PREFIX characters plus the line's own
+ * leading prefix characters, which it takes too and so are not matched again), so a match
+ * fails one way only and costs at most the secret's length plus its prefixes per start. Its
+ * lines are too short to be masked alone (secretLines: backup codes, one per line), the whole
+ * is not. Raw output only (`--diff` prints the file as it is). Null for a one-line secret.
+ */
+let linePrefixRuns = 0;
+function linePrefixedPattern(secret: string): string | null {
+  const lines = secret.split(/\r?\n|\r/);
+  if (lines.length < 2 || lines.length > MAX_PREFIXED_LINES) return null;
+  let pattern = escapeRegExp(lines[0]!);
+  for (const line of lines.slice(1)) {
+    const lead = /^[-+ \t|>]*/.exec(line)![0].length;
+    const name = `lp${linePrefixRuns++}`;
+    pattern += String.raw`(?:\r\n|\r(?!\n)|\n)(?=(?<${name}>${LINE_PREFIX_CHARS}{${lead},${lead + MAX_LINE_PREFIX}}))\k<${name}>${escapeRegExp(line.slice(lead))}`;
+  }
+  return pattern;
+}
+
 export function createMasker(secrets: readonly string[]): Masker {
   const alternatives = new Map<string, number>();
   /** The base64 of the secrets after 1 or 2 bytes (mod 3) of something else: a second pass. */
@@ -676,6 +726,14 @@ export function createMasker(secrets: readonly string[]): Masker {
   const literals: string[] = [];
   /** Every secret's exact forms (exactForms), masked after the patterns: only what they left. */
   const exact: string[] = [];
+  /**
+   * The exact forms of a secret with whitespace around it (see trimSecret), masked first: the
+   * patterns mask the trimmed secret, and a copy printed whole goes with its whitespace (also
+   * when the trimmed secret is too short to have patterns of its own). Plain text: linear.
+   */
+  const untrimmed = [
+    ...new Set(secrets.filter((secret) => trimSecret(secret) !== secret && trimSecret(secret) !== "").flatMap(exactForms)),
+  ].sort((a, b) => b.length - a.length);
   /** The proper prefixes of every form, base64 (a break may end them) and the others. */
   const prefixes = new Set<string>();
   /** The base64 forms' characters, for their prefixes (built when first needed, see below). */
@@ -695,7 +753,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const prefix = prefixPattern(url.units, "");
     if (prefix) prefixes.add(prefix);
   };
-  for (const secret of new Set([...secrets, ...secrets.flatMap(secretLines)])) {
+  for (const secret of new Set([...secrets.map(trimSecret), ...secrets.flatMap(secretLines)])) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     if (secret.length > LONG_SECRET_LENGTH) {
       literals.push(...literalForms(secret));
@@ -703,6 +761,8 @@ export function createMasker(secrets: readonly string[]): Masker {
     }
     const { units, prefixUnits } = secretUnits(secret);
     alternatives.set(units.join(""), secret.length);
+    const prefixed = linePrefixedPattern(secret);
+    if (prefixed) alternatives.set(prefixed, secret.length);
     // The secret as it is, JSON-escaped and escaped twice, matched as plain text too: whatever
     // the patterns' units cannot take (a run of whitespace is taken atomically, so a secret with
     // a space before a literal backslash-n, "ab \\nc", escapes them), an exact copy never does.
@@ -722,9 +782,10 @@ export function createMasker(secrets: readonly string[]): Masker {
   literals.sort((a, b) => b.length - a.length);
   const maskLiterals = (text: string) =>
     literals.reduce((masked, literal) => (masked.includes(literal) ? masked.split(literal).join(MASK) : masked), text);
+  const maskUntrimmed = (text: string) => untrimmed.reduce((out, form) => (out.includes(form) ? out.split(form).join(MASK) : out), text);
   if (alternatives.size === 0) {
-    if (literals.length === 0) return (text) => text;
-    const literalsOnly: Masker = (text) => maskLiterals(text);
+    if (literals.length === 0 && untrimmed.length === 0) return (text) => text;
+    const literalsOnly: Masker = (text) => maskUntrimmed(maskLiterals(text));
     literalsOnly.pending = (text) => literalPending(text, literals);
     return literalsOnly;
   }
@@ -820,7 +881,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   // leave the rest of it in the text.
   exact.sort((a, b) => b.length - a.length);
   const maskExact = (text: string) => exact.reduce((out, form) => (out.includes(form) ? out.split(form).join(MASK) : out), text);
-  const masker: Masker = (text) => maskExact(masked(literals.length === 0 ? text : maskLiterals(text)));
+  const masker: Masker = (text) => maskExact(masked(maskUntrimmed(literals.length === 0 ? text : maskLiterals(text))));
   // The start of a form at the end of a text: a proper prefix, maybe cut inside one of its
   // characters (base64 also at a line break). Sought only in the last `window` characters: no
   // form of a secret is longer than 64 characters per character of the secret (eight backslashes and U0001f600,
