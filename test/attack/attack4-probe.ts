@@ -33,7 +33,7 @@ function run(steps: ((b: OutputBatcher) => void)[]) {
   const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 65536, maxBuffer: 50e6, mask: m, emit: (i) => emitted.push(i) });
   for (const s of steps) s(b);
   b.stop();
-  return emitted.flat().map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : JSON.stringify(i.events))).join("|");
+  return emitted.flat().map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : i.kind === "events" ? JSON.stringify(i.events) : "")).join("|");
 }
 // find the split line index where secret spans
 for (let k = 1; k < lines.length; k++) {

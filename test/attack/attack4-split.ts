@@ -19,7 +19,7 @@ function run(steps: ((b: OutputBatcher) => void)[]) {
   const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 65536, maxBuffer: 50e6, mask: m, emit: (i) => emitted.push(i) });
   for (const s of steps) s(b);
   b.stop();
-  return emitted.flat().map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : JSON.stringify(i.events))).join("|");
+  return emitted.flat().map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : i.kind === "events" ? JSON.stringify(i.events) : "")).join("|");
 }
 for (const col of [64, 76]) for (let plen = 30; plen < 60; plen += 1) {
   const b64 = Buffer.from("P".repeat(plen) + secret + "S".repeat(30)).toString("base64");

@@ -9,8 +9,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiClient, type ApiClient } from "../support/api";
-import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { apiClient, type ApiClient } from "../../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../../support/playform";
 
 let app: RunningPlayform;
 let api: ApiClient;
@@ -19,7 +19,7 @@ const jobsDir = fs.mkdtempSync(path.join("/tmp", "playform-attack4-disk-"));
 beforeAll(async () => {
   app = await startPlayform({
     env: {
-      PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-attack4"),
+      PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../../fixtures/forms-attack4"),
       RTE_JOBS_DIR: jobsDir,
       RTE_JOB_DISK_LIMIT: "8MiB",
       RTE_JOB_DISK_CHECK_SECONDS: "1",

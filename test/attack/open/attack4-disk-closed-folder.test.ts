@@ -22,8 +22,8 @@ it("fails a job whose bytes are in a directory it closed to its own user (chmod 
   if (asRoot) execFileSync("chown", ["-R", "65534:65534", job]);
   fs.chmodSync(path.join(job, "hidden"), 0o000);
   try {
-    const tsx = path.resolve(import.meta.dirname, "../../node_modules/.bin/tsx");
-    const script = path.resolve(import.meta.dirname, "../attack/attack4-du-hidden.ts");
+    const tsx = path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx");
+    const script = path.resolve(import.meta.dirname, "../attack4-du-hidden.ts");
     const command = [tsx, script, job, String(8 * 1024 * 1024)];
     const out = asRoot
       ? execFileSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp", ...command], { encoding: "utf8" })

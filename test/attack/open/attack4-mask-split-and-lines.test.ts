@@ -5,9 +5,9 @@
  * 8 characters, printed line by line with a prefix (--diff's "+"), is stored whole.
  */
 import { describe, expect, it } from "vitest";
-import { createMasker } from "../../server/security/mask";
-import { OutputBatcher } from "../../server/rte/output-batcher";
-import type { UnnumberedItem } from "../../server/protocol/rte-messages";
+import { createMasker } from "../../../server/security/mask";
+import { OutputBatcher } from "../../../server/rte/output-batcher";
+import type { UnnumberedItem } from "../../../server/protocol/rte-messages";
 
 const SECRET = "Xk9#pQ2!vB7$wL4mRt8Zq";
 
@@ -29,7 +29,7 @@ function run(steps: ((b: OutputBatcher) => void)[]): string {
   b.stop();
   return emitted
     .flat()
-    .map((i) => (i.kind === "output" || i.kind === "log" ? i.text : JSON.stringify(i.events)))
+    .map((i) => (i.kind === "output" || i.kind === "log" ? i.text : i.kind === "events" ? JSON.stringify(i.events) : ""))
     .join("");
 }
 

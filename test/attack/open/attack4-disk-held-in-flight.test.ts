@@ -11,11 +11,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { deletedFilesHeld } from "../../server/rte/disk-usage";
+import { deletedFilesHeld } from "../../../server/rte/disk-usage";
 
 it("counts a deleted file held only by a descriptor in flight on a Unix socket (SCM_RIGHTS)", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "attack4-scm-"));
-  const script = path.resolve(import.meta.dirname, "../attack/attack4-scm-rights.py");
+  const script = path.resolve(import.meta.dirname, "../attack4-scm-rights.py");
   const child = spawn("python3", [script, path.join(dir, "held"), "16", "30"], { stdio: ["ignore", "pipe", "inherit"] });
   try {
     await new Promise<void>((resolve, reject) => {
