@@ -266,8 +266,8 @@ function secretUnits(secret: string): { units: string[]; prefixUnits: string[] }
       quotes !== undefined
         ? tokenPattern(run.length, singleQuoteForms(quotes.length))
         : char !== undefined
-            ? tokenPattern(run.length, characterForms(char))
-            : backslashRun(run.length);
+          ? tokenPattern(run.length, characterForms(char))
+          : backslashRun(run.length);
     const most = 8 * run.length + 8;
     const cut =
       quotes !== undefined
@@ -514,7 +514,9 @@ function urlEncodingPattern(secret: string): { units: string[]; length: number }
     const uri = encodeURIComponent(char);
     const python = uri.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
     // PHP's urlencode, Java's URLEncoder and .NET escape "~" too (%7E).
-    const forms = [...new Set([uri, python, python === "%2F" ? "/" : python, python === "%20" ? "+" : python, char === "~" ? "%7E" : python])];
+    const forms = [
+      ...new Set([uri, python, python === "%2F" ? "/" : python, python === "%20" ? "+" : python, char === "~" ? "%7E" : python]),
+    ];
     if (forms.length > 1 || forms[0] !== char) encoded = true;
     const patterns = forms.map(percentPattern);
     units.push(patterns.length === 1 ? patterns[0]! : `(?:${patterns.join("|")})`);
@@ -807,7 +809,8 @@ export function createMasker(secrets: readonly string[]): Masker {
   const regExps = (patterns: Map<string, number>) => {
     const sorted = [...patterns].sort((a, b) => b[1] - a[1]).map(([source]) => source);
     const chunks: RegExp[] = [];
-    for (let i = 0; i < sorted.length; i += REGEXP_ALTERNATIVES) chunks.push(new RegExp(sorted.slice(i, i + REGEXP_ALTERNATIVES).join("|"), "g"));
+    for (let i = 0; i < sorted.length; i += REGEXP_ALTERNATIVES)
+      chunks.push(new RegExp(sorted.slice(i, i + REGEXP_ALTERNATIVES).join("|"), "g"));
     return chunks;
   };
   const replaceAll = (text: string, regExps: readonly RegExp[]) => regExps.reduce((out, re) => out.replace(re, MASK), text);
@@ -889,8 +892,9 @@ export function createMasker(secrets: readonly string[]): Masker {
   const window = 64 * longest + 64;
   // Two patterns, each compiled when first needed: the one that lets a line break come inside
   // base64 is several times larger (and slower to compile), and only text with a break needs it.
-  const base64Prefixes = () =>
-    [...new Set(base64Forms.map(({ units, whole }) => prefixPattern(units, "", whole)).filter((p) => p !== null))];
+  const base64Prefixes = () => [
+    ...new Set(base64Forms.map(({ units, whole }) => prefixPattern(units, "", whole)).filter((p) => p !== null)),
+  ];
   const pendingPattern = () => {
     const base64 = base64Prefixes();
     return new RegExp(

@@ -3,7 +3,14 @@
 import { watchDisk } from "../../server/rte/disk-usage";
 const [folder, limit] = [process.argv[2]!, Number(process.argv[3])];
 let verdict = "not exceeded";
-const stop = watchDisk({ subject: "the job", folder, limit, intervalSeconds: 0.2, exceeded: (reason) => (verdict = `exceeded: ${reason}`), failed: (e) => (verdict = `failed: ${String(e)}`) });
+const stop = watchDisk({
+  subject: "the job",
+  folder,
+  limit,
+  intervalSeconds: 0.2,
+  exceeded: (reason) => (verdict = `exceeded: ${reason}`),
+  failed: (e) => (verdict = `failed: ${String(e)}`),
+});
 setTimeout(() => {
   stop();
   console.log(verdict);

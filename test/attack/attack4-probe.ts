@@ -23,7 +23,10 @@ function leaks(out: string, s: string) {
 // Case 1: whole text, wrapped base64 in one piece
 const prefix = "A".repeat(60);
 const lines = b64wrapped(prefix, secret);
-console.log("lines", lines.map((l) => l.length));
+console.log(
+  "lines",
+  lines.map((l) => l.length),
+);
 const text = lines.join("\n") + "\n";
 console.log("whole masked leaks?", leaks(m(text), secret), JSON.stringify(m(text)));
 
@@ -33,7 +36,10 @@ function run(steps: ((b: OutputBatcher) => void)[]) {
   const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 65536, maxBuffer: 50e6, mask: m, emit: (i) => emitted.push(i) });
   for (const s of steps) s(b);
   b.stop();
-  return emitted.flat().map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : i.kind === "events" ? JSON.stringify(i.events) : "")).join("|");
+  return emitted
+    .flat()
+    .map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : i.kind === "events" ? JSON.stringify(i.events) : ""))
+    .join("|");
 }
 // find the split line index where secret spans
 for (let k = 1; k < lines.length; k++) {
@@ -59,9 +65,19 @@ for (let k = 1; k < lines.length; k++) {
 // Case 3: multi-line secret with CRLF and short lines
 const ml = "line-one-abc\r\nline-two-def\r\nxyz\r\n12345";
 const mm = createMasker([ml]);
-for (const t of [ml, ml.replace(/\r\n/g, "\n"), "+line-one-abc\n+line-two-def\n", ml.split("\r\n").map((l) => "  " + l).join("\n"), JSON.stringify(ml)]) {
+for (const t of [
+  ml,
+  ml.replace(/\r\n/g, "\n"),
+  "+line-one-abc\n+line-two-def\n",
+  ml
+    .split("\r\n")
+    .map((l) => "  " + l)
+    .join("\n"),
+  JSON.stringify(ml),
+]) {
   console.log(JSON.stringify(t), "=>", JSON.stringify(mm(t)));
 }
 const shortLines = "ab12cd\nef34gh\nij56kl\nmn78op";
 const ms = createMasker([shortLines]);
-for (const t of [shortLines, "  ab12cd\n  ef34gh\n  ij56kl\n  mn78op", "+ab12cd\n+ef34gh\n+ij56kl\n+mn78op"]) console.log(JSON.stringify(t), "=>", JSON.stringify(ms(t)));
+for (const t of [shortLines, "  ab12cd\n  ef34gh\n  ij56kl\n  mn78op", "+ab12cd\n+ef34gh\n+ij56kl\n+mn78op"])
+  console.log(JSON.stringify(t), "=>", JSON.stringify(ms(t)));

@@ -5,7 +5,7 @@ const cases: [string, string[], string][] = [];
 const N = Number(process.argv[2] ?? 2000);
 const add = (name: string, secrets: string[], text: string) => cases.push([name, secrets, text]);
 add("spaces secret vs spaces+Z", [" ".repeat(40) + "Q"], " ".repeat(N) + "Z");
-add("spaces secret vs \\n\\ and spaces", ["a" + " ".repeat(20) + "b"], ("a" + "\\\n    \\ ".repeat(N / 10)));
+add("spaces secret vs \\n\\ and spaces", ["a" + " ".repeat(20) + "b"], "a" + "\\\n    \\ ".repeat(N / 10));
 add("fold pieces", ["x \n y \n z"], ("x" + "\\\\\\n" + " ".repeat(60) + "\\\\ ").repeat(N / 20) + "!");
 add("backslash run + spaces", ["q\\\\ \\\\ w"], "q" + "\\\\\\\\ ".repeat(N / 5) + "!");
 add("escaped newlines", ["k\n\n\n\n\nm"], "k" + "\\\\n".repeat(N) + "!");
@@ -14,7 +14,11 @@ add("base64-like line", ["SecretValue123456"], "U2VjcmV0VmFsdWUxMjM0NTY".repeat(
 add("long b64 no break", ["S3cr3tP4ssw0rd!!"], "A".repeat(N * 5));
 add("b64 lines 64 + break", ["S3cr3tP4ssw0rd!!"], ("A".repeat(64) + "\n").repeat(N / 50) + "A".repeat(63));
 add("list sep", ["S3cr3tP4ssw0rd!!"], ('"' + "A".repeat(64) + '", ').repeat(N / 50));
-add("many ws secrets", Array.from({ length: 40 }, (_, i) => `p${i} \n q${i}\r\n r${i}  s`), (" \n \r\n  \\n ").repeat(N / 5) + "Z");
+add(
+  "many ws secrets",
+  Array.from({ length: 40 }, (_, i) => `p${i} \n q${i}\r\n r${i}  s`),
+  " \n \r\n  \\n ".repeat(N / 5) + "Z",
+);
 for (const [name, secrets, text] of cases) {
   const m = createMasker(secrets);
   let t = performance.now();

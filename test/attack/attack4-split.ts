@@ -19,18 +19,38 @@ function run(steps: ((b: OutputBatcher) => void)[]) {
   const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 65536, maxBuffer: 50e6, mask: m, emit: (i) => emitted.push(i) });
   for (const s of steps) s(b);
   b.stop();
-  return emitted.flat().map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : i.kind === "events" ? JSON.stringify(i.events) : "")).join("|");
+  return emitted
+    .flat()
+    .map((i) => (i.kind === "output" ? i.text : i.kind === "log" ? i.text : i.kind === "events" ? JSON.stringify(i.events) : ""))
+    .join("|");
 }
-for (const col of [64, 76]) for (let plen = 30; plen < 60; plen += 1) {
-  const b64 = Buffer.from("P".repeat(plen) + secret + "S".repeat(30)).toString("base64");
-  const lines: string[] = [];
-  for (let i = 0; i < b64.length; i += col) lines.push(b64.slice(i, i + col));
-  const whole = m(lines.join("\n") + "\n");
-  if (leaked(whole).length) { console.log("whole leaks", col, plen); continue; }
-  for (let k = 1; k < lines.length; k++) {
-    const ev = run([(b) => b.write("stdout", lines.slice(0, k).join("\n") + "\n"), (b) => b.writeEvents('{"e":1}\n'), (b) => b.write("stdout", lines.slice(k).join("\n") + "\n")]);
-    const lg = run([(b) => b.write("stdout", lines.slice(0, k).join("\n") + "\n"), (b) => b.log("runner line"), (b) => b.write("stdout", lines.slice(k).join("\n") + "\n")]);
-    const se = run([(b) => b.write("stdout", lines.slice(0, k).join("\n") + "\n"), (b) => b.write("stderr", "warn\n"), (b) => b.write("stdout", lines.slice(k).join("\n") + "\n")]);
-    if (leaked(ev).length || leaked(lg).length || leaked(se).length) console.log(col, plen, k, "event", leaked(ev), "log", leaked(lg), "stderr", leaked(se), JSON.stringify(lg).slice(0, 300));
+for (const col of [64, 76])
+  for (let plen = 30; plen < 60; plen += 1) {
+    const b64 = Buffer.from("P".repeat(plen) + secret + "S".repeat(30)).toString("base64");
+    const lines: string[] = [];
+    for (let i = 0; i < b64.length; i += col) lines.push(b64.slice(i, i + col));
+    const whole = m(lines.join("\n") + "\n");
+    if (leaked(whole).length) {
+      console.log("whole leaks", col, plen);
+      continue;
+    }
+    for (let k = 1; k < lines.length; k++) {
+      const ev = run([
+        (b) => b.write("stdout", lines.slice(0, k).join("\n") + "\n"),
+        (b) => b.writeEvents('{"e":1}\n'),
+        (b) => b.write("stdout", lines.slice(k).join("\n") + "\n"),
+      ]);
+      const lg = run([
+        (b) => b.write("stdout", lines.slice(0, k).join("\n") + "\n"),
+        (b) => b.log("runner line"),
+        (b) => b.write("stdout", lines.slice(k).join("\n") + "\n"),
+      ]);
+      const se = run([
+        (b) => b.write("stdout", lines.slice(0, k).join("\n") + "\n"),
+        (b) => b.write("stderr", "warn\n"),
+        (b) => b.write("stdout", lines.slice(k).join("\n") + "\n"),
+      ]);
+      if (leaked(ev).length || leaked(lg).length || leaked(se).length)
+        console.log(col, plen, k, "event", leaked(ev), "log", leaked(lg), "stderr", leaked(se), JSON.stringify(lg).slice(0, 300));
+    }
   }
-}

@@ -62,7 +62,7 @@ b.stop();
 const batched = performance.now() - t;
 
 // pending() on a long partial line with no line break (a progress line, a 1 MB json)
-const long = rnd(1_000_000, alnum + " ,\\\"", seed);
+const long = rnd(1_000_000, alnum + ' ,\\"', seed);
 t = performance.now();
 mask.pending!(long);
 const pend = performance.now() - t;

@@ -1,7 +1,14 @@
 import { createMasker } from "../../server/security/mask";
 const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 let s = 7;
-const r = (n: number, a = alnum) => { let o = ""; for (let i = 0; i < n; i++) { s = (s * 1103515245 + 12345) & 0x7fffffff; o += a[s % a.length]; } return o; };
+const r = (n: number, a = alnum) => {
+  let o = "";
+  for (let i = 0; i < n; i++) {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    o += a[s % a.length];
+  }
+  return o;
+};
 for (const count of [1, 10, 30, 50, 100]) {
   const secrets = Array.from({ length: count }, () => r(16 + (s % 20)));
   const mask = createMasker(secrets);

@@ -15,7 +15,12 @@ describe("a multi-line secret printed with a prefix on every line", () => {
     // Backup codes, one per line: each line short, the whole a secret.
     const codes = CODES;
     const mask = createMasker([codes]);
-    const out = mask(codes.split("\n").map((line) => `+${line}`).join("\n"));
+    const out = mask(
+      codes
+        .split("\n")
+        .map((line) => `+${line}`)
+        .join("\n"),
+    );
     expect(codes.split("\n").filter((line) => out.includes(line))).toEqual([]);
   });
 
@@ -23,8 +28,15 @@ describe("a multi-line secret printed with a prefix on every line", () => {
     const mask = createMasker([CODES]);
     for (const prefix of ["    ", "  - ", "> ", "| ", "+ ", "-"]) {
       for (const eol of ["\n", "\r\n"]) {
-        const out = mask(`codes:${eol}${CODES.split("\n").map((line) => `${prefix}${line}`).join(eol)}${eol}done`);
-        expect(CODES.split("\n").filter((line) => out.includes(line)), JSON.stringify([prefix, eol])).toEqual([]);
+        const out = mask(
+          `codes:${eol}${CODES.split("\n")
+            .map((line) => `${prefix}${line}`)
+            .join(eol)}${eol}done`,
+        );
+        expect(
+          CODES.split("\n").filter((line) => out.includes(line)),
+          JSON.stringify([prefix, eol]),
+        ).toEqual([]);
         expect(out).toContain("done");
       }
     }
@@ -44,7 +56,12 @@ describe("a multi-line secret printed with a prefix on every line", () => {
 
   it("does not mask the lines in another order, a different line, or the lines alone", () => {
     const mask = createMasker([CODES]);
-    for (const text of ["+ab12cd\n+ij56kl\n+ef34gh\n+mn78op", "+ab12cd\n+ef34gh\n+ij56kX\n+mn78op", "ab12cd and ef34gh", "+ab12cd\n+ef34gh\nx ij56kl\n+mn78op"]) {
+    for (const text of [
+      "+ab12cd\n+ij56kl\n+ef34gh\n+mn78op",
+      "+ab12cd\n+ef34gh\n+ij56kX\n+mn78op",
+      "ab12cd and ef34gh",
+      "+ab12cd\n+ef34gh\nx ij56kl\n+mn78op",
+    ]) {
       expect(mask(text)).toBe(text);
     }
   });

@@ -26,14 +26,20 @@ function maskerFor(value: string) {
 describe("a multi-line secret variable", () => {
   it("masks a secret variable's key lines in the --diff of a copy task (each line after a +)", () => {
     const mask = maskerFor(`${KEY}\n`);
-    const diff = `--- before\n+++ after: /etc/ssl/private/site.key\n@@ -0,0 +1,5 @@\n${KEY.split("\n").map((l) => `+${l}`).join("\n")}\n\nchanged: [web1]\n`;
+    const diff = `--- before\n+++ after: /etc/ssl/private/site.key\n@@ -0,0 +1,5 @@\n${KEY.split("\n")
+      .map((l) => `+${l}`)
+      .join("\n")}\n\nchanged: [web1]\n`;
     const out = mask(diff);
     expect(out, out).not.toContain("MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu");
   });
 
   it("masks a secret variable's key printed under another indentation (a YAML block, sed 's/^/  /')", () => {
     const mask = maskerFor(`${KEY}\n`);
-    const out = mask(`    key: |\n${KEY.split("\n").map((l) => `      ${l}`).join("\n")}\n`);
+    const out = mask(
+      `    key: |\n${KEY.split("\n")
+        .map((l) => `      ${l}`)
+        .join("\n")}\n`,
+    );
     expect(out, out).not.toContain("MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu");
   });
 });

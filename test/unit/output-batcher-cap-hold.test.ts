@@ -21,7 +21,13 @@ afterEach(() => {
 });
 
 function stored(secret: string, filler: string, text: string, maxBuffer: number): string {
-  const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 64 * 1024, maxBuffer, mask: createMasker([secret]), emit: (items) => emitted.push(items) });
+  const b = new OutputBatcher({
+    intervalMs: 500,
+    maxBatchBytes: 64 * 1024,
+    maxBuffer,
+    mask: createMasker([secret]),
+    emit: (items) => emitted.push(items),
+  });
   b.start();
   b.write("stdout", filler);
   vi.advanceTimersByTime(500);
@@ -44,7 +50,9 @@ describe("a secret's form cut by the output cap", () => {
     // The cap lands inside the second line: the first line is the last whole line that fits.
     const out = stored(secret, filler, text, filler.length + 76 + 1 + 30);
     expect(out).toContain(lines[0]!.slice(0, 40)); // the first line was stored
-    const firstHalf = Buffer.from("x".repeat(45) + secret).toString("base64").slice(60, 76); // secret bits on line 1
+    const firstHalf = Buffer.from("x".repeat(45) + secret)
+      .toString("base64")
+      .slice(60, 76); // secret bits on line 1
     expect(out, `stored: ${JSON.stringify(out)}`).not.toContain(firstHalf);
   });
 

@@ -29,11 +29,23 @@ describe("a full batch cuts wrapped base64 after a label", () => {
     const filler = `${"ok: [web] => some ordinary line of output\n".repeat(1600)}`; // ~67 KB
     // Control: the same text in one write is masked.
     const control: string[] = [];
-    const whole = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 1e9, maxBuffer: 1e9, mask: createMasker([secret]), emit: (items) => items.forEach((i) => i.kind === "output" && control.push(i.text)) });
+    const whole = new OutputBatcher({
+      intervalMs: 500,
+      maxBatchBytes: 1e9,
+      maxBuffer: 1e9,
+      mask: createMasker([secret]),
+      emit: (items) => items.forEach((i) => i.kind === "output" && control.push(i.text)),
+    });
     whole.write("stdout", `${filler}token: ${lines.join("\n")}\n`);
     whole.stop();
     expect(control.join("")).not.toContain("bW9uaXRvcmluZy10");
-    const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 64 * 1024, maxBuffer: 1e8, mask: createMasker([secret]), emit: (items) => emitted.push(items) });
+    const b = new OutputBatcher({
+      intervalMs: 500,
+      maxBatchBytes: 64 * 1024,
+      maxBuffer: 1e8,
+      mask: createMasker([secret]),
+      emit: (items) => emitted.push(items),
+    });
     b.start();
     b.write("stdout", `${filler}token: ${lines[0]}\n`);
     b.write("stdout", `${lines.slice(1).join("\n")}\n`);

@@ -9,7 +9,12 @@ import { createMasker, type Masker } from "../../server/security/mask";
 import { OutputBatcher } from "../../server/rte/output-batcher";
 import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 
-function idleFlushes(mask: Masker, flushes: number, emit: (items: UnnumberedItem[]) => void = () => {}, more?: (b: OutputBatcher) => void): void {
+function idleFlushes(
+  mask: Masker,
+  flushes: number,
+  emit: (items: UnnumberedItem[]) => void = () => {},
+  more?: (b: OutputBatcher) => void,
+): void {
   let now = 1_700_000_000_000;
   const realNow = Date.now;
   Date.now = () => now;
@@ -56,12 +61,17 @@ describe("a waiting partial line", () => {
   it("is looked at again once it changes, and a secret completed by the next write is masked", () => {
     const secret = "Zq8vT3nW6pK1rY5m";
     const emitted: UnnumberedItem[][] = [];
-    idleFlushes(createMasker([secret]), 5, (items) => emitted.push(items), (b) => {
-      b.write("stdout", ` ${secret.slice(0, 8)}`);
-      b.flush(false);
-      b.write("stdout", `${secret.slice(8)} done\n`);
-      b.stop();
-    });
+    idleFlushes(
+      createMasker([secret]),
+      5,
+      (items) => emitted.push(items),
+      (b) => {
+        b.write("stdout", ` ${secret.slice(0, 8)}`);
+        b.flush(false);
+        b.write("stdout", `${secret.slice(8)} done\n`);
+        b.stop();
+      },
+    );
     const out = emitted
       .flat()
       .map((i) => (i.kind === "output" ? i.text : ""))

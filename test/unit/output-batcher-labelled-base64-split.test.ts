@@ -88,14 +88,16 @@ describe("wrapped base64 with text before it on its first line, cut by a pause",
 
 describe("a secret holding a line break, cut by a pause after the break", () => {
   it("masks a multi-line secret (an ssh private key typed into a form) printed raw, a pause after its first line", () => {
-    const secret = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDx0nT7hK3c2mK9yQv9Qb0Yk3n7r5f1uQm1sQ0m5xXkTwAAAJg2n5Xl\n-----END OPENSSH PRIVATE KEY-----";
+    const secret =
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDx0nT7hK3c2mK9yQv9Qb0Yk3n7r5f1uQm1sQ0m5xXkTwAAAJg2n5Xl\n-----END OPENSSH PRIVATE KEY-----";
     const text = `${secret}\n`;
     const whole = printed([secret], [text]);
     expect(whole).toBe("********\n");
     const bad: string[] = [];
     for (const at of [36, 107, 174]) {
       const out = printed([secret], [text.slice(0, at), text.slice(at)]);
-      if (out.includes("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ") || out.includes("QyNTUxOQAAACDx0nT7hK3c2mK9yQv9Qb0Yk3n7")) bad.push(`cut at ${at}: ${JSON.stringify(out)}`);
+      if (out.includes("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ") || out.includes("QyNTUxOQAAACDx0nT7hK3c2mK9yQv9Qb0Yk3n7"))
+        bad.push(`cut at ${at}: ${JSON.stringify(out)}`);
     }
     expect(bad).toEqual([]);
   });

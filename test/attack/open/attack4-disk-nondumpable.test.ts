@@ -16,9 +16,16 @@ it("counts a deleted file held open by a non-dumpable process of the playbook, t
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "attack4-nondumpable-"));
   fs.chmodSync(dir, 0o777);
   const asRoot = process.getuid?.() === 0;
-  const as = (command: string[]) => (asRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp", ...command] : command);
+  const as = (command: string[]) =>
+    asRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "HOME=/tmp", ...command] : command;
   const python = fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const [program, ...args] = as([python, path.resolve(import.meta.dirname, "../attack4-nondumpable.py"), path.join(dir, "held"), "16", "30"]);
+  const [program, ...args] = as([
+    python,
+    path.resolve(import.meta.dirname, "../attack4-nondumpable.py"),
+    path.join(dir, "held"),
+    "16",
+    "30",
+  ]);
   const child = spawn(program!, args, { stdio: ["ignore", "pipe", "inherit"] });
   try {
     const pid = await new Promise<number>((resolve, reject) => {
@@ -29,7 +36,11 @@ it("counts a deleted file held open by a non-dumpable process of the playbook, t
       child.on("exit", (code) => reject(new Error(`exited ${code}`)));
     });
     expect(fs.readdirSync(dir)).toEqual([]);
-    const [tsx, ...rest] = as([path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx"), path.resolve(import.meta.dirname, "../attack4-held-as.ts"), String(pid)]);
+    const [tsx, ...rest] = as([
+      path.resolve(import.meta.dirname, "../../../node_modules/.bin/tsx"),
+      path.resolve(import.meta.dirname, "../attack4-held-as.ts"),
+      String(pid),
+    ]);
     const held = Number(execFileSync(tsx!, rest, { encoding: "utf8" }).trim());
     expect(held).toBeGreaterThanOrEqual(16 * 1024 * 1024);
   } finally {

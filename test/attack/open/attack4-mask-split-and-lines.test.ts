@@ -24,7 +24,13 @@ function windows(secret: string): string[] {
 
 function run(steps: ((b: OutputBatcher) => void)[]): string {
   const emitted: UnnumberedItem[][] = [];
-  const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 65536, maxBuffer: 50e6, mask: createMasker([SECRET]), emit: (i) => emitted.push(i) });
+  const b = new OutputBatcher({
+    intervalMs: 500,
+    maxBatchBytes: 65536,
+    maxBuffer: 50e6,
+    mask: createMasker([SECRET]),
+    emit: (i) => emitted.push(i),
+  });
   for (const step of steps) step(b);
   b.stop();
   return emitted
