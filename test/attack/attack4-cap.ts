@@ -18,10 +18,10 @@ for (const col of [64, 76])
     const L = b64.match(new RegExp(`.{1,${col}}`, "g"))!;
     const shapes: [string, string, (s: string) => string][] = [
       ["label raw", `token: ${L.join("\n")}\n`, (s) => s.replace(/\n/g, "")],
-      // eslint-disable-next-line no-control-regex -- ansible colours
       [
         "coloured",
         `\x1b[0;32mtoken: ${L.join("\x1b[0m\n\x1b[0;32m")}\x1b[0m\n`,
+        // eslint-disable-next-line no-control-regex -- ansible colours
         (s) => s.replace(/\x1b\[[0-9;]*m/g, "").replace(/\n/g, ""),
       ],
       ["json stdout", `    "stdout": "${L.join("\\n")}",\n`, (s) => s.replace(/\\n/g, "")],
