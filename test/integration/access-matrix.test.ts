@@ -55,7 +55,7 @@ const schedules = { launchers: 0, admins: 0 };
 
 const rows: Row[] = [
   // The job routes, on a finished job of the secured form.
-  ...["", "/output", "/lines", "/log", "/recap", "/tasks", "/timeline", "/progress", "/notifications"].map((suffix): Row => ({
+  ...["", "/output", "/lines", "/log", "/recap", "/tasks", "/timeline", "/artifacts", "/progress", "/notifications"].map((suffix): Row => ({
     route: `/api/jobs/[id]${suffix}`,
     method: "GET",
     url: () => `/api/jobs/${jobs.finished}${suffix}`,
