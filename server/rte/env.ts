@@ -9,6 +9,18 @@ import { z } from "zod";
 import { parseByteSize } from "./disk-usage";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** An http(s) URL, or unset: empty (a build arg or a compose variable left blank) counts as unset. */
+const optionalHttpUrl = () =>
+  z
+    .string()
+    .transform((s) => s.trim() || undefined)
+    .pipe(
+      z
+        .string()
+        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), "must be an http:// or https:// URL, or unset")
+        .optional(),
+    )
+    .optional();
 
 const rteEnvSchema = z.object({
   APP_URL: z.string().url().default("http://127.0.0.1:3000"),
@@ -151,30 +163,12 @@ const rteEnvSchema = z.object({
    * Galaxy or mirror, for runners without internet. Unset or empty: ansible's own (galaxy.ansible.com,
    * or what the runner's ansible.cfg / ANSIBLE_GALAXY_SERVER_LIST say).
    */
-  RTE_GALAXY_SERVER: z
-    .string()
-    .transform((s) => s.trim() || undefined)
-    .pipe(
-      z
-        .string()
-        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), "must be an http:// or https:// URL, or unset")
-        .optional(),
-    )
-    .optional(),
+  RTE_GALAXY_SERVER: optionalHttpUrl(),
   /**
    * The Python package index a job's requirements.txt is installed from (pip --index-url): an
    * internal index or mirror. Unset or empty: pip's own (PyPI, or the runner's pip.conf).
    */
-  RTE_PIP_INDEX_URL: z
-    .string()
-    .transform((s) => s.trim() || undefined)
-    .pipe(
-      z
-        .string()
-        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), "must be an http:// or https:// URL, or unset")
-        .optional(),
-    )
-    .optional(),
+  RTE_PIP_INDEX_URL: optionalHttpUrl(),
   /**
    * Where else pip looks for wheels and sdists (pip --find-links): an absolute folder of the
    * runner (the playbook user must be able to read it) or an http(s):// URL of a page of links.

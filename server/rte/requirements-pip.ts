@@ -15,9 +15,9 @@
  * runner's index and find-links settings. A package named by version range is named, not
  * resolved: a new release on the index is not installed until the file changes (pin versions).
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { keyHasher } from "./requirements";
 
 export const PIP_REQUIREMENTS_FILE = "requirements.txt";
 
@@ -77,13 +77,7 @@ export interface PipKeyInput extends PipSettings {
 
 /** The cache entry's key: sha256 hex of every input, length-prefixed, and never equal to a requirements.yml key. */
 export function pipRequirementsKey(input: PipKeyInput): string {
-  const hash = createHash("sha256");
-  const part = (label: string, value: string | Buffer) => {
-    const bytes = typeof value === "string" ? Buffer.from(value, "utf8") : value;
-    hash.update(`${label}:${bytes.length}:`);
-    hash.update(bytes);
-    hash.update("\n");
-  };
+  const { part, local, digest } = keyHasher();
   part("kind", "pip");
   part("v", "1");
   part("environment", input.environment);
@@ -93,11 +87,8 @@ export function pipRequirementsKey(input: PipKeyInput): string {
   part("find-links", input.findLinks ?? "");
   part("file", input.file.path);
   part("bytes", input.file.bytes);
-  for (const local of [...input.local].sort((a, b) => a.path.localeCompare(b.path))) {
-    part("local", local.path);
-    part("digest", local.digest ?? "-");
-  }
-  return hash.digest("hex");
+  local(input.local);
+  return digest();
 }
 
 /** Whether RTE_PIP_FIND_LINKS names a folder (an absolute path), not a URL. */

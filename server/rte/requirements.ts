@@ -112,8 +112,11 @@ export interface KeyInput {
   local: { path: string; digest: string | null }[];
 }
 
-/** The cache entry's key: sha256 hex of every input, each length-prefixed so none can pose as another. */
-export function requirementsKey(input: KeyInput): string {
+/**
+ * A cache key being built: `part` adds a labelled value, length-prefixed so none can pose as
+ * another; `local` adds the local paths named, sorted, with their digests; `digest` ends it (sha256 hex).
+ */
+export function keyHasher() {
   const hash = createHash("sha256");
   const part = (label: string, value: string | Buffer) => {
     const bytes = typeof value === "string" ? Buffer.from(value, "utf8") : value;
@@ -121,6 +124,18 @@ export function requirementsKey(input: KeyInput): string {
     hash.update(bytes);
     hash.update("\n");
   };
+  const local = (paths: readonly { path: string; digest: string | null }[]) => {
+    for (const named of [...paths].sort((a, b) => a.path.localeCompare(b.path))) {
+      part("local", named.path);
+      part("digest", named.digest ?? "-");
+    }
+  };
+  return { part, local, digest: () => hash.digest("hex") };
+}
+
+/** The cache entry's key: sha256 hex of every input, each length-prefixed so none can pose as another. */
+export function requirementsKey(input: KeyInput): string {
+  const { part, local, digest } = keyHasher();
   part("v", "1");
   part("environment", input.environment);
   part("ansible", input.ansible);
@@ -129,11 +144,8 @@ export function requirementsKey(input: KeyInput): string {
     part("file", file.path);
     part("bytes", file.bytes);
   }
-  for (const local of [...input.local].sort((a, b) => a.path.localeCompare(b.path))) {
-    part("local", local.path);
-    part("digest", local.digest ?? "-");
-  }
-  return hash.digest("hex");
+  local(input.local);
+  return digest();
 }
 
 /**
