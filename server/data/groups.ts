@@ -93,6 +93,17 @@ export async function groupsOfUser(userId: string): Promise<string[]> {
  * missing); "manual" ones an admin made are kept. Returns the groups added and removed.
  */
 export async function syncSsoGroups(userId: string, groupNames: string[]): Promise<{ added: string[]; removed: string[] }> {
+  try {
+    return await syncSsoGroupsOnce(userId, groupNames);
+  } catch (error) {
+    // Two first sign-ins naming the same new group at once: one created it, the other's insert
+    // failed (an upsert is a read then an insert). Once more, the group is there.
+    if (!isUniqueViolation(error)) throw error;
+    return syncSsoGroupsOnce(userId, groupNames);
+  }
+}
+
+async function syncSsoGroupsOnce(userId: string, groupNames: string[]): Promise<{ added: string[]; removed: string[] }> {
   const wanted = [...new Set(groupNames)].sort();
   return getDb().$transaction(async (tx) => {
     const current = await tx.groupMember.findMany({ where: { userId, source: "oidc" }, include: { group: { select: { name: true } } } });

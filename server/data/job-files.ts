@@ -3,6 +3,7 @@
  * table): see server/jobs/job-files.ts for why and when they are kept.
  */
 import { getDb } from "./db";
+import { isUniqueViolation } from "./unique";
 
 /** Which of these contents are stored already. */
 export async function findStoredJobFiles(hashes: readonly string[]): Promise<Set<string>> {
@@ -13,14 +14,15 @@ export async function findStoredJobFiles(hashes: readonly string[]): Promise<Set
 
 /**
  * Stores a content once: two launches storing the same file at once both succeed, since the
- * content behind a hash is the same whoever writes it.
+ * content behind a hash is the same whoever writes it. (Prisma's upsert is no help here: two at
+ * once can both find no row and both insert, and the second insert fails: seen on PostgreSQL.)
  */
 export async function storeJobFile(sha256: string, content: Buffer): Promise<void> {
-  await getDb().jobFile.upsert({
-    where: { sha256 },
-    create: { sha256, size: content.length, content: new Uint8Array(content) },
-    update: {},
-  });
+  try {
+    await getDb().jobFile.create({ data: { sha256, size: content.length, content: new Uint8Array(content) } });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+  }
 }
 
 export async function readJobFile(sha256: string): Promise<Buffer | null> {
