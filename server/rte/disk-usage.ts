@@ -66,6 +66,8 @@ export interface FolderUsage {
   inodes: number;
   /** Entries that could not be read (gone meanwhile, or closed to the RTE): not counted. */
   unreadable: number;
+  /** Of those, folders closed to the RTE (du: "Permission denied"), whose contents went uncounted. */
+  closed: number;
 }
 
 /**
@@ -83,9 +85,60 @@ export async function folderUsage(root: string): Promise<FolderUsage> {
   const bytes = Number(/^(\d+)\s/.exec(blocks.stdout)?.[1]);
   const count = Number(/^(\d+)\s/.exec(inodes.stdout)?.[1]);
   // du still sums what it could read when some entry could not be (exit status 1).
-  const unreadable = blocks.stderr.split("\n").filter((line) => line.trim() !== "").length;
-  if (!Number.isFinite(bytes)) return { bytes: 0, inodes: Number.isFinite(count) ? count : 0, unreadable: Math.max(unreadable, 1) };
-  return { bytes, inodes: Number.isFinite(count) ? count : 0, unreadable };
+  const complaints = blocks.stderr.split("\n").filter((line) => line.trim() !== "");
+  const unreadable = complaints.length;
+  const closed = complaints.filter((line) => line.endsWith(": Permission denied")).length;
+  if (!Number.isFinite(bytes)) return { bytes: 0, inodes: Number.isFinite(count) ? count : 0, unreadable: Math.max(unreadable, 1), closed };
+  return { bytes, inodes: Number.isFinite(count) ? count : 0, unreadable, closed };
+}
+
+/**
+ * Opens again, to their owner, the folders under `root` that the RTE's own user owns and has
+ * closed to itself (`chmod 000`, or no read, write or search bit): an RTE that is not root
+ * runs playbooks as its own user, and a playbook that closed a folder of its job hid the bytes
+ * in it from du and kept the RTE from removing the folder after the job. The owner may always
+ * change a file's mode, so the RTE can undo it; root needs none of this. find visits a folder
+ * before its contents and runs each chmod at once, so nested closed folders open one after
+ * the other. Folders of another user are left alone (chmod fails there; nothing to report).
+ */
+export async function openClosedFolders(root: string): Promise<void> {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0) return;
+  await execa("find", [root, "-xdev", "-type", "d", "-user", String(uid), "!", "-perm", "-u=rwx", "-exec", "chmod", "u+rwx", "{}", ";"], {
+    reject: false,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+}
+
+/**
+ * Removes a folder a playbook had (a job's, an inventory listing's), off the event loop (a
+ * folder of hundreds of thousands of files took fs.rmSync 6 to 11 s, while the RTE sent no
+ * output and no heartbeat for any job). A folder inside it that the playbook closed to the
+ * RTE's user is opened first (openClosedFolders).
+ */
+export async function removeTree(dir: string): Promise<void> {
+  const remove = () => fsp.rm(dir, { recursive: true, force: true });
+  try {
+    await remove();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EACCES") throw error;
+    await openClosedFolders(dir);
+    await remove();
+  }
+}
+
+/**
+ * The folder's usage with nothing closed to the RTE: when du could not read a folder, the
+ * folders the RTE's user owns are opened again (openClosedFolders) and the folder measured
+ * once more. What stays closed after that is in `closed`.
+ */
+export async function measurableFolderUsage(root: string): Promise<FolderUsage> {
+  const first = await folderUsage(root);
+  if (first.closed === 0) return first;
+  await openClosedFolders(root);
+  return folderUsage(root);
 }
 
 /**
@@ -208,16 +261,28 @@ export interface DiskWatch {
  */
 export function watchDisk(watch: DiskWatch): () => void {
   let stopped = false;
+  let closedChecks = 0;
   const check = async () => {
     while (!stopped) {
       await sleep(watch.intervalSeconds * 1000);
       if (stopped) return;
       const root = watch.processRoot?.();
       const [folder, deleted, perInode] = await Promise.all([
-        folderUsage(watch.folder),
+        measurableFolderUsage(watch.folder),
         root === undefined ? 0 : deletedFilesHeld(root),
         bytesPerInode(watch.folder),
       ]);
+      // A folder still closed after the RTE opened it: closed again at once, a playbook hiding
+      // what it writes from this check. Twice in a row (once could be a folder made 000 for a
+      // moment) is the job's end, as being over the limit is: what it holds is not known.
+      closedChecks = folder.closed > 0 ? closedChecks + 1 : 0;
+      if (closedChecks >= 2 && !stopped) {
+        stopped = true;
+        watch.exceeded(
+          `${watch.subject} keeps ${folder.closed} folder(s) of its folder closed to the runner's disk check (RTE_JOB_DISK_LIMIT ${formatBytes(watch.limit)}): they were opened again and closed again, so what they hold cannot be measured`,
+        );
+        return;
+      }
       const output = watch.outputBytes?.() ?? 0;
       // The folder takes its bytes, or the share of the disk its inodes stand for if that is more.
       const inodeBytes = folder.inodes * perInode;

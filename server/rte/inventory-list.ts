@@ -12,7 +12,6 @@
  * names go back to the app, never the hosts' variables.
  */
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { execa } from "execa";
 import type { InventoryAnswer, InventoryList } from "../protocol/rte-messages";
@@ -25,7 +24,7 @@ import type { RteEnvironment } from "./environments";
 import { environmentEnv, environmentFolders, environmentProgram, playbookEnv } from "./playbook-command";
 import type { PlaybookUser } from "./playbook-user";
 import { terminateGroup } from "./process-group";
-import { watchDisk } from "./disk-usage";
+import { removeTree, watchDisk } from "./disk-usage";
 import { STATUS_FD, preparePrivateTmp, sandboxSupportFolders, wrapPlaybook, type PrivateTmp } from "./sandbox";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
@@ -108,8 +107,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       error: `the runner could not read the inventory: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
     };
   } finally {
-    // Off the event loop: a plugin that made hundreds of thousands of files froze the RTE for seconds with fs.rmSync.
-    await fs.promises.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    await removeTree(dir).catch(() => undefined);
   }
 }
 

@@ -34,7 +34,7 @@ import type { RteEnvironment } from "./environments";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, goneWithin, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
-import { watchDisk } from "./disk-usage";
+import { removeTree, watchDisk } from "./disk-usage";
 import {
   SECRETS_FD,
   STATUS_FD,
@@ -722,9 +722,7 @@ export class JobRun {
         failed(file, error);
       }
     }
-    // Off the event loop (libuv's threads): a folder of hundreds of thousands of files took
-    // fs.rmSync 6 to 11 s, while the RTE sent no output and no heartbeat for any job.
-    await fs.promises.rm(paths.jobDir, { recursive: true, force: true }).catch((error: unknown) => failed(paths.jobDir, error));
+    await removeTree(paths.jobDir).catch((error: unknown) => failed(paths.jobDir, error));
   }
 }
 

@@ -61,7 +61,7 @@ describe("folderUsage", () => {
   });
 
   it("answers nothing for a folder that is gone", async () => {
-    expect(await folderUsage("/nonexistent/playform")).toEqual({ bytes: 0, inodes: 0, unreadable: 1 });
+    expect(await folderUsage("/nonexistent/playform")).toEqual({ bytes: 0, inodes: 0, unreadable: 1, closed: 0 });
   });
 
   it("counts the inodes files and folders take, each hard-linked file once", async () => {
