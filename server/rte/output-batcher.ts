@@ -14,6 +14,12 @@
  * whole. A partial line that goes out after that interval keeps back its end when that end could
  * start a secret (the masker's `pending`: a playbook printed half of it and sleeps), and so do
  * trailing lines of wrapped base64: that much waits for the next write or the end of the stream.
+ * The same holds when an event, a runner line or the other stream came after those lines (they
+ * were queued already): the queue is sent up to where a stream's held text starts, and what came
+ * after it waits with it, in order (at most HELD_BEHIND_ITEMS items or maxBatchBytes characters:
+ * past that the hold ends and everything goes). A stream's pieces that meet at a line end, with
+ * such items between them, are masked as one text and cut back at that line end (see
+ * maskOutputPieces), so wrapped base64 split by an event is masked whole (attack 4 on issue 34).
  * An item never holds more than maxBatchBytes of text, except a single longer line:
  * several megabytes printed at once (a debug of a huge list) are cut at line ends, after masking.
  * Past maxBuffer bytes on one stream, one warning is logged and the rest of that stream is
@@ -51,7 +57,19 @@ interface StreamState {
 }
 
 /** What happened, in order, waiting for the next flush. */
-type Entry = { kind: "output"; stream: StreamName; text: string } | { kind: "events"; events: unknown[] } | { kind: "log"; text: string };
+export type Entry =
+  | { kind: "output"; stream: StreamName; text: string }
+  | { kind: "events"; events: unknown[]; chars: number }
+  | { kind: "log"; text: string };
+
+/**
+ * Items that may wait in the queue behind a stream's held text (see release): an event counts
+ * one, and so does a runner line or a piece of output. Past this many, or past maxBatchBytes
+ * characters of them, the hold ends at the next flush and the queue goes whole (the held text
+ * masked as it is, as at the end of the stream): a playbook that stops its stdout on a line of
+ * base64 while its tasks go on does not make the runner keep their events without end.
+ */
+const HELD_BEHIND_ITEMS = 256;
 
 export interface BatcherOptions {
   intervalMs: number;
@@ -99,8 +117,9 @@ export class OutputBatcher {
       if (cut > 0) this.write(stream, head.slice(0, cut));
       // A partial line pending before the cap ends there (the flush sends it as it is), but not
       // what may be the start of a secret in one of its forms (a secret's base64 wrapped over
-      // lines, a multi-line secret): the rest of it is dropped, so that start is dropped too.
-      state.pending = state.pending.slice(0, state.pending.length - (this.options.mask.pending?.(state.pending) ?? 0));
+      // lines, a multi-line secret): the rest of it is dropped, so that start is dropped too;
+      // also from the lines still queued (held behind an event or a runner line: see release).
+      this.dropEnd(stream, this.options.mask.pending?.(this.queuedText(stream) + state.pending) ?? 0);
       state.overflowed = true;
       this.log(
         `${stream} exceeded ${this.options.maxBuffer} bytes (PROCESS_MAX_BUFFER): the rest of ${stream} is not stored (the job is marked outputTruncated); the playbook continues`,
@@ -132,8 +151,10 @@ export class OutputBatcher {
       }
       this.syncStreams();
       const last = this.queue.at(-1);
-      if (last?.kind === "events") last.events.push(event);
-      else this.queue.push({ kind: "events", events: [event] });
+      if (last?.kind === "events") {
+        last.events.push(event);
+        last.chars += line.length;
+      } else this.queue.push({ kind: "events", events: [event], chars: line.length });
     }
   }
 
@@ -148,20 +169,21 @@ export class OutputBatcher {
     const now = Date.now();
     // The stream written last holds the newest text: the other one's (partial) line goes first.
     const last = this.lastStream;
-    this.takePending(last === "stdout" ? "stderr" : "stdout", final, now);
-    this.takePending(last, final, now);
+    const holds = [this.takePending(last === "stdout" ? "stderr" : "stdout", final, now), this.takePending(last, final, now)];
     if (this.queue.length === 0) return;
-    const entries = this.queue;
-    this.queue = [];
-    this.queuedChars = 0;
+    const entries = this.release(final, holds);
+    if (entries.length === 0) return;
     const ts = now / 1000;
     const { mask, maxBatchBytes } = this.options;
+    const masked = maskOutputPieces(entries, mask);
     const items: UnnumberedItem[] = [];
-    for (const entry of entries) {
+    for (const [i, entry] of entries.entries()) {
       if (entry.kind === "output") {
         // Masked whole, then cut: the masker sees the whole run of lines (a secret YAML folded
         // over two lines included), and what is cut is what is sent.
-        for (const text of cutAtLineEnds(mask(entry.text), maxBatchBytes)) items.push({ kind: "output", stream: entry.stream, text, ts });
+        const text = masked[i] ?? "";
+        if (!text) continue;
+        for (const piece of cutAtLineEnds(text, maxBatchBytes)) items.push({ kind: "output", stream: entry.stream, text: piece, ts });
       } else if (entry.kind === "events") {
         // Events carry task names, loop items and labels: whatever the playbook templated into
         // them, secrets included. Masked like the text, string by string, before the spool.
@@ -170,7 +192,79 @@ export class OutputBatcher {
         items.push({ kind: "log", text: mask(`${entry.text}\n`), ts });
       }
     }
-    this.options.emit(items);
+    if (items.length > 0) this.options.emit(items);
+  }
+
+  /**
+   * Takes what may go out of the queue: all of it at the end of the stream, otherwise up to the
+   * earliest place where a stream's held text starts (`holds`: an offset in each stream's
+   * queued text, see takePending). What came after that place (events, runner lines, the other
+   * stream) stays queued behind it, in order, until the hold ends: masked with what follows, the
+   * held lines go out first and the rest after them. Bounded: past HELD_BEHIND_ITEMS items or
+   * maxBatchBytes characters behind the hold, the whole queue goes.
+   */
+  private release(final: boolean, holds: (readonly [StreamName, number] | null)[]): Entry[] {
+    let at = this.queue.length;
+    let offset = 0;
+    if (!final) {
+      for (const hold of holds) {
+        if (!hold) continue;
+        const [stream, held] = hold;
+        // The entry of that stream the held offset falls in; the earliest hold wins.
+        let seen = 0;
+        for (let i = 0; i < this.queue.length; i++) {
+          const entry = this.queue[i]!;
+          if (entry.kind !== "output" || entry.stream !== stream) continue;
+          if (held < seen + entry.text.length) {
+            if (i < at || (i === at && held - seen < offset)) [at, offset] = [i, held - seen];
+            break;
+          }
+          seen += entry.text.length;
+        }
+      }
+      let behind = 0;
+      let chars = 0;
+      for (let i = at; i < this.queue.length; i++) {
+        const entry = this.queue[i]!;
+        behind += entry.kind === "events" ? entry.events.length : 1;
+        chars += entry.kind === "events" ? entry.chars : entry.text.length;
+      }
+      if (behind > HELD_BEHIND_ITEMS || chars > this.options.maxBatchBytes) [at, offset] = [this.queue.length, 0];
+    }
+    const entries = this.queue.slice(0, at);
+    const rest = this.queue.slice(at);
+    const split = rest[0];
+    if (offset > 0 && split?.kind === "output") {
+      entries.push({ ...split, text: split.text.slice(0, offset) });
+      rest[0] = { ...split, text: split.text.slice(offset) };
+    }
+    this.queue = rest;
+    this.queuedChars = rest.reduce((sum, entry) => sum + (entry.kind === "output" ? entry.text.length : 0), 0);
+    return entries;
+  }
+
+  /** A stream's output still in the queue, in order: its text before what is pending. */
+  private queuedText(stream: StreamName): string {
+    let text = "";
+    for (const entry of this.queue) if (entry.kind === "output" && entry.stream === stream) text += entry.text;
+    return text;
+  }
+
+  /** Drops the last `count` characters of a stream's unsent text: pending first, then queued. */
+  private dropEnd(stream: StreamName, count: number): void {
+    const state = this.streams[stream];
+    const fromPending = Math.min(count, state.pending.length);
+    state.pending = state.pending.slice(0, state.pending.length - fromPending);
+    let left = count - fromPending;
+    for (let i = this.queue.length - 1; i >= 0 && left > 0; i--) {
+      const entry = this.queue[i]!;
+      if (entry.kind !== "output" || entry.stream !== stream) continue;
+      const cut = Math.min(left, entry.text.length);
+      entry.text = entry.text.slice(0, entry.text.length - cut);
+      this.queuedChars -= cut;
+      left -= cut;
+      if (!entry.text) this.queue.splice(i, 1);
+    }
   }
 
   stop(): void {
@@ -204,24 +298,42 @@ export class OutputBatcher {
     else this.queue.push({ kind: "output", stream, text });
   }
 
-  /** At a flush: queues the stream's complete lines, and its partial line when it may go. */
-  private takePending(stream: StreamName, final: boolean, now: number): void {
+  /**
+   * At a flush: queues the stream's complete lines, and its partial line when it may go. Returns
+   * where the stream's held text starts in its queued text (see release), when it starts there:
+   * lines queued at an event or a runner line may be the first lines of wrapped base64 that the
+   * pending text goes on with.
+   */
+  private takePending(stream: StreamName, final: boolean, now: number): readonly [StreamName, number] | null {
     const state = this.streams[stream];
-    if (!state.pending) return;
+    if (final) {
+      if (state.pending) this.enqueueOutput(stream, state.pending);
+      state.pending = "";
+      state.heldFor = null;
+      state.partialSince = null;
+      return null;
+    }
+    const queued = this.queuedText(stream);
+    if (!state.pending && !queued) return null;
+    // The stream's whole unsent text: what is queued, then what is pending.
+    const text = queued + state.pending;
     const cut = state.pending.lastIndexOf("\n") + 1;
     // A partial line (a prompt, a progress dot) is held back one interval at most.
     const partialIsStale = state.partialSince !== null && now - state.partialSince >= this.options.intervalMs;
     // A stale partial is sent only while it is still the only thing waiting: once a newline came,
     // the text after it is a new partial line that must wait its own turn (it may end in the
     // middle of a secret).
-    const takeAll = final || (partialIsStale && cut === 0) || state.pending.length >= this.options.maxBatchBytes * 4;
+    const takeAll = (partialIsStale && cut === 0) || state.pending.length >= this.options.maxBatchBytes * 4;
     // Not the end that could be the start of a secret cut by the end of a write (see held).
-    const end = final ? state.pending.length : Math.min(takeAll ? state.pending.length : cut, this.heldOnce(state, cut));
+    // held() looks at the last line from its start: in the queued text when a partial line
+    // went there (stale, behind a hold) and pending goes on with it.
+    const held = this.heldOnce(state, text, text.lastIndexOf("\n") + 1);
+    const end = Math.max(0, Math.min(takeAll ? state.pending.length : cut, held - queued.length));
     if (end > 0) this.enqueueOutput(stream, state.pending.slice(0, end));
     state.pending = state.pending.slice(end);
-    if (!state.pending) state.heldFor = null;
     // The clock of a held partial line restarts whenever a whole line went out before it.
     state.partialSince = state.pending ? (end > 0 ? now : (state.partialSince ?? now)) : null;
+    return held < queued.length ? [stream, held] : null;
   }
 
   /**
@@ -229,10 +341,10 @@ export class OutputBatcher {
    * (the playbook printed it and sleeps) is not masked again at every interval while it has
    * not changed (up to 64 KiB at every flush, on the runner's event loop: attack 4 on issue 34).
    */
-  private heldOnce(state: StreamState, cut: number): number {
-    if (state.heldFor !== state.pending) {
-      state.heldAt = this.held(state.pending, cut);
-      state.heldFor = state.pending;
+  private heldOnce(state: StreamState, text: string, cut: number): number {
+    if (state.heldFor !== text) {
+      state.heldAt = this.held(text, cut);
+      state.heldFor = text;
     }
     return state.heldAt;
   }
@@ -303,6 +415,84 @@ const FOLDED_PREFIX = 8;
 /** What may come before the first line of wrapped base64 on its line (see held). */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
 const LINE_START = /^(?:\x1b\[[0-9;]*m)*[ \t]*(?:- )?["'[]?$/;
+
+/**
+ * The text of each output entry, masked (by index; null for other entries). A stream's pieces
+ * that meet at a line end (an event, a runner line or the other stream came between them) are
+ * masked as one text: the second line of wrapped base64 printed after an event is masked with
+ * the first (attack 4 on issue 34). The masked text is then cut back into the pieces at the
+ * same line ends: the masker replaces matches with a mask that holds no line end and leaves the
+ * rest as it was, so when the masked text has as many line ends as the pieces, its n-th line end
+ * is theirs. When it has fewer (a secret that spans lines, masked whole, took some), the run is
+ * cut in two near its middle and each part masked alone: when the two parts masked give the
+ * same text, that cut is exact, and each part is placed the same way. A mask spans a cut that
+ * does not: the next cuts nearest the middle are tried (SPLIT_TRIES in all, so the masking
+ * costs at most that many times the run per halving); when none works, the masked text goes
+ * whole in the place of the run's first piece (its lines come before the items that arrived
+ * between them; nothing of the secret is left). What is sent is always the run masked as one.
+ * A piece that ends inside a line (a partial line sent after its interval) ends a run: it went
+ * out without the end that could start a secret (see held), as it always did.
+ */
+export function maskOutputPieces(entries: readonly Entry[], mask: Masker): (string | null)[] {
+  const masked: (string | null)[] = entries.map(() => null);
+  const textOf = (i: number) => (entries[i] as { text: string }).text;
+  const maskRun = (run: number[]) => place(run, mask(run.map(textOf).join("")));
+  /** Places `whole`, the run masked as one text, in the run's pieces. */
+  const place = (run: number[], whole: string) => {
+    if (run.length === 1) {
+      masked[run[0]!] = whole;
+      return;
+    }
+    const breaks = run.map((i) => countLineEnds(textOf(i)));
+    if (countLineEnds(whole) !== breaks.reduce((sum, n) => sum + n, 0)) {
+      // The cuts (after piece 1, 2, ...) nearest the middle first.
+      const middle = run.length >> 1;
+      const cuts = Array.from({ length: run.length - 1 }, (_, k) => k + 1)
+        .sort((a, b) => Math.abs(a - middle) - Math.abs(b - middle))
+        .slice(0, SPLIT_TRIES);
+      for (const cut of cuts) {
+        const [left, right] = [run.slice(0, cut), run.slice(cut)];
+        const [leftMasked, rightMasked] = [left, right].map((part) => mask(part.map(textOf).join(""))) as [string, string];
+        if (leftMasked + rightMasked !== whole) continue;
+        place(left, leftMasked);
+        place(right, rightMasked);
+        return;
+      }
+      run.forEach((i, k) => (masked[i] = k === 0 ? whole : ""));
+      return;
+    }
+    let from = 0;
+    run.forEach((i, k) => {
+      let to = from;
+      if (k === run.length - 1) to = whole.length;
+      else for (let n = 0; n < breaks[k]!; n++) to = whole.indexOf("\n", to) + 1;
+      masked[i] = whole.slice(from, to);
+      from = to;
+    });
+  };
+  for (const stream of ["stdout", "stderr"] as const) {
+    let run: number[] = [];
+    for (const [i, entry] of entries.entries()) {
+      if (entry.kind !== "output" || entry.stream !== stream) continue;
+      run.push(i);
+      if (!entry.text.endsWith("\n")) {
+        maskRun(run);
+        run = [];
+      }
+    }
+    if (run.length > 0) maskRun(run);
+  }
+  return masked;
+}
+
+/** Cuts tried per run whose masked text lost line ends (see maskOutputPieces). */
+const SPLIT_TRIES = 3;
+
+function countLineEnds(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
 
 /** An event masked string by string, then its labels cut to their length (EVENT_LABEL_MAX). */
 export function maskEvent(event: unknown, mask: Masker): unknown {

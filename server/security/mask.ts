@@ -309,13 +309,18 @@ const BASE64_BREAK =
   `|,(?: |${ANSI}\r?\n${ANSI} *|${ESC}n *))`;
 /**
  * A break cut short by the end of a write (see Masker.pending): a line end and what may follow
- * it, an escape sequence, a string of a list ended and the next not started yet.
+ * it, an escape sequence, a string of a list ended and the next not started yet. A colour
+ * escape may be cut anywhere after its ESC, before or after the line end (`ESC` alone,
+ * `ESC[0`, `ESC[0m\nESC[0;3`): a pause there left the first line of coloured wrapped base64
+ * unrecognised, and the rest of the block went out unmasked (attack 4 on issue 34). The escape
+ * cut short has no `m`, so it and the whole escapes before it (ANSI) split a text one way only.
  */
+const ANSI_CUT = String.raw`\x1b(?:\[[0-9;]*)?`;
 const BASE64_BREAK_CUT = [
   BASE64_BREAK,
-  `(?:${ANSI}\r?\n){1,2}${ANSI} *-?`,
+  `(?:${ANSI}\r?\n){1,2}${ANSI}(?: *-?|${ANSI_CUT})`,
   `${ANSI}\r`,
-  String.raw`\x1b\[[0-9;]*`,
+  `${ANSI}${ANSI_CUT}`,
   String.raw`(?:\\{1,4}[rn]?){1,4} *-?`,
   `${LIST_QUOTE}(?:,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *))?`,
   `,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *)?`,

@@ -6,8 +6,8 @@
  * test/attack/attack4-pause-variants.ts, attack4-colour-cut.ts.
  */
 import { afterEach, beforeEach, expect, it, vi } from "vitest";
-import { createMasker } from "../../../server/security/mask";
-import { OutputBatcher } from "../../../server/rte/output-batcher";
+import { createMasker } from "../../server/security/mask";
+import { OutputBatcher } from "../../server/rte/output-batcher";
 
 const INTERVAL = 500;
 beforeEach(() => {
