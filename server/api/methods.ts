@@ -30,6 +30,7 @@ export const API_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/api/forms/[name]/idempotence": ["GET"],
   "/api/forms/[name]/preview": ["POST"],
   "/api/forms/[name]/preview/[id]": ["GET"],
+  "/api/forms/[name]/report": ["GET"],
   "/api/forms/[name]/trend": ["GET"],
   "/api/forms/import": ["POST"],
   "/api/groups": ["GET", "POST"],

@@ -46,6 +46,7 @@ export const APP_ROUTES: readonly string[] = [
   "/api/forms/[name]/idempotence",
   "/api/forms/[name]/preview",
   "/api/forms/[name]/preview/[id]",
+  "/api/forms/[name]/report",
   "/api/forms/[name]/trend",
   "/api/forms/import",
   "/api/jobs",

@@ -103,7 +103,7 @@ export function isComplete(recap: Recap): boolean {
 }
 
 /** The rows a run's hosts are compared by: its PLAY RECAP, or what an incomplete run got so far. */
-function hostRows(recap: Recap): RecapHostRow[] {
+export function hostRows(recap: Recap): RecapHostRow[] {
   return !isComplete(recap) && recap.partial_hosts ? recap.partial_hosts : recap.hosts;
 }
 

@@ -45,6 +45,8 @@ export interface TaskChanges {
   ran: boolean;
   /** Hosts that reported changed, in the order their results came (shared when empty: do not mutate). */
   changed_hosts: readonly string[];
+  /** The task's time in the run (the timeline's durations; a serial play's batches added up), to the millisecond. */
+  sec: number;
 }
 
 /**
@@ -93,9 +95,10 @@ export function taskChangesFromEvents(events: readonly PlayformEvent[]): TaskCha
     const key = taskKey(play.name, play.occurrence, t.task);
     let entry = byKey.get(key);
     if (!entry) {
-      entry = { play: play.name, play_occurrence: play.occurrence, task: t.task, ran: false, changed: new Set() };
+      entry = { play: play.name, play_occurrence: play.occurrence, task: t.task, ran: false, changed: new Set(), sec: 0 };
       byKey.set(key, entry);
     }
+    entry.sec += t.duration_sec;
     for (const h of t.hosts) {
       if (h.status !== "skipped") entry.ran = true;
       if (h.status === "changed") entry.changed.add(intern(h.host));
@@ -109,6 +112,7 @@ export function taskChangesFromEvents(events: readonly PlayformEvent[]): TaskCha
     task: e.task,
     ran: e.ran,
     changed_hosts: e.changed.size > 0 ? [...e.changed] : NO_HOSTS,
+    sec: Math.round(e.sec * 1000) / 1000,
   }));
 }
 

@@ -121,6 +121,12 @@ const rows: Row[] = [
   { route: "/api/forms/[name]", method: "GET", url: () => "/api/forms/open", expect: SIGNED_IN },
   { route: "/api/forms/[name]/trend", method: "GET", url: () => "/api/forms/secured/trend", expect: SECURED_READERS },
   { route: "/api/forms/[name]/idempotence", method: "GET", url: () => "/api/forms/secured/idempotence", expect: SECURED_READERS },
+  {
+    route: "/api/forms/[name]/report",
+    method: "GET",
+    url: () => `/api/forms/secured/report?jobs=${jobs.finished},${jobs.finished2}`,
+    expect: SECURED_READERS,
+  },
   { route: "/api/forms/import", method: "POST", url: () => "/api/forms/import", expect: ADMIN_ONLY },
   // A preview: allowed as a launch; read as its job (the launcher's preview of the secured form).
   {

@@ -7,7 +7,8 @@ import { ALL_JOBS } from "../../server/data/job-scope";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { getDb } from "../../server/data/db";
 import { formDefinitionSchema } from "../../server/forms/definition";
-import { clearIdempotenceCache, formIdempotence, idempotenceCacheStats } from "../../server/jobs/idempotence";
+import { formIdempotence } from "../../server/jobs/idempotence";
+import { clearRunSummaryCache, runSummaryCacheStats } from "../../server/jobs/run-summary";
 import { fullRunKeyOfDefinition } from "../../server/jobs/run-keys";
 import { useTempSqliteDatabase } from "../support/sqlite-db";
 
@@ -76,11 +77,11 @@ afterAll(async () => {
 });
 
 it("reads each finished job's events once, also for two reports at once, and again after a late item", async () => {
-  clearIdempotenceCache();
-  const before = { ...idempotenceCacheStats };
+  clearRunSummaryCache();
+  const before = { ...runSummaryCacheStats };
   const [a, b] = await Promise.all([formIdempotence("site", 20, ALL_JOBS), formIdempotence("site", 20, ALL_JOBS)]);
   expect(a).toEqual(b);
-  expect(idempotenceCacheStats.misses - before.misses).toBe(3);
+  expect(runSummaryCacheStats.misses - before.misses).toBe(3);
   expect(a.tasks.map((t) => [t.task, t.runs_changed, t.runs_ran])).toEqual([
     ["Always", 3, 3],
     ["Once", 1, 3],
@@ -88,8 +89,8 @@ it("reads each finished job's events once, also for two reports at once, and aga
 
   const again = await formIdempotence("site", 20, ALL_JOBS);
   expect(again).toEqual(a);
-  expect(idempotenceCacheStats.misses - before.misses).toBe(3);
-  expect(idempotenceCacheStats.hits - before.hits).toBe(6);
+  expect(runSummaryCacheStats.misses - before.misses).toBe(3);
+  expect(runSummaryCacheStats.hits - before.hits).toBe(6);
 
   // A late item for the latest job: storing it moves lastSeq (and clears the recap cache, which
   // stays as it is here: its recap is the same).
@@ -97,7 +98,7 @@ it("reads each finished job's events once, also for two reports at once, and aga
   await getDb().jobChunk.update({ where: { jobId_seq: { jobId: latest, seq: 1 } }, data: { data: events(false, "h2") as never } });
   await getDb().job.update({ where: { id: latest }, data: { lastSeq: 2 } });
   const after = await formIdempotence("site", 20, ALL_JOBS);
-  expect(idempotenceCacheStats.misses - before.misses).toBe(4);
+  expect(runSummaryCacheStats.misses - before.misses).toBe(4);
   expect(after.tasks[0]!.hosts).toEqual([
     { host: "h1", runs_changed: 3 },
     { host: "h2", runs_changed: 1 },

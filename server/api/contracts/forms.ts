@@ -173,6 +173,79 @@ export const formIdempotence = endpoint({
   },
 });
 
+export const reportQuerySchema = z.object({
+  jobs: z
+    .string({ message: "give 2 to 20 job ids separated by commas, e.g. jobs=12,13" })
+    .meta({ description: "2 to 20 finished runs of the form, comma-separated, in the order the report shows them" }),
+  format: z
+    .enum(["md", "csv", "json"], { message: "must be md, csv or json" })
+    .optional()
+    .meta({ description: "answer a file to download" }),
+});
+
+const reportCountsSchema = z.object({
+  ok: z.number().int(),
+  changed: z.number().int(),
+  unreachable: z.number().int(),
+  failed: z.number().int(),
+  skipped: z.number().int(),
+  rescued: z.number().int(),
+  ignored: z.number().int(),
+});
+
+const reportSchema = z.object({
+  form: z.string(),
+  jobs: z.array(
+    z.object({
+      id: z.number().int(),
+      status: z.string(),
+      finishedAt: z.string().nullable(),
+      options: z
+        .looseObject({})
+        .nullable()
+        .meta({ description: "how it was run, as in compare's first/second; null before plans were kept" }),
+      playbook_sec: z.number().nullable(),
+    }),
+  ),
+  tasks: z.array(
+    z.object({
+      play: z.string().nullable(),
+      task: z.string(),
+      changed: z
+        .array(z.boolean().nullable())
+        .meta({ description: "per run: changed on some host, ran unchanged, or null (did not run, or not known)" }),
+      sec: z.array(z.number().nullable()),
+    }),
+  ),
+  hosts: z.array(z.object({ host: z.string(), runs: z.array(reportCountsSchema.nullable()) })),
+  artifacts: z.array(
+    z.object({ key: z.string(), values: z.array(z.unknown()).meta({ description: "per run: set_stats' value, or null" }) }),
+  ),
+});
+
+export const formReport = endpoint({
+  method: "get",
+  path: "/api/forms/[name]/report",
+  summary:
+    "A report across 2 to 20 runs of a form: per task changed and seconds, per host its recap counts, per artifact its value (JSON, Markdown or CSV)",
+  description:
+    "For those who may see the form's runs; each job must be a finished run of this form the caller may see (docs/api.md, Report across runs).",
+  tags: ["forms", "analysis"],
+  access: "user",
+  params: nameParams,
+  query: reportQuerySchema,
+  responses: {
+    200: {
+      description: "the report; with `format`, the same as a download (Content-Disposition: attachment)",
+      alternatives: [{ mediaType: "application/json", schema: reportSchema }, { mediaType: "text/markdown" }, { mediaType: "text/csv" }],
+    },
+  },
+  errors: {
+    400: "jobs missing or malformed, fewer than 2 or more than 20, named twice, of another form, a preview, or not finished",
+    404: "unknown form, one the caller may not see the runs of, or a job the caller may not see",
+  },
+});
+
 export const choicesBodySchema = z.strictObject({
   values: z
     .record(z.string(), z.unknown())

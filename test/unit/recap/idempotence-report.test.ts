@@ -67,13 +67,13 @@ const PLAYBOOK = (first: boolean) =>
   );
 
 describe("taskChangesFromEvents", () => {
-  it("gives each task its play, whether it ran and the hosts on which it changed", () => {
+  it("gives each task its play, whether it ran, the hosts on which it changed and its time", () => {
     expect(PLAYBOOK(false)).toEqual([
-      { play: "web", play_occurrence: 1, task: "Always", ran: true, changed_hosts: ["a", "b"] },
-      { play: "web", play_occurrence: 1, task: "Once", ran: true, changed_hosts: [] },
-      { play: "web", play_occurrence: 1, task: "Only on b", ran: true, changed_hosts: ["b"] },
-      { play: "web", play_occurrence: 1, task: "Never", ran: true, changed_hosts: [] },
-      { play: "web", play_occurrence: 1, task: "Skipped", ran: false, changed_hosts: [] },
+      { play: "web", play_occurrence: 1, task: "Always", ran: true, changed_hosts: ["a", "b"], sec: 3 },
+      { play: "web", play_occurrence: 1, task: "Once", ran: true, changed_hosts: [], sec: 3 },
+      { play: "web", play_occurrence: 1, task: "Only on b", ran: true, changed_hosts: ["b"], sec: 3 },
+      { play: "web", play_occurrence: 1, task: "Never", ran: true, changed_hosts: [], sec: 3 },
+      { play: "web", play_occurrence: 1, task: "Skipped", ran: false, changed_hosts: [], sec: 3 },
     ]);
   });
 
@@ -86,10 +86,11 @@ describe("taskChangesFromEvents", () => {
         { name: "db", tasks: [["restart", { a: "ok" }]] },
       ]),
     );
-    expect(tasks.map((t) => [t.play, t.play_occurrence, t.task, t.changed_hosts])).toEqual([
-      ["db", 1, "restart", ["a"]],
-      ["web", 1, "restart", ["c"]],
-      ["db", 2, "restart", []],
+    // A task takes from its start to the next one's: 2 s each here, a serial play's batches added up.
+    expect(tasks.map((t) => [t.play, t.play_occurrence, t.task, t.changed_hosts, t.sec])).toEqual([
+      ["db", 1, "restart", ["a"], 2],
+      ["web", 1, "restart", ["c"], 4],
+      ["db", 2, "restart", [], 2],
     ]);
   });
 
@@ -103,7 +104,7 @@ describe("taskChangesFromEvents", () => {
       { v: 1, type: "task_result", ts: 13, task: "L", host: "h", status: "ok", changed: false, loop: true },
       ...stats,
     );
-    expect(taskChangesFromEvents(ev)).toEqual([{ play: "p", play_occurrence: 1, task: "Loop", ran: true, changed_hosts: ["h"] }]);
+    expect(taskChangesFromEvents(ev)).toEqual([{ play: "p", play_occurrence: 1, task: "Loop", ran: true, changed_hosts: ["h"], sec: 3 }]);
   });
 });
 
@@ -145,6 +146,7 @@ describe("idempotenceReport", () => {
       task,
       ran,
       changed_hosts: hosts,
+      sec: 1,
     });
     const report = idempotenceReport([
       run(1, [t("rare", true, []), t("half", true, ["h"]), t("z", true, ["h"]), t("y", true, ["h"])]),
@@ -239,7 +241,7 @@ describe("idempotenceCsv", () => {
     expect(csvField("-1+2")).toBe("'-1+2");
     expect(csvField(-1)).toBe("-1");
     const tasks = (first: boolean): TaskChanges[] => [
-      { play: "p, q", play_occurrence: 1, task: 'Write "x", y\nz', ran: true, changed_hosts: first ? ["h1", "h2"] : ["h2"] },
+      { play: "p, q", play_occurrence: 1, task: 'Write "x", y\nz', ran: true, changed_hosts: first ? ["h1", "h2"] : ["h2"], sec: 1 },
     ];
     const csv = idempotenceCsv(idempotenceReport([run(1, tasks(true)), run(2, tasks(false)), run(3, null, "successful", ["Old"])]));
     expect(csv.split("\r\n")).toEqual([
