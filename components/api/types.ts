@@ -188,6 +188,9 @@ export interface ComparedJob {
 /** GET /api/forms/NAME/trend?last=N: the last N finished runs, oldest first. */
 export type FormTrend = RunTrend & { form: string };
 
+/** GET /api/forms/NAME/report?jobs=ID,...: runs side by side (server/jobs/report.ts). */
+export type { RunReport, ReportJob, ReportTask, ReportHost, ReportArtifact, HostCounts } from "@/server/jobs/report";
+
 /** GET /api/forms/NAME/idempotence?last=N: per task, how often it changed over the last N finished runs. */
 export type FormIdempotence = IdempotenceReport & { form: string; last: number };
 

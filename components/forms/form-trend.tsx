@@ -1,16 +1,56 @@
 "use client";
 
 import Link from "next/link";
+import { useState } from "react";
 import type { FormTrend, RunDuration } from "@/components/api/types";
 import { useFormTrend } from "@/components/hooks/use-form-trend";
 import { RECAP_STATUS_STYLE } from "@/components/recap/colours";
 import { RecentJobs } from "@/components/jobs/recent-jobs";
+import { Button, ButtonLink } from "@/components/ui/button";
 import { RecapList } from "@/components/recap/recap-list";
 import { cx } from "@/components/ui/cx";
 import { durationBarHeights, formatDateTime, formatDurationSeconds, formatElapsedFloor } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 
 const LAST_RUNS = 10;
+/** A report takes 2 to 20 runs (GET /api/forms/NAME/report). */
+const REPORT_MIN = 2;
+const REPORT_MAX = 20;
+
+/**
+ * Picking runs for the report across runs: a box beside each finished run, then "Report" opens
+ * /forms/NAME/report with them, oldest first.
+ */
+function ReportPicker({ form, picked, onCancel }: { form: string; picked: ReadonlySet<number>; onCancel: () => void }) {
+  const ids = [...picked].sort((a, b) => a - b);
+  const ready = ids.length >= REPORT_MIN && ids.length <= REPORT_MAX;
+  return (
+    <div
+      className="mb-3 flex flex-wrap items-center gap-3 rounded-md bg-indigo-50 px-3 py-2 text-sm text-indigo-900"
+      data-testid="report-picker"
+    >
+      <span>
+        {ids.length === 0
+          ? `Pick ${REPORT_MIN} to ${REPORT_MAX} finished runs to put side by side.`
+          : `${ids.length} picked${ids.length > REPORT_MAX ? `: at most ${REPORT_MAX}` : ids.length < REPORT_MIN ? `: pick at least ${REPORT_MIN}` : ""}`}
+      </span>
+      <span className="ml-auto flex items-center gap-2">
+        <Button size="sm" variant="ghost" onClick={onCancel}>
+          Cancel
+        </Button>
+        {ready ? (
+          <ButtonLink size="sm" variant="primary" href={`/forms/${encodeURIComponent(form)}/report?jobs=${ids.join(",")}`}>
+            Report
+          </ButtonLink>
+        ) : (
+          <Button size="sm" variant="primary" disabled>
+            Report
+          </Button>
+        )}
+      </span>
+    </div>
+  );
+}
 
 /**
  * The figure the bars show: the job's launch-to-end time (measured to the millisecond) when
@@ -137,17 +177,34 @@ function HostFailureRates({ hosts }: { hosts: FormTrend["hosts"] }) {
  */
 export function FormTrendPanel({ form }: { form: string }) {
   const trend = useFormTrend(form, LAST_RUNS);
+  // Picking runs for a report: null when not picking.
+  const [picked, setPicked] = useState<ReadonlySet<number> | null>(null);
+  const toggle = (id: number) =>
+    setPicked((before) => {
+      const next = new Set(before);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
   return (
     <Panel
       title="Runs"
       data-testid="form-trend"
       actions={
-        <Link href={`/jobs?form=${encodeURIComponent(form)}`} className="text-xs text-indigo-600 hover:underline">
-          All runs
-        </Link>
+        <span className="flex items-center gap-3">
+          {picked === null && (
+            <button type="button" className="text-xs text-indigo-600 hover:underline" onClick={() => setPicked(new Set())}>
+              Report…
+            </button>
+          )}
+          <Link href={`/jobs?form=${encodeURIComponent(form)}`} className="text-xs text-indigo-600 hover:underline">
+            All runs
+          </Link>
+        </span>
       }
     >
-      <RecentJobs form={form} />
+      {picked !== null && <ReportPicker form={form} picked={picked} onCancel={() => setPicked(null)} />}
+      <RecentJobs form={form} pick={picked === null ? undefined : { picked, toggle }} />
       {trend.isPending ? null : trend.isError ? (
         <p className="mt-4 text-sm text-red-700">Could not load the trend of the last runs.</p>
       ) : trend.data.durations.length === 0 ? null : (

@@ -11,6 +11,7 @@ export const queryKeys = {
   formTrend: (name: string, last: number) => ["forms", name, "trend", last] as const,
   formIdempotence: (name: string, last: number) => ["forms", name, "idempotence", last] as const,
   formPreview: (name: string, id: number) => ["forms", name, "preview", id] as const,
+  formReport: (name: string, jobs: string) => ["forms", name, "report", jobs] as const,
   jobLists: () => ["jobs", "list"] as const,
   jobList: (query: JobListQuery) => ["jobs", "list", query] as const,
   job: (id: number) => ["jobs", "detail", id] as const,

@@ -34,6 +34,8 @@ export interface ReportJob {
   finishedAt: string | null;
   /** How it was run; null for a job launched before plans were kept. */
   options: RunOptionsView | null;
+  /** The same in a few words, as the documents show it: "full run", "--tags containerd --check, environment k8s". */
+  run: string;
   /** The playbook's time from the events (to the millisecond), else profile_tasks' elapsed; null when neither is known. */
   playbook_sec: number | null;
 }
@@ -128,7 +130,7 @@ function reportJob(job: JobView, recap: Recap): ReportJob {
       })
     : null;
   const playbook_sec = typeof recap.playbook_sec === "number" ? recap.playbook_sec : recap.elapsed_sec;
-  return { id: job.id, status: job.status, finishedAt: job.finishedAt, options, playbook_sec };
+  return { id: job.id, status: job.status, finishedAt: job.finishedAt, options, run: describeOptions(options), playbook_sec };
 }
 
 function taskKey(play: string | null, occurrence: number | null, task: string): string {
@@ -265,7 +267,7 @@ export function reportMarkdown(report: RunReport): string {
   lines.push(...head(["Run"]));
   lines.push(row(["status", ...report.jobs.map((job) => job.status)]));
   lines.push(row(["finished", ...report.jobs.map((job) => job.finishedAt ?? "–")]));
-  lines.push(row(["run", ...report.jobs.map((job) => mdCell(describeOptions(job.options)))]));
+  lines.push(row(["run", ...report.jobs.map((job) => mdCell(job.run))]));
   lines.push(row(["playbook time", ...report.jobs.map((job) => (job.playbook_sec === null ? "–" : `${job.playbook_sec} s`))]));
   lines.push("", `## Tasks (${report.tasks.length})`, "");
   if (report.tasks.length === 0) lines.push("No task is known for these runs.");

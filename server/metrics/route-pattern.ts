@@ -15,6 +15,7 @@ export const APP_ROUTES: readonly string[] = [
   "/audit",
   "/credentials",
   "/forms/[name]",
+  "/forms/[name]/report",
   "/jobs",
   "/jobs/[id]",
   "/login",

@@ -69,6 +69,11 @@ it("reports runs side by side in the order asked: tasks changed and their time, 
   expect(report.jobs.map((j: { id: number }) => j.id)).toEqual(ids);
   expect(report.jobs[0].options).toMatchObject({ tags: ["change"], check: false });
   expect(report.jobs[1].options).toMatchObject({ tags: [], check: false });
+  expect(report.jobs.map((j: { run: string }) => j.run)).toEqual([
+    "--tags change, environment default",
+    "full run, environment default",
+    "full run, environment default",
+  ]);
   for (const job of report.jobs) expect(job.playbook_sec).toBeGreaterThan(0);
 
   const task = (name: string) => report.tasks.find((t: { task: string }) => t.task === name);

@@ -57,7 +57,14 @@ function run(
   options = OPTIONS,
 ): ReportRunInput {
   return {
-    job: { id, status: "success", finishedAt: `2026-12-07T10:0${id}:00.000Z`, options, playbook_sec: r.playbook_sec ?? r.elapsed_sec },
+    job: {
+      id,
+      status: "success",
+      finishedAt: `2026-12-07T10:0${id}:00.000Z`,
+      options,
+      run: describeOptions(options),
+      playbook_sec: r.playbook_sec ?? r.elapsed_sec,
+    },
     recap: r,
     summary: tasks === null ? null : { tasks, artifacts: { artifacts, hosts: {}, error: null } },
   };
