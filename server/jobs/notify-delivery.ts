@@ -17,9 +17,18 @@ import { findForm } from "../forms/catalog";
 import { webhookSecretName, type NotifyEvent } from "../forms/notify";
 import { loggerFor, maskInLogs } from "../logging/logger";
 import type { Recap } from "../recap/types";
-import { emailSubject, emailText, nextAttemptAt, notificationBody, signature, type NotificationBody } from "./notify-message";
+import {
+  emailSubject,
+  emailText,
+  nextAttemptAt,
+  notificationArtifacts,
+  notificationBody,
+  signature,
+  type NotificationBody,
+} from "./notify-message";
 import { enqueueMissedNotifications } from "./notify";
 import { cachedJobRecap } from "./recap-cache";
+import { runSummaryOf } from "./run-summary";
 
 const log = loggerFor({ component: "notifications" });
 
@@ -161,12 +170,17 @@ export class NotificationSender {
     const job = await getJobView(row.jobId);
     if (!job) return { delivered: false, responseStatus: null, error: "the job no longer exists", final: true };
     let recap: Recap | null = null;
-    if (event !== "approval")
+    let artifacts = notificationArtifacts(null);
+    if (event !== "approval") {
       recap = await cachedJobRecap(row.jobId).then(
         (r) => r.recap,
         () => null,
       );
-    const body = notificationBody(event, job, recap, this.settings.publicUrl);
+      // The job's events, read once per finished job (server/jobs/run-summary.ts): {} when the playbook set nothing.
+      const summary = job.outputPurgedAt ? null : await runSummaryOf(job.id, job.lastSeq).catch(() => null);
+      artifacts = notificationArtifacts(summary ? summary.artifacts : null);
+    }
+    const body = notificationBody(event, job, recap, this.settings.publicUrl, artifacts);
     if (row.channel === "webhook") {
       const form = await findForm(row.formName);
       const entry = form ? webhookSecretName(form.definition.notify, event, row.target) : { found: false };

@@ -34,6 +34,33 @@ export interface NotificationBody {
     url: string;
   };
   recap: RecapCounts | null;
+  /**
+   * What the playbook handed back with set_stats (the job's run-wide artifacts, masked as its
+   * output): {} when it set none; null for an approval, when they are not known (no events, the
+   * output removed) or when they were left out (artifactsOmitted says why).
+   */
+  artifacts: Record<string, unknown> | null;
+  /** Why artifacts is null though the playbook set some (over the cap a notification carries, or refused by the runner); else null. */
+  artifactsOmitted: string | null;
+}
+
+/** The most set_stats data a notification carries (JSON bytes): more is left out with a link to the job. */
+export const NOTIFY_ARTIFACTS_MAX_BYTES = 64 * 1024;
+
+/** The artifacts as a notification carries them (see NotificationBody), from what is known of the job. */
+export function notificationArtifacts(
+  known: { artifacts: Record<string, unknown>; error: string | null } | null,
+): Pick<NotificationBody, "artifacts" | "artifactsOmitted"> {
+  if (known === null) return { artifacts: null, artifactsOmitted: null };
+  if (known.error !== null) return { artifacts: null, artifactsOmitted: known.error };
+  const bytes = Buffer.byteLength(JSON.stringify(known.artifacts), "utf8");
+  if (bytes > NOTIFY_ARTIFACTS_MAX_BYTES) {
+    return {
+      artifacts: null,
+      artifactsOmitted: `set_stats data of ${bytes} bytes is over the ${NOTIFY_ARTIFACTS_MAX_BYTES} bytes a notification carries: see the job`,
+    };
+  }
+  return { artifacts: known.artifacts, artifactsOmitted: null };
 }
 
 /** PLAY RECAP's counts summed over its hosts; an incomplete run's counts so far when it has no PLAY RECAP. */
@@ -57,7 +84,13 @@ export function jobUrl(publicUrl: string, jobId: number): string {
   return `${publicUrl.replace(/\/+$/, "")}/jobs/${jobId}`;
 }
 
-export function notificationBody(event: NotifyEvent, job: JobView, recap: Recap | null, publicUrl: string): NotificationBody {
+export function notificationBody(
+  event: NotifyEvent,
+  job: JobView,
+  recap: Recap | null,
+  publicUrl: string,
+  artifacts: Pick<NotificationBody, "artifacts" | "artifactsOmitted"> = { artifacts: null, artifactsOmitted: null },
+): NotificationBody {
   return {
     event,
     job: {
@@ -73,6 +106,7 @@ export function notificationBody(event: NotifyEvent, job: JobView, recap: Recap 
       url: jobUrl(publicUrl, job.id),
     },
     recap: recap ? recapCounts(recap) : null,
+    ...artifacts,
   };
 }
 
@@ -92,6 +126,10 @@ export function emailSubject(body: NotificationBody): string {
   return `[Playform] job #${body.job.id} ${body.job.form} ${EVENT_WORDS[body.event]}`;
 }
 
+/** An email lists at most this many results, each cut at this many characters (the job's page has them all). */
+const EMAIL_ARTIFACTS_MAX_KEYS = 20;
+const EMAIL_ARTIFACT_MAX_CHARS = 200;
+
 export function emailText(body: NotificationBody): string {
   const { job, recap } = body;
   const lines = [
@@ -109,6 +147,17 @@ export function emailText(body: NotificationBody): string {
       `Recap: ${recap.hosts} host(s): ok=${recap.ok} changed=${recap.changed} failed=${recap.failed} unreachable=${recap.unreachable} ` +
         `skipped=${recap.skipped} rescued=${recap.rescued} ignored=${recap.ignored}`,
     );
+  }
+  const results = Object.entries(body.artifacts ?? {});
+  if (results.length > 0 || body.artifactsOmitted) {
+    lines.push("", "Results (set_stats):");
+    for (const [key, value] of results.slice(0, EMAIL_ARTIFACTS_MAX_KEYS)) {
+      const text = typeof value === "string" ? value : JSON.stringify(value);
+      lines.push(`  ${key}: ${text.length > EMAIL_ARTIFACT_MAX_CHARS ? `${text.slice(0, EMAIL_ARTIFACT_MAX_CHARS)}…` : text}`);
+    }
+    if (results.length > EMAIL_ARTIFACTS_MAX_KEYS)
+      lines.push(`  … and ${results.length - EMAIL_ARTIFACTS_MAX_KEYS} more on the job's page`);
+    if (body.artifactsOmitted) lines.push(`  ${body.artifactsOmitted}`);
   }
   lines.push("", `Open the job: ${job.url}`, "");
   return lines.join("\n");

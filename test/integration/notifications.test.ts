@@ -161,14 +161,17 @@ it("on success: a signed webhook with the job's summary, link and recap counts, 
       finishedAt: expect.any(String),
       url: `${PUBLIC_URL}/jobs/${id}`,
     },
-    recap: { hosts: 1, ok: 2, changed: 1, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 },
+    recap: { hosts: 1, ok: 3, changed: 1, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 },
+    artifacts: { release: "2.4.1" },
+    artifactsOmitted: null,
   });
 
   const mail = mails.find((m) => m.to.includes("ops@example.com"))!;
   expect(mail.from).toBe("playform@test.example");
   expect(mail.text).toContain(`Subject: [Playform] job #${id} notify-ok succeeded`);
   expect(mail.text).toContain(`Open the job: ${PUBLIC_URL}/jobs/${id}`);
-  expect(mail.text).toContain("ok=2 changed=1 failed=0");
+  expect(mail.text).toMatch(/Results \(set_stats\):\r?\n {2}release: 2\.4\.1/);
+  expect(mail.text).toContain("ok=3 changed=1 failed=0");
   // Neither the signing key, nor the SMTP password, nor the URL's query reach the app's log.
   expect(app.output()).not.toContain(HOOK_SECRET);
   expect(app.output()).not.toContain("smtp-pass-0815");
@@ -206,6 +209,7 @@ it("on entering approval: an email to the approvers and a webhook without recap"
   ]);
   const hook = hooks.find((h) => h.body.event === "approval" && h.body.job.id === id)!;
   expect(hook.body.recap).toBeNull();
+  expect(hook.body.artifacts).toBeNull();
   expect(hook.body.job.status).toBe("approval");
   expect(hook.headers["x-playform-signature"]).toBe(`sha256=${createHmac("sha256", HOOK_SECRET).update(hook.raw).digest("hex")}`);
   const mail = mails.find((m) => m.to.includes("lead@example.com"))!;

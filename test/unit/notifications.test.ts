@@ -19,6 +19,8 @@ import {
   DEFAULT_BACKOFF_SECONDS,
   emailSubject,
   emailText,
+  notificationArtifacts,
+  NOTIFY_ARTIFACTS_MAX_BYTES,
   nextAttemptAt,
   notificationBody,
   parseBackoff,
@@ -157,6 +159,8 @@ describe("the message", () => {
         url: "https://playform.example.com/jobs/12",
       },
       recap: { hosts: 1, ok: 2, changed: 0, failed: 1, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 },
+      artifacts: null,
+      artifactsOmitted: null,
     });
     expect(JSON.stringify(body)).not.toContain("never sent");
     expect(notificationBody("approval", { ...job, status: "approval" }, null, "http://x").recap).toBeNull();
@@ -169,6 +173,35 @@ describe("the message", () => {
     expect(text).toContain("ok=2 changed=0 failed=1 unreachable=0");
     expect(text).toContain("Open the job: https://playform.example.com/jobs/12");
     expect(emailSubject({ ...body, event: "approval" })).toBe("[Playform] job #12 hello-world needs approval");
+  });
+
+  it("carries what the playbook handed back (set_stats), up to 64 KiB, and says why when it does not", () => {
+    const counts = recap([row("web1", { ok: 2 })]);
+    const results = { cluster_id: "c-1", nodes: ["n1", "n2"], note: "x".repeat(300) };
+    const body = notificationBody("success", job, counts, "http://x", notificationArtifacts({ artifacts: results, error: null }));
+    expect(body.artifacts).toEqual(results);
+    expect(body.artifactsOmitted).toBeNull();
+    const text = emailText(body);
+    expect(text).toContain('Results (set_stats):\n  cluster_id: c-1\n  nodes: ["n1","n2"]\n  note: ' + "x".repeat(200) + "…\n");
+
+    expect(notificationArtifacts({ artifacts: {}, error: null })).toEqual({ artifacts: {}, artifactsOmitted: null });
+    expect(
+      emailText(notificationBody("success", job, counts, "http://x", notificationArtifacts({ artifacts: {}, error: null }))),
+    ).not.toContain("Results");
+    expect(notificationArtifacts(null)).toEqual({ artifacts: null, artifactsOmitted: null });
+    const refused = notificationArtifacts({
+      artifacts: {},
+      error: "set_stats data of 2000000 bytes is over the 1048576-byte cap (1 MiB): not kept",
+    });
+    expect(refused).toEqual({ artifacts: null, artifactsOmitted: expect.stringContaining("over the 1048576-byte cap") });
+    const big = notificationArtifacts({ artifacts: { blob: "y".repeat(NOTIFY_ARTIFACTS_MAX_BYTES) }, error: null });
+    expect(big.artifacts).toBeNull();
+    expect(big.artifactsOmitted).toMatch(/^set_stats data of \d+ bytes is over the 65536 bytes a notification carries: see the job$/);
+    expect(emailText(notificationBody("success", job, counts, "http://x", big))).toContain("Results (set_stats):\n  set_stats data of");
+    const many = Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`k${i}`, i]));
+    expect(
+      emailText(notificationBody("success", job, counts, "http://x", notificationArtifacts({ artifacts: many, error: null }))),
+    ).toContain("  k19: 19\n  … and 5 more on the job's page");
   });
 
   it("retries after each delay of the backoff, then gives up", () => {
