@@ -155,6 +155,8 @@ export interface JobComparison {
   second: ComparedJob;
   /** The run options in which the two runs differ. */
   differences: OptionDifference[];
+  /** set_stats keys whose values differ; null when either run's are not known. */
+  artifacts: { key: string; first: unknown; second: unknown }[] | null;
   comparison: RecapComparison;
 }
 

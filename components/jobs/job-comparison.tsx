@@ -270,6 +270,35 @@ function ComparedOptions({ data }: { data: JobComparison }) {
   );
 }
 
+/** A set_stats value in one line: text as is, anything else as JSON; "not set" for a key the run did not set. */
+function resultText(value: unknown): string {
+  if (value === null) return "not set";
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
+/** What the playbook handed back (set_stats) that is not what the previous run handed back. */
+function ChangedResults({ artifacts, previousId }: { artifacts: JobComparison["artifacts"]; previousId: number }) {
+  if (!artifacts || artifacts.length === 0) return null;
+  return (
+    <div data-testid="comparison-artifacts">
+      <h3 className="mb-1.5 text-xs font-semibold text-zinc-700">Results that differ from #{previousId}</h3>
+      <ul className="space-y-1 text-xs">
+        {artifacts.map((a) => (
+          <li key={a.key} data-key={a.key} className="flex flex-wrap gap-x-2 font-mono">
+            <span className="text-zinc-500">{a.key}</span>
+            <span className="text-zinc-500 line-through">{resultText(a.first)}</span>
+            <span aria-hidden="true" className="text-zinc-400">
+              →
+            </span>
+            <span className="text-zinc-900">{resultText(a.second)}</span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 /** "What changed again?": this finished job against the previous finished run of its form and of its kind. */
 export function JobComparisonPanel({ jobId }: { jobId: number }) {
   const compared = useJobComparedWithPrevious(jobId, true);
@@ -320,6 +349,7 @@ export function JobComparisonPanel({ jobId }: { jobId: number }) {
     >
       <div className="space-y-4">
         <ComparedOptions data={compared.data} />
+        <ChangedResults artifacts={compared.data.artifacts} previousId={previous.id} />
         {comparison.idempotence_judgeable === false ? (
           <CannotJudge incomplete={comparison.incomplete_runs ?? []} />
         ) : (

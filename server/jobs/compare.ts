@@ -2,6 +2,7 @@
  * Run-to-run views of jobs: two runs compared (the idempotence question) and the trend over
  * the last runs of a form. The recaps come from cachedJobRecap (events, else text).
  */
+import { isDeepStrictEqual } from "node:util";
 import { DomainError } from "../errors";
 import type { JobScope } from "../data/job-scope";
 import { findLatestJobOfFormBefore, getJobKind, listLatestJobsOfForm } from "../data/jobs";
@@ -12,6 +13,7 @@ import { requireJob } from "./access";
 import { FINAL_STATUSES } from "./lifecycle";
 import { optionDifferences, runOptionsOf, type OptionDifference, type RunOptionsView } from "./run-kind";
 import { fullRunKeyOfForm, runKeyOfJob } from "./run-keys";
+import { runSummaryOf } from "./run-summary";
 
 export interface ComparedJob {
   id: number;
@@ -26,7 +28,34 @@ export interface JobComparison {
   second: ComparedJob;
   /** The options in which the two runs differ (none for a previous run but diff, verbosity, environment or values). */
   differences: OptionDifference[];
+  /**
+   * The keys of what the playbooks handed back (set_stats, run-wide) whose values differ, in the
+   * first run's order then the second's, a key one run did not set null on its side; null when
+   * either run's artifacts are not known (no events, output removed, refused over the cap).
+   */
+  artifacts: ArtifactDifference[] | null;
   comparison: RecapComparison;
+}
+
+export interface ArtifactDifference {
+  key: string;
+  first: unknown;
+  second: unknown;
+}
+
+/** The run-wide artifacts of a finished job, or null when they are not known. */
+async function knownArtifacts(job: JobView): Promise<Record<string, unknown> | null> {
+  if (job.outputPurgedAt) return null;
+  const summary = await runSummaryOf(job.id, job.lastSeq);
+  return summary && summary.artifacts.error === null ? summary.artifacts.artifacts : null;
+}
+
+/** The keys whose values differ between two runs' artifacts (see JobComparison.artifacts). */
+export function artifactDifferences(first: Record<string, unknown>, second: Record<string, unknown>): ArtifactDifference[] {
+  const keys = [...new Set([...Object.keys(first), ...Object.keys(second)])];
+  return keys
+    .filter((key) => !(key in first && key in second && isDeepStrictEqual(first[key], second[key])))
+    .map((key) => ({ key, first: key in first ? first[key] : null, second: key in second ? second[key] : null }));
 }
 
 function comparedJob(job: JobView): ComparedJob {
@@ -73,10 +102,12 @@ export async function compareJobs(firstId: number, secondId: number): Promise<Jo
   const [first, second] = await Promise.all([requireJob(firstId), requireJob(secondId)]);
   const [a, b] = await Promise.all([cachedJobRecap(firstId), cachedJobRecap(secondId)]);
   const [one, two] = [comparedJob(first), comparedJob(second)];
+  const [resultsA, resultsB] = await Promise.all([knownArtifacts(first), knownArtifacts(second)]);
   return {
     first: one,
     second: two,
     differences: one.options && two.options ? optionDifferences(one.options, two.options) : [],
+    artifacts: resultsA && resultsB ? artifactDifferences(resultsA, resultsB) : null,
     comparison: compareRecaps(a.recap, b.recap),
   };
 }

@@ -55,7 +55,7 @@ it("refuses set_stats data over 1 MiB with a reason, and the job still succeeds"
   expect(answer.error).toMatch(/^set_stats data of \d+ bytes is over the 1048576-byte cap \(1 MiB\): not kept$/);
 });
 
-it("reports runs side by side in the order asked: tasks changed and their time, hosts, artifacts; as JSON, Markdown and CSV", async () => {
+it("reports runs side by side in the order asked: tasks changed and their time, hosts, artifacts; as JSON, Markdown and CSV; a comparison lists the results that differ", async () => {
   const launched = await api.call("POST", "/api/jobs", {
     json: { form: "artifacts", values: { api_token: TOKEN, change: true }, options: { tags: ["change"] } },
   });
@@ -103,6 +103,16 @@ it("reports runs side by side in the order asked: tasks changed and their time, 
     { key: "token", values: [null, "********", null] },
   ]);
   expect(JSON.stringify(report)).not.toContain(TOKEN);
+
+  // A comparison lists the results that differ: the tagged run set none; the run over the cap is not known.
+  const compared = await api.get(`/api/jobs/${ran.plain}/compare/${tagged.id}`);
+  expect(compared.artifacts).toEqual([
+    { key: "cluster_id", first: "c-123", second: null },
+    { key: "nodes", first: 3, second: null },
+    { key: "nodes_ready", first: ["node1", "node2"], second: null },
+    { key: "token", first: "********", second: null },
+  ]);
+  expect((await api.get(`/api/jobs/${ran.plain}/compare/${ran.over}`)).artifacts).toBeNull();
 
   const md = await download(`/api/forms/artifacts/report?jobs=${ids.join(",")}&format=md`);
   expect(md.headers.get("content-type")).toBe("text/markdown; charset=utf-8");

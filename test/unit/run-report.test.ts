@@ -8,6 +8,7 @@ import type { TaskChanges } from "../../server/recap/idempotence";
 import type { Recap, RecapHostRow } from "../../server/recap/types";
 import { buildRunReport, describeOptions, parseReportJobs, reportCsv, reportMarkdown, type ReportRunInput } from "../../server/jobs/report";
 import type { RunOptionsView } from "../../server/jobs/run-kind";
+import { artifactDifferences } from "../../server/jobs/compare";
 
 const OPTIONS: RunOptionsView = {
   playbook: "site.yml",
@@ -173,5 +174,18 @@ describe("the documents", () => {
     expect(rows).toContain('task,p|q,"a\nb <script>",changed,true,');
     expect(rows).toContain("host,,'=cmd|' /C calc'!A0,ok,1,");
     expect(rows).toContain('artifact,,k|ey,value,"""v`al|ue""",');
+  });
+});
+
+describe("artifactDifferences (compare)", () => {
+  it("lists the keys whose values differ, deeply, the first run's first, null for a key a run did not set", () => {
+    const first = { same: { a: [1, 2] }, changed: "1.2", gone: true };
+    const second = { added: 3, changed: "1.3", same: { a: [1, 2] } };
+    expect(artifactDifferences(first, second)).toEqual([
+      { key: "changed", first: "1.2", second: "1.3" },
+      { key: "gone", first: true, second: null },
+      { key: "added", first: null, second: 3 },
+    ]);
+    expect(artifactDifferences(first, { ...first })).toEqual([]);
   });
 });

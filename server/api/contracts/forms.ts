@@ -204,6 +204,7 @@ const reportSchema = z.object({
         .looseObject({})
         .nullable()
         .meta({ description: "how it was run, as in compare's first/second; null before plans were kept" }),
+      run: z.string().meta({ description: 'the same in a few words: "full run", "--tags runtime --check, environment k8s"' }),
       playbook_sec: z.number().nullable(),
     }),
   ),

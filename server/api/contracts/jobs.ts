@@ -363,6 +363,13 @@ export const compareJobs = endpoint({
           first: jobRefSchema,
           second: jobRefSchema,
           differences: z.array(optionDifferenceSchema).meta({ description: "the run options in which the two runs differ" }),
+          artifacts: z
+            .array(z.object({ key: z.string(), first: z.unknown(), second: z.unknown() }))
+            .nullable()
+            .meta({
+              description:
+                "set_stats keys whose values differ (null on the side that did not set it); null when either run's are not known",
+            }),
           comparison: z.object({
             idempotence_judgeable: z.boolean(),
             incomplete_runs: z.array(z.enum(["first", "second"])),
