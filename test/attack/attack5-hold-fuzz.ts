@@ -100,8 +100,10 @@ for (let r = 0; r < runs; r++) {
       if (m) seq.push(Number(m[1]));
     }
   }
+  // eslint-disable-next-line no-control-regex -- ansible colours
   const leaked = WINDOWS.filter((w) => out.replace(/\n|\x1b\[[0-9;]*m|[ ",-]/g, "").includes(w));
   const ordered = seq.every((v, i) => i === 0 || v > seq[i - 1]!) && (withCap || err === errText);
+  // eslint-disable-next-line no-control-regex -- ansible colours
   const control = WINDOWS.filter((w) => mask(text).replace(/\n|\x1b\[[0-9;]*m|[ ",-]/g, "").includes(w));
   if (control.length) {
     controlLeaks[shape] = (controlLeaks[shape] ?? 0) + 1;
