@@ -175,6 +175,20 @@ export async function jobEvents(jobId: number): Promise<unknown[]> {
 }
 
 /**
+ * A job's event chunks before seq `beforeSeq` (all: Infinity), newest first, at most `take`:
+ * what reads a job's last events without reading them all (the last `stats` event).
+ */
+export async function eventChunksBefore(jobId: number, beforeSeq: number, take: number): Promise<{ seq: number; events: unknown[] }[]> {
+  const rows = await getDb().jobChunk.findMany({
+    where: { jobId, kind: "events", ...(Number.isFinite(beforeSeq) ? { seq: { lt: beforeSeq } } : {}) },
+    orderBy: { seq: "desc" },
+    take,
+    select: { seq: true, data: true },
+  });
+  return rows.map((r) => ({ seq: r.seq, events: Array.isArray(r.data) ? (r.data as unknown[]) : [] }));
+}
+
+/**
  * A job's event chunks stored after seq `afterSeq`, in order, each with when it was stored (the
  * app's clock): a running job's progress reads only what is new since its last look.
  */

@@ -480,6 +480,16 @@ export async function findCachedRecap(
   return getDb().job.findUnique({ where: { id: jobId }, select: { status: true, recap: true, recapSource: true, outputPurgedAt: true } });
 }
 
+/** What retention kept of a job's artifacts when it removed the output (Job.artifacts), or null. */
+export async function findKeptArtifacts(jobId: number): Promise<unknown> {
+  return (await getDb().job.findUnique({ where: { id: jobId }, select: { artifacts: true } }))?.artifacts ?? null;
+}
+
+/** Keeps a finished job's artifacts before retention removes the events they are read from. */
+export async function storeKeptArtifacts(jobId: number, artifacts: object): Promise<void> {
+  await getDb().job.update({ where: { id: jobId }, data: { artifacts } });
+}
+
 /** Caches a job's recap, unless its status changed since it was read as `whileStatus`. */
 export async function storeCachedRecap(jobId: number, whileStatus: JobStatus, recap: object, source: string): Promise<void> {
   await getDb().job.updateMany({ where: { id: jobId, status: whileStatus }, data: { recap, recapSource: source } });

@@ -13,7 +13,7 @@ import { requireJob } from "./access";
 import { FINAL_STATUSES } from "./lifecycle";
 import { optionDifferences, runOptionsOf, type OptionDifference, type RunOptionsView } from "./run-kind";
 import { fullRunKeyOfForm, runKeyOfJob } from "./run-keys";
-import { runSummaryOf } from "./run-summary";
+import { knownArtifacts } from "./artifacts";
 
 export interface ComparedJob {
   id: number;
@@ -43,11 +43,10 @@ export interface ArtifactDifference {
   second: unknown;
 }
 
-/** The run-wide artifacts of a finished job, or null when they are not known. */
-async function knownArtifacts(job: JobView): Promise<Record<string, unknown> | null> {
-  if (job.outputPurgedAt) return null;
-  const summary = await runSummaryOf(job.id, job.lastSeq);
-  return summary && summary.artifacts.error === null ? summary.artifacts.artifacts : null;
+/** The run-wide artifacts of a finished job, or null when they are not known (or were refused over the cap). */
+async function runArtifacts(job: JobView): Promise<Record<string, unknown> | null> {
+  const known = await knownArtifacts(job);
+  return known && known.error === null ? known.artifacts : null;
 }
 
 /** The keys whose values differ between two runs' artifacts (see JobComparison.artifacts). */
@@ -102,7 +101,7 @@ export async function compareJobs(firstId: number, secondId: number): Promise<Jo
   const [first, second] = await Promise.all([requireJob(firstId), requireJob(secondId)]);
   const [a, b] = await Promise.all([cachedJobRecap(firstId), cachedJobRecap(secondId)]);
   const [one, two] = [comparedJob(first), comparedJob(second)];
-  const [resultsA, resultsB] = await Promise.all([knownArtifacts(first), knownArtifacts(second)]);
+  const [resultsA, resultsB] = await Promise.all([runArtifacts(first), runArtifacts(second)]);
   return {
     first: one,
     second: two,

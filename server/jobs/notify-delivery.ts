@@ -28,7 +28,7 @@ import {
 } from "./notify-message";
 import { enqueueMissedNotifications } from "./notify";
 import { cachedJobRecap } from "./recap-cache";
-import { runSummaryOf } from "./run-summary";
+import { knownArtifacts } from "./artifacts";
 
 const log = loggerFor({ component: "notifications" });
 
@@ -176,9 +176,8 @@ export class NotificationSender {
         (r) => r.recap,
         () => null,
       );
-      // The job's events, read once per finished job (server/jobs/run-summary.ts): {} when the playbook set nothing.
-      const summary = job.outputPurgedAt ? null : await runSummaryOf(job.id, job.lastSeq).catch(() => null);
-      artifacts = notificationArtifacts(summary ? summary.artifacts : null);
+      // {} when the playbook set nothing; null when not known (the output gone before they were kept).
+      artifacts = notificationArtifacts(await knownArtifacts(job).catch(() => null));
     }
     const body = notificationBody(event, job, recap, this.settings.publicUrl, artifacts);
     if (row.channel === "webhook") {

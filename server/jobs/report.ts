@@ -21,6 +21,7 @@ import type { JobView } from "../protocol/ui-messages";
 import { isFinalStatus } from "./lifecycle";
 import { cachedJobRecap } from "./recap-cache";
 import { runOptionsOf, type RunOptionsView } from "./run-kind";
+import { knownArtifacts, type JobArtifacts } from "./artifacts";
 import { runSummaryOf, type RunSummary } from "./run-summary";
 
 export const REPORT_MIN_JOBS = 2;
@@ -76,6 +77,8 @@ export interface ReportRunInput {
   recap: Recap;
   /** From the run's events; null when it has none. */
   summary: RunSummary | null;
+  /** What the playbook handed back (the summary's, or what retention kept); null when not known. */
+  artifacts: JobArtifacts | null;
 }
 
 /** The largest job id (the database's 32-bit integer column): a larger number names no row. */
@@ -114,8 +117,10 @@ export async function formReport(viewer: Viewer, formName: string, ids: readonly
     if ((await getJobKind(id)) === "preview") refuse(`job ${id} is a preview: it ran nothing`);
     if (!isFinalStatus(job.status)) refuse(`job ${id} has not finished (${job.status})`);
     const { recap } = await cachedJobRecap(id);
+    // Once the output is gone: the tasks from the recap, the artifacts retention kept.
     const summary = job.outputPurgedAt ? null : await runSummaryOf(id, job.lastSeq);
-    runs.push({ job: reportJob(job, recap), recap, summary });
+    const artifacts = summary ? summary.artifacts : await knownArtifacts(job);
+    runs.push({ job: reportJob(job, recap), recap, summary, artifacts });
   }
   return { form: formName, ...buildRunReport(runs) };
 }
@@ -193,7 +198,7 @@ export function buildRunReport(runs: readonly ReportRunInput[]): Omit<RunReport,
   // Artifacts: the run's set_stats keys, in the order each first appears.
   const artifacts = new Map<string, ReportArtifact>();
   runs.forEach((run, i) => {
-    for (const [key, value] of Object.entries(run.summary?.artifacts.artifacts ?? {})) {
+    for (const [key, value] of Object.entries(run.artifacts?.artifacts ?? {})) {
       let artifact = artifacts.get(key);
       if (!artifact) artifacts.set(key, (artifact = { key, values: empty() }));
       artifact.values[i] = value ?? null;

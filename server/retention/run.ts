@@ -31,6 +31,8 @@ import { errorDetails, recordAudit } from "../audit/record";
 import { DomainError } from "../errors";
 import { deleteJobUploads } from "../forms/uploads";
 import { FINAL_STATUSES } from "../jobs/lifecycle";
+import { latestArtifacts } from "../jobs/artifacts";
+import { storeKeptArtifacts } from "../data/jobs";
 import { cachedJobRecap } from "../jobs/recap-cache";
 import { loggerFor } from "../logging/logger";
 import { scheduledRetentionRun } from "./next-run";
@@ -127,6 +129,8 @@ async function clean(settings: RetentionSettings, limits: RetentionLimits, now: 
       try {
         // Computes and stores the recap unless it is cached already: it must outlive the output.
         await cachedJobRecap(job.id);
+        // So must what the playbook handed back (set_stats), read from the events about to go.
+        await storeKeptArtifacts(job.id, await latestArtifacts(job.id));
         ready.push(job.id);
       } catch (error) {
         report.failedJobs++;

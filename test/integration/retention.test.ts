@@ -3,7 +3,7 @@
  * PLAYFORM_AUDIT_RETENTION_DAYS=90: 600 finished jobs of 3 forms (0 to 60 days old, with
  * output, events and markers) and a few old unfinished ones, written straight into its
  * database. GET /api/retention counts what a run would clean; POST /api/retention/run cleans
- * it; a purged job still answers its recap and its form's trend and idempotence report, its
+ * it; a purged job still answers its recap, its artifacts and its form's trend and idempotence report, its
  * output endpoints answer 410 as docs/api.md says, and the job says when its output went.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -61,6 +61,8 @@ it("GET /api/retention: the settings, no run yet, and what a run now would clean
 it("POST /api/retention/run removes the output, keeps the recap, and answers the report", async () => {
   const sample = ids[0]!;
   const recapBefore = (await api.call("GET", `/api/jobs/${sample}/recap`)).json;
+  const artifactsBefore = await api.get(`/api/jobs/${sample}/artifacts`);
+  expect(artifactsBefore).toEqual({ artifacts: { build: "b0" }, hosts: {}, error: null });
 
   const answer = await api.call("POST", "/api/retention/run");
   expect(answer.status).toBe(200);
@@ -76,6 +78,9 @@ it("POST /api/retention/run removes the output, keeps the recap, and answers the
   const recap = await api.call("GET", `/api/jobs/${sample}/recap`);
   expect(recap.status).toBe(200);
   expect(recap.json).toEqual(recapBefore);
+  // What the playbook handed back outlives the output too: kept on the job, read by comparisons.
+  expect(await api.get(`/api/jobs/${sample}/artifacts`)).toEqual(artifactsBefore);
+  expect((await api.get(`/api/jobs/${sample}/compare/${ids[1]!}`)).artifacts).toEqual([{ key: "build", first: "b0", second: "b1" }]);
 
   for (const suffix of ["/lines?tail=10", "/output", "/log", "/search?q=ok", "/tasks", "/timeline"]) {
     const gone = await api.call("GET", `/api/jobs/${sample}${suffix}`);

@@ -11,8 +11,11 @@ import type { JobStatus } from "../../server/protocol/ui-messages";
 
 const iso = (at: Date) => at.toISOString().replace("Z", "+00:00");
 
-/** A run's structured events: one play, two tasks on two hosts, `changedOnce` changing only in some runs. */
-export function runEvents(changedOnce: boolean): unknown[] {
+/**
+ * A run's structured events: one play, two tasks on two hosts, `changedOnce` changing only in
+ * some runs; `results`, what the playbook handed back with set_stats (the stats event's custom).
+ */
+export function runEvents(changedOnce: boolean, results?: Record<string, unknown>): unknown[] {
   const result = (task: string, host: string, changed: boolean, ts: number) => ({
     v: 1,
     type: "task_result",
@@ -45,6 +48,7 @@ export function runEvents(changedOnce: boolean): unknown[] {
         rescued: 0,
         ignored: 0,
       })),
+      ...(results ? { custom: { _run: results } } : {}),
     },
     { v: 1, type: "playbook_end", ts: 8, playbook: "site.yml" },
   ];
@@ -132,7 +136,7 @@ export function seedJobsWithOutput(file: string, jobs: readonly SeedJob[]): numb
         ids.push(id);
         chunk.run(id, 1, "log", null, "job files ready\n", null, at, 1, 1);
         chunk.run(id, 2, "output", "stdout", text, null, at, 2, lines);
-        chunk.run(id, 3, "events", null, null, JSON.stringify(runEvents(i % 2 === 0)), at, null, null);
+        chunk.run(id, 3, "events", null, null, JSON.stringify(runEvents(i % 2 === 0, { build: `b${i}` })), at, null, null);
         marker.run(id, 2, "play", "p");
         marker.run(id, 4, "task", "Always");
         marker.run(id, 12, "recap", "PLAY RECAP");

@@ -68,6 +68,8 @@ function run(
     },
     recap: r,
     summary: tasks === null ? null : { tasks, artifacts: { artifacts, hosts: {}, error: null } },
+    // A run without events knows no artifacts here (as when retention kept none).
+    artifacts: tasks === null ? null : { artifacts, hosts: {}, error: null },
   };
 }
 
