@@ -3,7 +3,7 @@
  * its local RTE and ansible-playbook: its collection (a tarball the form ships, named in its
  * requirements.yml) installed by the runner once; Preview lists its plays, roles' tasks and tags;
  * a run; a run with tags (which runs alone: each role makes what it needs) compared only with
- * runs of its kind; a check run.
+ * runs of its kind; a check run; then the report over those runs, with what each handed back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
@@ -12,6 +12,8 @@ import { waitFor } from "../support/wait";
 
 let app: RunningPlayform;
 let api: ApiClient;
+/** The runs of the tests, for the report at the end. */
+const ran = { full: 0, tagged: 0, check: 0 };
 
 async function run(values: Record<string, unknown> = {}, options: Record<string, unknown> = {}) {
   const answer = await api.call("POST", "/api/jobs", { json: { form: "lab", values, options } });
@@ -51,6 +53,7 @@ describe("the lab example", () => {
 
   it("runs: three nodes prepared, configured and joined, the shipped collection's module and filter used", async () => {
     const { id, output } = await run();
+    ran.full = id;
     expect(output).toMatch(/requirements: (installing|cached since)/);
     expect(output).toContain("node2 (worker): runtime containerd, joined https://node1:6443");
     const recap = await api.get(`/api/jobs/${id}/recap`);
@@ -79,11 +82,35 @@ describe("the lab example", () => {
     expect(await api.get(`/api/jobs/${first.id}/compare/previous?optional=1`)).toEqual({ previous: null });
     const second = await run({ container_runtime: "crio" }, { tags: ["runtime"], limit: "node1" });
     expect((await api.get(`/api/jobs/${second.id}/compare/previous`)).first.id).toBe(first.id);
+    ran.tagged = first.id;
   });
 
   it("runs in check mode, writing nothing, compared only with check runs", async () => {
     const check = await run({}, { check: true, limit: "node1" });
     expect(check.output).toContain("TASK [runtime : Configure containerd]");
     expect(await api.get(`/api/jobs/${check.id}/compare/previous?optional=1`)).toEqual({ previous: null });
+    ran.check = check.id;
+  });
+
+  it("writes the lab up: a report over the full, tagged and check runs, with what each handed back", async () => {
+    const ids = [ran.full, ran.tagged, ran.check];
+    const report = await api.get(`/api/forms/lab/report?jobs=${ids.join(",")}`);
+    expect(report.jobs.map((j: { run: string }) => j.run)).toEqual([
+      "full run, environment default",
+      "--tags runtime --limit node1, environment default",
+      "--limit node1 --check, environment default",
+    ]);
+    const task = (name: string) => report.tasks.find((t: { task: string }) => t.task === name);
+    // Changed on fresh nodes, again with another runtime; the tagged run did not form the cluster.
+    expect(task("runtime : Configure crio").changed).toEqual([null, true, null]);
+    expect(task("cluster : Join the cluster").changed).toEqual([true, null, expect.any(Boolean)]);
+    expect(report.hosts.map((h: { host: string; runs: unknown[] }) => [h.host, h.runs.map((r) => r !== null)])).toEqual([
+      ["node1", [true, true, true]],
+      ["node2", [true, false, false]],
+      ["node3", [true, false, false]],
+    ]);
+    const results = Object.fromEntries(report.artifacts.map((a: { key: string; values: unknown[] }) => [a.key, a.values]));
+    expect(results.cluster_endpoint).toEqual(["https://node1:6443", null, expect.anything()]);
+    expect(results.node_runtimes[0]).toEqual({ node1: "containerd", node2: "containerd", node3: "containerd" });
   });
 });
