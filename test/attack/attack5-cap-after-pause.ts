@@ -35,9 +35,19 @@ for (const width of [64, 76])
         for (let cut = start + 1; cut < text.indexOf("\n", start); cut++)
           for (const extra of [1, 8]) {
             const out: string[] = [];
-            const b = new OutputBatcher({ intervalMs: 500, maxBatchBytes: 65536, maxBuffer: cut + extra, mask: createMasker([SECRET]), emit: (i) => i.forEach((x) => x.kind === "output" && out.push(x.text)) });
+            const b = new OutputBatcher({
+              intervalMs: 500,
+              maxBatchBytes: 65536,
+              maxBuffer: cut + extra,
+              mask: createMasker([SECRET]),
+              emit: (i) => i.forEach((x) => x.kind === "output" && out.push(x.text)),
+            });
             b.write("stdout", text.slice(0, cut));
-            if (pause) for (let k = 0; k < 3; k++) { now += 600; b.flush(false); }
+            if (pause)
+              for (let k = 0; k < 3; k++) {
+                now += 600;
+                b.flush(false);
+              }
             b.write("stdout", text.slice(cut));
             b.stop();
             const o = out.join("").replace(/\n/g, "");

@@ -31,5 +31,7 @@ for (const kb of sizes) {
   const s2 = Date.now();
   b.stop();
   worst = Math.max(worst, Date.now() - s2);
-  console.log(`${kb} KB${lines ? " (lines)" : ""}: mask whole ${whole} ms; batcher total ${Date.now() - t - 600} ms, worst single call ${worst} ms`);
+  console.log(
+    `${kb} KB${lines ? " (lines)" : ""}: mask whole ${whole} ms; batcher total ${Date.now() - t - 600} ms, worst single call ${worst} ms`,
+  );
 }

@@ -16,7 +16,7 @@ import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 const runs = Number(process.argv[2] ?? 2000);
 const withCap = process.argv[4] === "cap";
 let seed = Number(process.argv[3] ?? 1);
-const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(a: readonly T[]) => a[Math.floor(rnd() * a.length)]!;
 const SECRET = "Xk9#pQ2!vB7$wL4mRt8Zq";
 const mask = createMasker([SECRET]);
@@ -90,8 +90,14 @@ for (let r = 0; r < runs; r++) {
   batcher.flush(false);
   batcher.stop();
   const items = emitted.flat();
-  const out = items.filter((i) => i.kind === "output" && i.stream === "stdout").map((i) => (i as { text: string }).text).join("");
-  const err = items.filter((i) => i.kind === "output" && i.stream === "stderr").map((i) => (i as { text: string }).text).join("");
+  const out = items
+    .filter((i) => i.kind === "output" && i.stream === "stdout")
+    .map((i) => (i as { text: string }).text)
+    .join("");
+  const err = items
+    .filter((i) => i.kind === "output" && i.stream === "stderr")
+    .map((i) => (i as { text: string }).text)
+    .join("");
   const seq: number[] = [];
   for (const i of items) {
     if (i.kind === "events") for (const e of i.events as { n: number }[]) seq.push(e.n);
@@ -104,7 +110,11 @@ for (let r = 0; r < runs; r++) {
   const leaked = WINDOWS.filter((w) => out.replace(/\n|\x1b\[[0-9;]*m|[ ",-]/g, "").includes(w));
   const ordered = seq.every((v, i) => i === 0 || v > seq[i - 1]!) && (withCap || err === errText);
   // eslint-disable-next-line no-control-regex -- ansible colours
-  const control = WINDOWS.filter((w) => mask(text).replace(/\n|\x1b\[[0-9;]*m|[ ",-]/g, "").includes(w));
+  const control = WINDOWS.filter((w) =>
+    mask(text)
+      .replace(/\n|\x1b\[[0-9;]*m|[ ",-]/g, "")
+      .includes(w),
+  );
   if (control.length) {
     controlLeaks[shape] = (controlLeaks[shape] ?? 0) + 1;
     continue;
@@ -112,7 +122,11 @@ for (let r = 0; r < runs; r++) {
   if (leaked.length) leaks++;
   if (!ordered) orderBreaks++;
   if ((leaked.length || !ordered) && examples.length < 3)
-    examples.push(`run ${r} (${shape}, ${width}, prefix ${prefix.length}): ${leaked.length ? `leaked ${leaked.join(",")}` : ""} ${ordered ? "" : `order ${seq.join(",")} err ${JSON.stringify(err)} vs ${JSON.stringify(errText)}`}\n  ${steps.join(" ")}\n  OUT ${JSON.stringify(out)}`);
+    examples.push(
+      `run ${r} (${shape}, ${width}, prefix ${prefix.length}): ${leaked.length ? `leaked ${leaked.join(",")}` : ""} ${ordered ? "" : `order ${seq.join(",")} err ${JSON.stringify(err)} vs ${JSON.stringify(errText)}`}\n  ${steps.join(" ")}\n  OUT ${JSON.stringify(out)}`,
+    );
 }
-console.log(`${runs} runs: ${leaks} with a leak (the text masked whole in one write had none), ${orderBreaks} out of order; leaking even in one write, by shape: ${JSON.stringify(controlLeaks)}`);
+console.log(
+  `${runs} runs: ${leaks} with a leak (the text masked whole in one write had none), ${orderBreaks} out of order; leaking even in one write, by shape: ${JSON.stringify(controlLeaks)}`,
+);
 for (const e of examples) console.log(e);
