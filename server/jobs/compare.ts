@@ -11,7 +11,7 @@ import type { JobView } from "../protocol/ui-messages";
 import { cachedJobRecap } from "./recap-cache";
 import { requireJob } from "./access";
 import { FINAL_STATUSES } from "./lifecycle";
-import { optionDifferences, runOptionsOf, type OptionDifference, type RunOptionsView } from "./run-kind";
+import { optionDifferences, runOptionsOfJob, type OptionDifference, type RunOptionsView } from "./run-kind";
 import { fullRunKeyOfForm, runKeyOfJob } from "./run-keys";
 import { knownArtifacts } from "./artifacts";
 
@@ -58,15 +58,7 @@ export function artifactDifferences(first: Record<string, unknown>, second: Reco
 }
 
 function comparedJob(job: JobView): ComparedJob {
-  const options = job.plan
-    ? runOptionsOf({
-        playbook: job.plan.playbook,
-        options: job.plan.options,
-        environment: job.environment?.name ?? null,
-        values: job.values,
-      })
-    : null;
-  return { id: job.id, status: job.status, finishedAt: job.finishedAt, options };
+  return { id: job.id, status: job.status, finishedAt: job.finishedAt, options: runOptionsOfJob(job) };
 }
 
 /** How many earlier runs previousRunOf looks at, at most, for one that reached its PLAY RECAP. */

@@ -20,7 +20,7 @@ import { HOST_COUNTERS, type HostCounter, type Recap } from "../recap/types";
 import type { JobView } from "../protocol/ui-messages";
 import { isFinalStatus } from "./lifecycle";
 import { cachedJobRecap } from "./recap-cache";
-import { runOptionsOf, type RunOptionsView } from "./run-kind";
+import { runOptionsOfJob, type RunOptionsView } from "./run-kind";
 import { knownArtifacts, type JobArtifacts } from "./artifacts";
 import { runSummaryOf, type RunSummary } from "./run-summary";
 
@@ -126,14 +126,7 @@ export async function formReport(viewer: Viewer, formName: string, ids: readonly
 }
 
 function reportJob(job: JobView, recap: Recap): ReportJob {
-  const options = job.plan
-    ? runOptionsOf({
-        playbook: job.plan.playbook,
-        options: job.plan.options,
-        environment: job.environment?.name ?? null,
-        values: job.values,
-      })
-    : null;
+  const options = runOptionsOfJob(job);
   const playbook_sec = typeof recap.playbook_sec === "number" ? recap.playbook_sec : recap.elapsed_sec;
   return { id: job.id, status: job.status, finishedAt: job.finishedAt, options, run: describeOptions(options), playbook_sec };
 }

@@ -16,6 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import type { JobOptions } from "../protocol/rte-messages";
+import type { JobView } from "../protocol/ui-messages";
 
 export interface RunKind {
   playbook: string;
@@ -67,6 +68,18 @@ export function runOptionsOf(input: {
     environment: input.environment,
     valuesHash: createHash("sha256").update(canonicalJson(input.values)).digest("hex"),
   };
+}
+
+/** How a job was run (runOptionsOf of its frozen plan), or null for a job launched before plans were kept. */
+export function runOptionsOfJob(job: Pick<JobView, "plan" | "environment" | "values">): RunOptionsView | null {
+  return job.plan
+    ? runOptionsOf({
+        playbook: job.plan.playbook,
+        options: job.plan.options,
+        environment: job.environment?.name ?? null,
+        values: job.values,
+      })
+    : null;
 }
 
 export interface OptionDifference {

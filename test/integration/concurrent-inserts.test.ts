@@ -8,13 +8,10 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeDb } from "../../server/data/db";
 import { groupsOfUser, syncSsoGroups } from "../../server/data/groups";
 import { readJobFile, storeJobFile } from "../../server/data/job-files";
-import { applyMigrations } from "../../server/data/migrate";
 import { createUser } from "../../server/data/users";
-import { startPostgres, type TestPostgres } from "../support/postgres";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempPostgresDatabase, useTempSqliteDatabase } from "../support/temp-db";
 
 const sha = (content: Buffer) => createHash("sha256").update(content).digest("hex");
 
@@ -52,22 +49,16 @@ describe("on SQLite", () => {
 });
 
 describe("on PostgreSQL", () => {
-  let postgres: TestPostgres;
-  let saved: string | undefined;
+  let cleanup: () => Promise<void>;
+  let url: string;
   beforeAll(async () => {
-    postgres = await startPostgres();
-    await applyMigrations(postgres.url);
-    saved = process.env.DATABASE_URL;
-    process.env.DATABASE_URL = postgres.url;
+    ({ url, cleanup } = await useTempPostgresDatabase());
   });
   afterAll(async () => {
-    await closeDb();
-    if (saved === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = saved;
-    await postgres?.stop();
+    await cleanup?.();
   });
   checks(async () => {
-    const client = new pg.Client({ connectionString: postgres.url });
+    const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
       return (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "JobFile"`)).rows[0]!.n;

@@ -12,11 +12,8 @@ import {
   issueToken,
   revokeUserTokensExcept,
 } from "../../server/data/auth-tokens";
-import { closeDb } from "../../server/data/db";
-import { applyMigrations } from "../../server/data/migrate";
 import { createUser } from "../../server/data/users";
-import { startPostgres, type TestPostgres } from "../support/postgres";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempPostgresDatabase, useTempSqliteDatabase } from "../support/temp-db";
 
 const DAY = 86_400_000;
 
@@ -66,19 +63,12 @@ describe("on SQLite", () => {
 });
 
 describe("on PostgreSQL", () => {
-  let postgres: TestPostgres;
-  let saved: string | undefined;
+  let cleanup: () => Promise<void>;
   beforeAll(async () => {
-    postgres = await startPostgres();
-    await applyMigrations(postgres.url);
-    saved = process.env.DATABASE_URL;
-    process.env.DATABASE_URL = postgres.url;
+    ({ cleanup } = await useTempPostgresDatabase());
   });
   afterAll(async () => {
-    await closeDb();
-    if (saved === undefined) delete process.env.DATABASE_URL;
-    else process.env.DATABASE_URL = saved;
-    await postgres?.stop();
+    await cleanup?.();
   });
   checks();
 });

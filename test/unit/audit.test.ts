@@ -19,7 +19,7 @@ import { syncInBackground, syncSourceNow } from "../../server/sources/sync";
 import { closeDb, getDb } from "../../server/data/db";
 import { DomainError } from "../../server/errors";
 import { maskInLogs } from "../../server/logging/logger";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 let cleanup: () => Promise<void>;
 beforeEach(async () => {

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createGroup, groupsOfUser, listGroups, setGroupMembers, syncSsoGroups } from "../../server/data/groups";
 import { createUser } from "../../server/data/users";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 let cleanup: () => Promise<void>;
 beforeEach(async () => {

@@ -10,7 +10,7 @@ import { formDefinitionSchema } from "../../server/forms/definition";
 import { formIdempotence } from "../../server/jobs/idempotence";
 import { clearRunSummaryCache, runSummaryCacheStats } from "../../server/jobs/run-summary";
 import { fullRunKeyOfDefinition } from "../../server/jobs/run-keys";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 let cleanup: () => Promise<void>;
 

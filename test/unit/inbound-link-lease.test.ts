@@ -10,7 +10,7 @@ import { getDb } from "../../server/data/db";
 import { listLinkLeases, takeLinkLease } from "../../server/data/link-leases";
 import { InboundLinks } from "../../server/hub/inbound-links";
 import type { RteHub } from "../../server/hub/rte-hub";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 import { waitFor } from "../support/wait";
 
 const LEASE_MS = 1_000;

@@ -13,7 +13,7 @@ import { JOB_FILE_GRACE_MS, keepLaunchedFiles, readLaunchedFiles, sweepJobFiles 
 import { JobLifecycle } from "../../server/jobs/lifecycle";
 import { buildManifest } from "../../server/forms/manifest";
 import { newJobInput } from "../support/new-job";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 let cleanup: () => Promise<void>;
 const folder = fs.mkdtempSync(path.join(os.tmpdir(), "playform-job-files-"));

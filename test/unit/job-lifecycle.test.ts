@@ -18,7 +18,7 @@ import {
   isAllowedTransition,
   statusesLeadingTo,
 } from "../../server/jobs/lifecycle";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 let cleanup: () => Promise<void>;
 let published: JobUpdate[];

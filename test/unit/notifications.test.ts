@@ -28,7 +28,7 @@ import {
   signature,
 } from "../../server/jobs/notify-message";
 import type { Recap, RecapHostRow } from "../../server/recap/types";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 const minimal = { name: "deploy-app", title: "Deploy the app", playbook: "site.yml" };
 const row = (host: string, counts: Partial<RecapHostRow>): RecapHostRow => ({

@@ -12,7 +12,7 @@ import { newJobInput } from "../support/new-job";
 import { JobLifecycle } from "../../server/jobs/lifecycle";
 import { outputWindow, storeRteItems } from "../../server/jobs/output";
 import type { JobItem } from "../../server/protocol/rte-messages";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 const ESC = "\x1b";
 const GREEN = `${ESC}[32m`;

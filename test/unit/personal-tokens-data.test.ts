@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { createToken } from "../../server/auth/personal-tokens";
 import { createPersonalToken, listPersonalTokens } from "../../server/data/auth-tokens";
 import { createUser } from "../../server/data/users";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 let cleanup: () => Promise<void>;
 beforeEach(async () => {

@@ -20,7 +20,7 @@ import { nextRetentionRun } from "../../server/retention/schedule";
 import { retentionSettings, type RetentionSettings } from "../../server/retention/settings";
 import { loadAppConfig } from "../../server/config";
 import { databaseFigures, seedAuditEvents, seedJobsWithOutput, seedOwners, type SeedJob } from "../support/output-rows";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 const DAY = 24 * 3600 * 1000;
 const NOW = new Date(Date.UTC(2026, 11, 1, 3, 0));

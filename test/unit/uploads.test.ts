@@ -31,7 +31,7 @@ import {
   uploadFileVars,
 } from "../../server/forms/uploads";
 import { fileVarPaths } from "../../server/rte/job-folder";
-import { useTempSqliteDatabase } from "../support/sqlite-db";
+import { useTempSqliteDatabase } from "../support/temp-db";
 
 describe("sanitizeFileName", () => {
   it.each([
