@@ -26,7 +26,15 @@ import { environmentEnv, environmentFolders, environmentProgram, playbookEnv } f
 import type { PlaybookUser } from "./playbook-user";
 import { terminateGroup } from "./process-group";
 import { watchDisk } from "./disk-usage";
-import { STATUS_FD, preparePrivateTmp, sandboxSupportFolders, wrapPlaybook, type PrivateTmp } from "./sandbox";
+import {
+  STATUS_FD,
+  ansibleStateInJob,
+  preparePrivateTmp,
+  runnerFolders,
+  sandboxSupportFolders,
+  wrapPlaybook,
+  type PrivateTmp,
+} from "./sandbox";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
 /** What is read of ansible-inventory's JSON: a listing larger than this is refused. */
@@ -74,13 +82,21 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
     const user = deps.playbookUser;
     // Its /tmp is its own as a playbook's: what an inventory plugin leaves there goes with the listing.
     const environment = deps.environment;
-    const { privateTmp, tmpdir } = preparePrivateTmp(dir, deps.sandboxed, deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
-      ...sandboxSupportFolders(),
-      ...environmentFolders(environment),
-    ]);
+    const { privateTmp, tmpdir } = preparePrivateTmp(
+      dir,
+      deps.sandboxed,
+      deps.env.RTE_PLAYBOOK_PRIVATE_TMP,
+      [...sandboxSupportFolders(), ...environmentFolders(environment)],
+      runnerFolders(deps.env),
+      user ? { uid: user.uid, gid: user.primaryGid } : null,
+    );
     if (user) handOver(dir, { uid: user.uid, gid: user.primaryGid });
     const identity: Record<string, string> = {
-      ...(user ? { HOME: dir, USER: user.name, LOGNAME: user.name, ANSIBLE_LOCAL_TEMP: path.join(dir, ".ansible", "tmp") } : {}),
+      ...(user
+        ? { HOME: dir, USER: user.name, LOGNAME: user.name, ANSIBLE_LOCAL_TEMP: path.join(dir, ".ansible", "tmp") }
+        : deps.sandboxed
+          ? ansibleStateInJob(dir)
+          : {}),
       TMPDIR: tmpdir,
     };
     const listing = {

@@ -38,8 +38,10 @@ import { watchDisk } from "./disk-usage";
 import {
   SECRETS_FD,
   STATUS_FD,
+  ansibleStateInJob,
   preparePrivateTmp,
   privateTmpMountPoints,
+  runnerFolders,
   sandboxSupportFolders,
   wrapPlaybook,
   type PrivateTmp,
@@ -272,12 +274,19 @@ export class JobRun {
       const pipKeyMs = performance.now() - pipStarted;
       const findLinks = this.pipSettings().findLinks;
       // The environment's folders stay reachable under the private /tmp (one may lie in /tmp).
-      const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
-        ...sandboxSupportFolders(),
-        ...environmentFolders(environment),
-        // pip reads its find-links folder (one in /tmp included: a wheel folder of the tests).
-        ...(pipRequirements && findLinks !== null && isFolderLink(findLinks) ? [findLinks] : []),
-      ]);
+      const { privateTmp, tmpdir } = preparePrivateTmp(
+        paths.jobDir,
+        sandboxed,
+        this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP,
+        [
+          ...sandboxSupportFolders(),
+          ...environmentFolders(environment),
+          // pip reads its find-links folder (one in /tmp included: a wheel folder of the tests).
+          ...(pipRequirements && findLinks !== null && isFolderLink(findLinks) ? [findLinks] : []),
+        ],
+        runnerFolders(this.deps.env),
+        user && gid !== null ? { uid: user.uid, gid } : null,
+      );
       if (requirements) {
         // Before the folder is handed over: made by the RTE, never where the job's code put a link.
         privateTmpMountPoints(privateTmp, [path.join(this.deps.requirements.cache.dir, requirements.key)]);
@@ -310,7 +319,9 @@ export class JobRun {
             ANSIBLE_LOCAL_TEMP: path.join(paths.jobDir, ".ansible", "tmp"),
             ANSIBLE_REMOTE_TEMP: process.env.ANSIBLE_REMOTE_TEMP ?? "$HOME/.ansible/tmp",
           }
-        : {};
+        : sandboxed
+          ? ansibleStateInJob(paths.jobDir)
+          : {};
       identity.TMPDIR = tmpdir;
       batcher.start();
       let installed: CacheEntry | null = null;

@@ -44,15 +44,28 @@ import { callbackPluginDir, playbookInitScript } from "./ansible/plugin-path";
 import type { PlaybookUser } from "./playbook-user";
 
 /**
- * bwrap's options before `--`: see the header. No `--proc /proc`: the playbook keeps the
- * machine's /proc, so what it may see there (and what it may not: another user's
- * /proc/<pid>/environ) is exactly as without the namespace. An IPC namespace of its own: System
- * V shared memory, semaphores and message queues outlive their processes, so a playbook's
- * `ipcmk -M 100M` was RAM held on the runner after the job, counted by nothing and removed by
- * no one; the namespace's objects go with it. (POSIX shared memory and semaphores are files in
- * /dev/shm, the job's private folder.)
+ * bwrap's options before `--` (see the header), then sandboxMounts'. The runner's file system
+ * read-only (`--ro-bind / /`); a /dev of its own (`--dev`: null, zero, random, tty, a pts of its
+ * own; no disk or other device of the runner); a /proc of the pid namespace (`--proc`: the
+ * playbook sees its own processes only, not the RTE's nor another job's, nor their command
+ * lines). An IPC namespace of its own: System V shared memory, semaphores and message queues
+ * outlive their processes, so a playbook's `ipcmk -M 100M` was RAM held on the runner after the
+ * job, counted by nothing and removed by no one; the namespace's objects go with it. (POSIX
+ * shared memory and semaphores are files in /dev/shm, the job's private folder.)
  */
-export const BWRAP_ARGS = ["--dev-bind", "/", "/", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--as-pid-1"];
+export const BWRAP_ARGS = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--die-with-parent",
+  "--as-pid-1",
+];
 /** playbook-init.py writes ansible-playbook's end here (under bwrap). */
 export const STATUS_FD = 4;
 /** The job's hidden extravars: written by the RTE to this fd, handed to ansible through a FIFO by playbook-init.py. */
@@ -72,26 +85,66 @@ function isFolder(target: string): boolean {
   }
 }
 
+/**
+ * How a job's (or an inventory listing's, or an install's) folders are mounted under bwrap.
+ * Everything of the runner is read-only; writable are only `jobDir` and the temp folders.
+ */
 export interface PrivateTmp {
   /** The job's folder that stands in for /tmp and /var/tmp. */
   tmpDir: string;
-  /** The job's own folder, bound again at its path when it lies under one of PRIVATE_TMP_MOUNTS. */
+  /** The job's own folder: bound writable at its own path, whatever is hidden around it. */
   jobDir: string;
   /**
    * Playform's own folders the playbook runs with (playbook-init.py, the callback plugin, the
-   * vault password script) that lie under one of PRIVATE_TMP_MOUNTS (Playform installed or
-   * cloned in /tmp): bound again, read-only, or the playbook could not start.
+   * vault password script, the environment's folders) that a private /tmp or `hidden` would
+   * hide (Playform installed or cloned in /tmp): bound again, read-only, or the playbook could
+   * not start.
    */
   readOnly?: string[];
+  /**
+   * RTE_PLAYBOOK_PRIVATE_TMP=off: the runner's own /tmp, /var/tmp, /dev/shm and /run/lock,
+   * bound writable, instead of `tmpDir`.
+   */
+  runnerTmp?: boolean;
+  /**
+   * The runner's folders no playbook may see (runnerFolders: the RTE's spool, work dir, state,
+   * jobs folder with the other jobs' folders, the requirements cache, the app's data): an empty
+   * tmpfs over each, before `jobDir` and `readOnly` are bound again.
+   */
+  hidden?: string[];
 }
 
-/** The private /tmp mount point of the job folder, when it lies under one of PRIVATE_TMP_MOUNTS (it must exist in tmpDir). */
-/** The folders of `folders` the private /tmp would hide, without those inside another of them. */
-export function hiddenFolders(folders: readonly string[]): string[] {
-  const hidden = [...new Set(folders.map((f) => path.resolve(f)))].filter((f) => hiddenJobDir(f) !== null);
+/**
+ * The folders a playbook must not see (PrivateTmp.hidden): the RTE's own (its token in the
+ * state folder, the spool with every job's output, the work dir with the file cache and kept
+ * extravars), the jobs folder (other jobs' folders, their ssh keys), the requirements cache
+ * (an entry is bound back read-only for the job that uses it) and the app's data folder when the
+ * RTE runs in the app's folder (the local RTE: data/ holds the database and encryption.key).
+ */
+export function runnerFolders(env: {
+  spoolDir: string;
+  workDir: string;
+  stateDir: string;
+  jobsDir: string;
+  requirementsDir: string;
+}): string[] {
+  return [env.spoolDir, env.workDir, env.stateDir, env.jobsDir, env.requirementsDir, path.resolve("data")];
+}
+
+/**
+ * The folders of `folders` that a mount over one of `over` would hide (by default the private
+ * /tmp's), without those inside another of them.
+ */
+export function hiddenFolders(folders: readonly string[], over: readonly string[] = PRIVATE_TMP_MOUNTS): string[] {
+  // A temp folder itself is replaced by the private one (nothing of Playform's is bound there);
+  // a hidden folder is replaced by a tmpfs, itself included.
+  const hides = (folder: string, mount: string) =>
+    folder.startsWith(`${mount}/`) || (folder === mount && !PRIVATE_TMP_MOUNTS.includes(mount));
+  const hidden = [...new Set(folders.map((f) => path.resolve(f)))].filter((f) => over.some((mount) => hides(f, path.resolve(mount))));
   return hidden.filter((f) => !hidden.some((other) => other !== f && f.startsWith(`${other}/`)));
 }
 
+/** The private /tmp mount point of the job folder, when it lies under one of PRIVATE_TMP_MOUNTS (it must exist in tmpDir). */
 export function hiddenJobDir(jobDir: string): string | null {
   const resolved = path.resolve(jobDir);
   for (const mount of PRIVATE_TMP_MOUNTS) {
@@ -106,32 +159,86 @@ export function sandboxSupportFolders(): string[] {
 }
 
 /**
+ * Whether `folder` is a folder that `who` (null: this process's user) may reach: search
+ * permission on every folder above it, by the mode bits (the playbook's user has no other
+ * group: libuv drops the supplementary ones). ACLs are not read: a folder they open is
+ * treated as closed, and so left as it is (not hidden).
+ */
+export function reachableBy(folder: string, who: { uid: number; gid: number } | null): boolean {
+  if (!isFolder(folder)) return false;
+  if (who === null || who.uid === 0) return true;
+  for (let dir = path.dirname(path.resolve(folder)); ; dir = path.dirname(dir)) {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(dir);
+    } catch {
+      return false;
+    }
+    const bits = stat.uid === who.uid ? stat.mode >> 6 : stat.gid === who.gid ? stat.mode >> 3 : stat.mode;
+    if ((bits & 0o1) === 0) return false;
+    if (dir === "/") return true;
+  }
+}
+
+/**
+ * A playbook run as the RTE's own user keeps that user's HOME (its ~/.ssh/config, known_hosts,
+ * ~/.ansible.cfg, collections), which the sandbox makes read-only: what ansible writes under
+ * ~/.ansible goes to the job's folder instead (its local temp files, ssh's ControlPath sockets,
+ * the persistent connections' sockets, galaxy's cache), unless the runner's environment names a
+ * place of its own. (A playbook user's HOME is the job's folder: nothing to move.)
+ */
+export function ansibleStateInJob(jobDir: string, env: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+  const state = path.join(jobDir, ".ansible");
+  const moved: Record<string, string> = {
+    ANSIBLE_LOCAL_TEMP: path.join(state, "tmp"),
+    ANSIBLE_SSH_CONTROL_PATH_DIR: path.join(state, "cp"),
+    ANSIBLE_PERSISTENT_CONTROL_PATH_DIR: path.join(state, "pc"),
+    ANSIBLE_GALAXY_CACHE_DIR: path.join(state, "galaxy_cache"),
+  };
+  return Object.fromEntries(Object.entries(moved).filter(([name]) => env[name] === undefined));
+}
+
+/**
  * Makes a job's (or an inventory listing's) temp folder, `.playform_tmp` in its folder, before
- * the folder is handed over, and says how its command runs with it: bwrap's private /tmp (null
- * without the sandbox or with RTE_PLAYBOOK_PRIVATE_TMP=off) and the TMPDIR it gets: /tmp under
- * the private /tmp, else the folder itself, so programs that honour TMPDIR (Python's tempfile,
- * mktemp, sort) still write where it is counted and removed with the job.
+ * the folder is handed over, and says how its command runs with it: bwrap's mounts (null
+ * without the sandbox) and the TMPDIR it gets: /tmp under the private /tmp, else the folder
+ * itself, so programs that honour TMPDIR (Python's tempfile, mktemp, sort) still write where it
+ * is counted and removed with the job. `hidden`: runnerFolders, hidden under bwrap.
  */
 export function preparePrivateTmp(
   folder: string,
   sandboxed: boolean,
   setting: "on" | "off",
   support: readonly string[] = sandboxSupportFolders(),
+  hidden: readonly string[] = [],
+  who: { uid: number; gid: number } | null = null,
 ): { privateTmp: PrivateTmp | null; tmpdir: string } {
   const tmpDir = path.join(folder, ".playform_tmp");
   // Not recursive: a form file of that name fails the job here instead of being used as /tmp.
   fs.mkdirSync(tmpDir, { mode: 0o700 });
-  if (!sandboxed || setting === "off") return { privateTmp: null, tmpdir: tmpDir };
-  // The folder's mount point under the private /tmp is made here, as the RTE, not by bwrap as
-  // the playbook user.
+  if (!sandboxed) return { privateTmp: null, tmpdir: tmpDir };
+  const runnerTmp = setting === "off";
+  // Hidden are the folders the command could reach: bwrap mounts as the playbook's user, and
+  // can neither make a mount point in the read-only system (a folder not made yet: the
+  // requirements cache before its first install) nor find one it may not search for (the
+  // runner's folders in a 0700 folder: the image's /var/lib/playform), and both are closed to
+  // the playbook anyway. Those under a temp folder are hidden by the private /tmp.
+  const hide = hidden.map((f) => path.resolve(f)).filter((f) => (runnerTmp || hiddenJobDir(f) === null) && reachableBy(f, who));
   // Only folders there are: bwrap cannot bind a missing one (an environment's collection folder
   // not made yet), and the command would not start.
-  const readOnly = hiddenFolders(support).filter((folder) => isFolder(folder));
-  for (const target of [folder, ...readOnly]) {
-    const mountPoint = hiddenJobDir(target);
-    if (mountPoint !== null) fs.mkdirSync(path.join(tmpDir, mountPoint), { recursive: true, mode: 0o700 });
+  const readOnly = hiddenFolders(support, [...(runnerTmp ? [] : PRIVATE_TMP_MOUNTS), ...hide]).filter((f) => isFolder(f));
+  if (!runnerTmp) {
+    // The folder's mount point under the private /tmp is made here, as the RTE, not by bwrap as
+    // the playbook user.
+    for (const target of [folder, ...readOnly]) {
+      const mountPoint = hiddenJobDir(target);
+      if (mountPoint !== null) fs.mkdirSync(path.join(tmpDir, mountPoint), { recursive: true, mode: 0o700 });
+    }
   }
-  return { privateTmp: { tmpDir, jobDir: folder, readOnly }, tmpdir: "/tmp" };
+  return {
+    privateTmp: { tmpDir, jobDir: folder, readOnly, ...(runnerTmp ? { runnerTmp } : {}), ...(hide.length > 0 ? { hidden: hide } : {}) },
+    tmpdir: runnerTmp ? tmpDir : "/tmp",
+  };
 }
 
 /**
@@ -139,18 +246,26 @@ export function preparePrivateTmp(
  * and that the private /tmp would hide (a cache entry in the jobs folder under /tmp).
  */
 export function privateTmpMountPoints(tmp: PrivateTmp | null, folders: readonly string[]): void {
-  if (tmp === null) return;
+  if (tmp === null || tmp.runnerTmp) return;
   for (const folder of folders) {
     const mountPoint = hiddenJobDir(folder);
     if (mountPoint !== null) fs.mkdirSync(path.join(tmp.tmpDir, mountPoint), { recursive: true, mode: 0o700 });
   }
 }
 
-/** bwrap's mounts for a private /tmp, after BWRAP_ARGS (bwrap applies them in order). */
+/**
+ * bwrap's mounts for a job, after BWRAP_ARGS (bwrap applies them in order, a later one over an
+ * earlier): the runner's temp folders writable (RTE_PLAYBOOK_PRIVATE_TMP=off), then a tmpfs over
+ * each hidden folder (so one under the runner's /tmp is hidden too), then the private /tmp, then
+ * the job's folder writable, then Playform's own folders read-only.
+ */
 export function privateTmpArgs(tmp: PrivateTmp, exists: (folder: string) => boolean = isFolder): string[] {
   const args: string[] = [];
-  for (const mount of PRIVATE_TMP_MOUNTS) if (exists(mount)) args.push("--bind", tmp.tmpDir, mount);
-  if (hiddenJobDir(tmp.jobDir) !== null) args.push("--bind", path.resolve(tmp.jobDir), path.resolve(tmp.jobDir));
+  const temps = PRIVATE_TMP_MOUNTS.filter((mount) => exists(mount));
+  if (tmp.runnerTmp) for (const mount of temps) args.push("--bind", mount, mount);
+  for (const folder of tmp.hidden ?? []) args.push("--tmpfs", folder);
+  if (!tmp.runnerTmp) for (const mount of temps) args.push("--bind", tmp.tmpDir, mount);
+  args.push("--bind", path.resolve(tmp.jobDir), path.resolve(tmp.jobDir));
   for (const folder of tmp.readOnly ?? []) args.push("--ro-bind", folder, folder);
   return args;
 }
@@ -160,9 +275,11 @@ export function privateTmpArgs(tmp: PrivateTmp, exists: (folder: string) => bool
  * `sandboxed`, bwrap. `secretsFifo`: where playbook-init.py makes the FIFO the playbook's
  * `-e @` names (the job's hidden extravars, written to SECRETS_FD); null for a command that
  * reads no secrets (ansible-inventory for an inventory listing, which runs in the same sandbox).
- * `privateTmp`: under bwrap, the playbook's own /tmp. `readOnly`: folders mounted read-only at
- * their own path under bwrap (a job's installed requirements: not writable whoever owns them);
- * those under the private /tmp need a mount point there (privateTmpMountPoints).
+ * `privateTmp`: under bwrap, the job's mounts (its writable folder, its /tmp, what is hidden).
+ * `readOnly`: folders mounted read-only at their own path under bwrap (a job's installed
+ * requirements: not writable whoever owns them); those under the private /tmp need a mount
+ * point there (privateTmpMountPoints). `network: false`: a network namespace of its own, with
+ * loopback only (a form's `sandbox: {network: false}`).
  */
 export function wrapPlaybook(
   playbook: { file: string; args: string[] },
@@ -171,6 +288,7 @@ export function wrapPlaybook(
   sandboxed: boolean,
   privateTmp: PrivateTmp | null = null,
   readOnly: readonly string[] = [],
+  network = true,
 ): { file: string; args: string[] } {
   const init = [
     "python3",
@@ -181,7 +299,11 @@ export function wrapPlaybook(
   ];
   const inner = [...init, playbook.file, ...playbook.args];
   if (!sandboxed) return { file: inner[0]!, args: inner.slice(1) };
-  const mounts = [...(privateTmp ? privateTmpArgs(privateTmp) : []), ...readOnly.flatMap((folder) => ["--ro-bind", folder, folder])];
+  const mounts = [
+    ...(network ? [] : ["--unshare-net"]),
+    ...(privateTmp ? privateTmpArgs(privateTmp) : []),
+    ...readOnly.flatMap((folder) => ["--ro-bind", folder, folder]),
+  ];
   return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, ...mounts, "--", ...inner] };
 }
 
