@@ -225,6 +225,15 @@ export class JobRun {
         reason = "aborted before it started";
         return;
       }
+      // A form that asks for no network is never run with it: without bwrap there is no network
+      // namespace to give it.
+      if (this.job.options.network === false && !this.deps.sandboxed) {
+        reason =
+          "the form asks for a playbook without network (sandbox: {network: false}), and this runner has no sandbox " +
+          "(bubblewrap is missing or does not work, or RTE_SANDBOX=none): it does not run the playbook";
+        batcher.log(reason);
+        return;
+      }
       // Before any file of the job exists: a crash from here on leaves a record to clean up by.
       const record: RunningRecord = {
         jobId: this.job.jobId,
@@ -363,10 +372,15 @@ export class JobRun {
         ? { file: path.join(venv.entry.venv, "bin", "python"), args: [venv.details.ansiblePlaybook, ...args] }
         : { file: ansiblePlaybook, args };
       // Its installed requirements read-only, whoever owns them (the RTE running as the playbook user).
-      const wrapped = wrapPlaybook(playbookProgram, initScript, paths.hidden, sandboxed, privateTmp, [
-        ...(installed ? [installed.folder] : []),
-        ...(venv ? [venv.entry.folder] : []),
-      ]);
+      const wrapped = wrapPlaybook(
+        playbookProgram,
+        initScript,
+        paths.hidden,
+        sandboxed,
+        privateTmp,
+        [...(installed ? [installed.folder] : []), ...(venv ? [venv.entry.folder] : [])],
+        this.job.options.network !== false,
+      );
       const commandEnv = environmentEnv(
         playbookEnv(
           process.env,

@@ -86,3 +86,12 @@ it("runs the playbook as an unprivileged user that can read no secret of the app
   expect(aborted.status).toBeLessThan(300);
   expect((await api.waitForEnd(holder)).status).toBe("aborted");
 });
+
+it("fails, without running it, a job whose form asks for no network, on a runner without the sandbox", async () => {
+  const id = await api.launch("offline");
+  const job = await api.waitForEnd(id);
+  const output = await api.output(id);
+  expect(job.status, output).toBe("failed");
+  expect(job.statusReason).toMatch(/asks for a playbook without network \(sandbox: \{network: false\}\), and this runner has no sandbox/);
+  expect(output).not.toContain("OFFLINE PLAYBOOK RAN");
+});

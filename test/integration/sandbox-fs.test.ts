@@ -8,6 +8,7 @@
  * The forms are test/fixtures/forms-sandbox.
  */
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
@@ -94,4 +95,25 @@ it("sees only its own processes, writes only its folder and its /tmp, and sees n
   const aborted = await api.call("POST", `/api/jobs/${holder}/abort`);
   expect(aborted.status).toBeLessThan(300);
   expect((await api.waitForEnd(holder)).status).toBe("aborted");
+});
+
+it("a form with sandbox: {network: false} reaches no port of the runner, not even on 127.0.0.1; another form does", async () => {
+  const server = net.createServer((socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  try {
+    const connect = /(ALLOWED|REFUSED): \S+ -c import socket; socket\.create_connection.*?"/;
+    const online = await api.waitForEnd(await api.launch("fs-probe", { probe_port: port }));
+    const onlineOutput = await api.output(online.id);
+    expect(online.status, onlineOutput).toBe("success");
+    expect(connect.exec(onlineOutput)?.[1], onlineOutput).toBe("ALLOWED");
+
+    const offline = await api.waitForEnd(await api.launch("offline-probe", { probe_port: port }));
+    const offlineOutput = await api.output(offline.id);
+    expect(offline.status, offlineOutput).toBe("success");
+    // Its own loopback: nothing listens there.
+    expect(connect.exec(offlineOutput)?.[0], offlineOutput).toMatch(/REFUSED: .*Connection refused/);
+  } finally {
+    server.close();
+  }
 });
