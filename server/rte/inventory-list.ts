@@ -8,7 +8,7 @@
  * works, a pid namespace of its own), with a timeout. Everything it started ends with it: under
  * bwrap the namespace is killed (PID 1 with it), so even a child that left the process group
  * (setsid) is gone, and it could never see or signal a running job's processes by their pids;
- * without bwrap (RTE_PLAYBOOK_SANDBOX=off, or none here) its process group is ended. Only the
+ * without bwrap (RTE_SANDBOX=none, or none here) its process group is ended. Only the
  * names go back to the app, never the hosts' variables.
  */
 import { randomBytes } from "node:crypto";

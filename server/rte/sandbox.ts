@@ -308,33 +308,47 @@ export function wrapPlaybook(
 }
 
 /**
- * Whether playbooks run under bwrap: RTE_PLAYBOOK_SANDBOX=auto and bwrap starts a pid namespace
- * here as the playbook's user. Says what it found, loudly when it is not.
+ * Whether playbooks run under bwrap: RTE_SANDBOX=bwrap and bwrap starts the very sandbox a job
+ * gets here as the playbook's user. Says what it found, loudly when it is not. `legacy`: the
+ * setting came from RTE_PLAYBOOK_SANDBOX, which is deprecated (said at start).
  */
-export async function detectSandbox(mode: "auto" | "off", user: PlaybookUser | null, log: (line: string) => void): Promise<boolean> {
-  if (mode === "off") {
+export async function detectSandbox(
+  mode: "bwrap" | "none",
+  user: PlaybookUser | null,
+  log: (line: string) => void,
+  legacy = false,
+): Promise<boolean> {
+  if (legacy) log("RTE_PLAYBOOK_SANDBOX is deprecated: use RTE_SANDBOX=bwrap (its auto) or RTE_SANDBOX=none (its off)");
+  if (mode === "none") {
     log(
-      "RTE_PLAYBOOK_SANDBOX=off: playbooks run without a pid namespace; a playbook outlives this RTE if the RTE is killed with SIGKILL, until its next start ends it",
+      "RTE_SANDBOX=none: playbooks run without bubblewrap: they see the runner's processes and its whole file system as " +
+        "their user may, a playbook outlives this RTE if the RTE is killed with SIGKILL (until its next start ends it), and " +
+        "jobs of forms with sandbox: {network: false} fail",
     );
     return false;
   }
   // The very command a job runs, with `true` for the playbook (env's --ignore-signal needs coreutils 8.31).
-  const probe = await execa("env", ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, "--", "true"], {
+  const probe = await execa("env", ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, "--unshare-net", "--", "true"], {
     reject: false,
     timeout: 15_000,
     stdin: "ignore",
     ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
   });
   if (probe.exitCode === 0) {
-    log("playbooks run in a pid namespace of their own (bubblewrap): nothing of a playbook outlives this RTE");
+    log(
+      "playbooks run in a pid namespace of their own (bubblewrap): nothing of a playbook outlives this RTE; " +
+        "each sees its own processes only, the system read-only, and none of the runner's folders",
+    );
     return true;
   }
   const why =
     probe.exitCode === 127 ? "bwrap is not installed" : String(probe.stderr || probe.shortMessage || `exit ${probe.exitCode}`).trim();
   log(
-    `WARNING: playbooks run without a pid namespace (${why}): if this RTE is killed with SIGKILL its running playbooks go on ` +
-      `unsupervised until its next start ends them. Install bubblewrap (Debian: apt-get install bubblewrap; a non-root RTE also ` +
-      `needs unprivileged user namespaces), or set RTE_PLAYBOOK_SANDBOX=off to silence this`,
+    `WARNING: playbooks run without a sandbox (${why}): they see the runner's processes and its whole file system as ` +
+      `their user may, if this RTE is killed with SIGKILL its running playbooks go on unsupervised until its next start ` +
+      `ends them, and jobs of forms with sandbox: {network: false} fail. Install bubblewrap (Debian: apt-get install ` +
+      `bubblewrap; a non-root RTE also needs unprivileged user namespaces; in a container, a /proc the kernel lets it ` +
+      `mount again), or set RTE_SANDBOX=none to silence this`,
   );
   return false;
 }

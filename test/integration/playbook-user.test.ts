@@ -18,7 +18,7 @@ beforeAll(async () => {
   // The sandbox would hide the app's data folder, the runner's folders, the other job's folder
   // and the RTE's /proc entries (sandbox-fs.test.ts): what this proves is that the playbook user
   // may not read them even where it sees them (without bubblewrap).
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-local"), RTE_PLAYBOOK_SANDBOX: "off" } });
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-local"), RTE_SANDBOX: "none" } });
   api = apiClient(app, await adminToken(app));
 });
 afterAll(async () => {
