@@ -1,41 +1,66 @@
 /**
- * A playbook must not outlive its RTE. The RTE ends a playbook's process group with every job,
- * but an RTE killed with SIGKILL ends nothing: its playbook would run on unsupervised until the
- * RTE's next start (server/rte/leftovers.ts). So, where bubblewrap works, every playbook runs
- * in a pid namespace of its own:
+ * A playbook must not outlive its RTE, nor see or change more of the runner than its own job
+ * (issue 21, §3). The RTE ends a playbook's process group with every job, but an RTE killed with
+ * SIGKILL ends nothing: its playbook would run on unsupervised until the RTE's next start
+ * (server/rte/leftovers.ts). So, where bubblewrap works (RTE_SANDBOX=bwrap, the default), every
+ * playbook runs in a pid, IPC and mount namespace of its own:
  *
- *   env --ignore-signal=TERM bwrap --dev-bind / / --unshare-pid --unshare-ipc --die-with-parent --as-pid-1 -- python3 playbook-init.py --init 4 --secrets-fd 5 --secrets-fifo F -- ansible-playbook ...
+ *   env --ignore-signal=TERM bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc --die-with-parent --as-pid-1
+ *     [--unshare-net] [--tmpfs <each runner folder>] --bind <job>/.playform_tmp /tmp … --bind <job> <job> [--ro-bind <entry> <entry>]
+ *     -- python3 playbook-init.py --init 4 --secrets-fd 5 --secrets-fifo F -- ansible-playbook ...
  *
  * bwrap dies with its parent, the RTE (--die-with-parent: PR_SET_PDEATHSIG), playbook-init.py
  * (PID 1 of the namespace) with bwrap, and when PID 1 of a pid namespace dies the kernel kills
- * every process in it, including those that left the process group (setsid). Nothing else
- * changes: the file system is the same (`--dev-bind / /`), the user is the same (the RTE's, or
- * RTE_PLAYBOOK_USER, set before bwrap starts: then bwrap makes a user namespace for the pid
- * namespace), and everything is still one process group, led by bwrap, that the RTE ends with
- * SIGTERM then SIGKILL. bwrap and PID 1 ignore that SIGTERM (`env --ignore-signal`; PID 1
- * restores it for ansible-playbook), so the playbook gets its grace period, and only the
- * SIGKILL after it takes down the namespace at once. PID 1 waits for everything in the
- * namespace, so ansible-playbook's own exit is reported on fd 4 (`exit N`, `signal N`).
+ * every process in it, including those that left the process group (setsid). The user is the
+ * same (the RTE's, or RTE_PLAYBOOK_USER, set before bwrap starts: then bwrap makes a user
+ * namespace for the others), and everything is still one process group, led by bwrap, that the
+ * RTE ends with SIGTERM then SIGKILL. bwrap and PID 1 ignore that SIGTERM (`env
+ * --ignore-signal`; PID 1 restores it for ansible-playbook), so the playbook gets its grace
+ * period, and only the SIGKILL after it takes down the namespace at once. PID 1 waits for
+ * everything in the namespace, so ansible-playbook's own exit is reported on fd 4 (`exit N`,
+ * `signal N`).
  *
- * A playbook's /tmp, /var/tmp, /dev/shm and /run/lock (the folders every user may write to) are
- * one folder of its job (`.playform_tmp`): what it leaves there goes with the job, counts towards
- * the job's disk limit (RTE_JOB_DISK_LIMIT), and no other job sees it. /dev/shm is not a tmpfs of
- * its own: memory no disk check counts, half the RAM per job. The job's folder is bound again at its own path
- * when it lies under /tmp (the default RTE_JOBS_DIR does), or the private /tmp would hide it.
- * RTE_PLAYBOOK_PRIVATE_TMP=off keeps the runner's /tmp (playbooks that hand files to other
- * programs of the runner through it).
+ * What the playbook sees (the mounts, in bwrap's order, a later one over an earlier):
+ * - the runner's file system read-only (`--ro-bind / /`): a playbook writes neither the system
+ *   nor a folder of the runner that its user could otherwise write (a 0777 folder, its own
+ *   files elsewhere). `--dev /dev`: null, zero, random, a pts of its own, no disk of the runner.
+ *   `--proc /proc`: the pid namespace's, so it sees its own processes only, not the RTE's (its
+ *   environment), another job's or the app's, nor their command lines. (The start probe runs
+ *   all of this: where the kernel refuses a new /proc, inside a container that masks parts of
+ *   its own, there is no sandbox at all, said loudly.)
+ * - none of the runner's own folders (runnerFolders: the RTE's spool, work dir and state, the
+ *   jobs folder with the other jobs' folders, the requirements cache, ./data): an empty tmpfs
+ *   over each that the playbook's user could reach at all (reachableBy: bwrap mounts as that
+ *   user, and a folder it may not search for is closed to it anyway).
+ * - writable: its job folder (bound again at its path, over the hidden jobs folder) and its
+ *   /tmp, /var/tmp, /dev/shm and /run/lock (the folders every user may write to), which are one
+ *   folder of its job (`.playform_tmp`): what it leaves there goes with the job, counts towards
+ *   the job's disk limit (RTE_JOB_DISK_LIMIT), and no other job sees it. /dev/shm is not a tmpfs
+ *   of its own: memory no disk check counts, half the RAM per job. RTE_PLAYBOOK_PRIVATE_TMP=off
+ *   binds the runner's own temp folders, writable, instead (playbooks that hand files to other
+ *   programs of the runner through them); a runner folder in them is still hidden.
+ * - read-only again: Playform's own folders (playbook-init.py, the callback plugin), the
+ *   environment's and the job's requirements cache entry, where one of the above hides them.
+ * - the network, as the runner's (ssh to the managed hosts), unless the form says
+ *   `sandbox: {network: false}`: then a network namespace of its own with a loopback only
+ *   (`--unshare-net`). An RTE without bwrap fails such a job rather than run it with the network.
  *
- * What a playbook can no longer do on the runner itself: leave a daemon running after the job
- * (it is killed with the namespace), or mount a file system for the rest of the machine (its
- * mounts are in its own mount namespace). `become` (sudo) on the runner itself fails when
- * bwrap needs a user namespace (a non-root RTE, or RTE_PLAYBOOK_USER). RTE_PLAYBOOK_SANDBOX=off
- * runs playbooks as before.
+ * A playbook user's HOME is its job folder. A playbook run as the RTE's own user keeps that
+ * user's HOME, read-only: what ansible writes under ~/.ansible (local temp files, ssh's
+ * ControlPath sockets) goes to the job folder instead (ansibleStateInJob).
+ *
+ * What a playbook can no longer do on the runner itself: write outside its folder and its /tmp,
+ * leave a daemon running after the job (it is killed with the namespace), or mount a file
+ * system for the rest of the machine (its mounts are in its own mount namespace). `become`
+ * (sudo) on the runner itself fails when bwrap needs a user namespace (a non-root RTE, or
+ * RTE_PLAYBOOK_USER). RTE_SANDBOX=none (RTE_PLAYBOOK_SANDBOX=off, its deprecated spelling) runs
+ * playbooks without any of it.
  *
  * Without bwrap (not installed, or user namespaces disabled for a non-root RTE), the RTE says
  * at start what that means: it cannot make the kernel end a playbook when the RTE is killed
  * (Node has no PR_SET_PDEATHSIG for its children, and a death signal would reach
  * ansible-playbook only, not the workers and ssh it started): such a playbook runs on until
- * the RTE's next start ends its process group.
+ * the RTE's next start ends its process group; and the playbook sees the runner as its user may.
  */
 import fs from "node:fs";
 import path from "node:path";
