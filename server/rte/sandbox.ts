@@ -248,7 +248,12 @@ export function preparePrivateTmp(
   // requirements cache before its first install) nor find one it may not search for (the
   // runner's folders in a 0700 folder: the image's /var/lib/playform), and both are closed to
   // the playbook anyway. Those under a temp folder are hidden by the private /tmp.
-  const hide = hidden.map((f) => path.resolve(f)).filter((f) => (runnerTmp || hiddenJobDir(f) === null) && reachableBy(f, who));
+  const reachable = [...new Set(hidden.map((f) => path.resolve(f)))].filter(
+    (f) => (runnerTmp || hiddenJobDir(f) === null) && reachableBy(f, who),
+  );
+  // One tmpfs for a folder and what is in it (the work dir's file cache, the jobs folder's
+  // default requirements cache).
+  const hide = reachable.filter((f) => !reachable.some((other) => other !== f && f.startsWith(`${other}/`)));
   // Only folders there are: bwrap cannot bind a missing one (an environment's collection folder
   // not made yet), and the command would not start.
   const readOnly = hiddenFolders(support, [...(runnerTmp ? [] : PRIVATE_TMP_MOUNTS), ...hide]).filter((f) => isFolder(f));

@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   BWRAP_ARGS,
@@ -6,7 +9,9 @@ import {
   ansibleStateInJob,
   hiddenFolders,
   hiddenJobDir,
+  preparePrivateTmp,
   privateTmpArgs,
+  reachableBy,
   runnerFolders,
   wrapPlaybook,
 } from "../../server/rte/sandbox";
@@ -125,6 +130,37 @@ describe("wrapPlaybook", () => {
     expect(new Set(sources)).toEqual(new Set(["/srv/jobs/7/.playform_tmp", "/srv/jobs/7"]));
     // Playform's own folders under a hidden one come back read-only.
     expect(hiddenFolders(["/srv/jobs/env/bin", "/opt/x", "/tmp/ci/ansible"], ["/srv/jobs"])).toEqual(["/srv/jobs/env/bin"]);
+  });
+
+  it("hides each runner folder the playbook's user can reach, once, and none the private /tmp hides anyway", () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-hide-"));
+    try {
+      fs.chmodSync(base, 0o755);
+      const jobDir = path.join(base, "jobs", "7");
+      fs.mkdirSync(jobDir, { recursive: true });
+      for (const dir of ["spool", "work/cache", "closed/state"]) fs.mkdirSync(path.join(base, dir), { recursive: true });
+      fs.chmodSync(path.join(base, "closed"), 0o700);
+      const at = (...parts: string[]) => path.join(base, ...parts);
+      const folders = [at("spool"), at("work"), at("work/cache"), at("closed/state"), at("not-made-yet"), at("jobs")];
+      const who = { uid: 65534, gid: 65534 };
+      // Under the private /tmp, all of them are hidden by it: no tmpfs needed.
+      expect(preparePrivateTmp(jobDir, true, "on", [], folders, who).privateTmp?.hidden).toBeUndefined();
+      fs.rmSync(at("jobs/7/.playform_tmp"), { recursive: true });
+      // With the runner's /tmp: the work dir once (its cache is in it); not a folder closed to
+      // the user (bwrap, as the user, could not find it), nor one not made yet.
+      expect(preparePrivateTmp(jobDir, true, "off", [], folders, who).privateTmp?.hidden).toEqual([at("spool"), at("work"), at("jobs")]);
+      fs.rmSync(at("jobs/7/.playform_tmp"), { recursive: true });
+      expect(reachableBy(at("closed/state"), who)).toBe(false);
+      // The RTE's own user (null) reaches what it can stat.
+      expect(preparePrivateTmp(jobDir, true, "off", [], folders, null).privateTmp?.hidden).toEqual([
+        at("spool"),
+        at("work"),
+        at("closed/state"),
+        at("jobs"),
+      ]);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it("with RTE_PLAYBOOK_PRIVATE_TMP=off: the runner's temp folders writable, a jobs folder in them still hidden", () => {
