@@ -31,6 +31,7 @@ import {
   ansibleStateInJob,
   preparePrivateTmp,
   runnerFolders,
+  ownUserAnsibleTmp,
   sandboxSupportFolders,
   wrapPlaybook,
   type PrivateTmp,
@@ -90,6 +91,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       runnerFolders(deps.env),
       user ? { uid: user.uid, gid: user.primaryGid } : null,
     );
+    if (privateTmp && !user) privateTmp.binds = ownUserAnsibleTmp(privateTmp);
     if (user) handOver(dir, { uid: user.uid, gid: user.primaryGid });
     const identity: Record<string, string> = {
       ...(user

@@ -39,6 +39,7 @@ import {
   SECRETS_FD,
   STATUS_FD,
   ansibleStateInJob,
+  ownUserAnsibleTmp,
   preparePrivateTmp,
   privateTmpMountPoints,
   runnerFolders,
@@ -296,6 +297,7 @@ export class JobRun {
         runnerFolders(this.deps.env),
         user && gid !== null ? { uid: user.uid, gid } : null,
       );
+      if (privateTmp && !user) privateTmp.binds = ownUserAnsibleTmp(privateTmp);
       if (requirements) {
         // Before the folder is handed over: made by the RTE, never where the job's code put a link.
         privateTmpMountPoints(privateTmp, [path.join(this.deps.requirements.cache.dir, requirements.key)]);

@@ -47,7 +47,9 @@
  *
  * A playbook user's HOME is its job folder. A playbook run as the RTE's own user keeps that
  * user's HOME, read-only: what ansible writes under ~/.ansible (local temp files, ssh's
- * ControlPath sockets) goes to the job folder instead (ansibleStateInJob).
+ * ControlPath sockets) goes to the job folder instead (ansibleStateInJob), and the job's
+ * `.ansible/tmp` is bound over ~/.ansible/tmp, where tasks on the runner itself put their
+ * modules (ownUserAnsibleTmp).
  *
  * What a playbook can no longer do on the runner itself: write outside its folder and its /tmp,
  * leave a daemon running after the job (it is killed with the namespace), or mount a file
@@ -63,6 +65,7 @@
  * the RTE's next start ends its process group; and the playbook sees the runner as its user may.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { execa } from "execa";
 import { callbackPluginDir, playbookInitScript } from "./ansible/plugin-path";
@@ -137,6 +140,8 @@ export interface PrivateTmp {
    * tmpfs over each, before `jobDir` and `readOnly` are bound again.
    */
   hidden?: string[];
+  /** Folders of the job bound writable elsewhere, after `jobDir` (ownUserAnsibleTmp). */
+  binds?: { from: string; to: string }[];
 }
 
 /**
@@ -224,6 +229,26 @@ export function ansibleStateInJob(jobDir: string, env: Readonly<Record<string, s
 }
 
 /**
+ * Run as the RTE's own user, ansible's temp folder for tasks on the runner itself (the local
+ * connection's remote_tmp, `~/.ansible/tmp`, which ansible expands with that user's home from
+ * the password database, not HOME) would be in the read-only home: the job's `.ansible/tmp` is
+ * bound there instead (made here when missing, as ansible would have made it). [] when there is
+ * no home to bind in, or the private /tmp would hide it.
+ */
+export function ownUserAnsibleTmp(tmp: PrivateTmp, home: string = os.userInfo().homedir): { from: string; to: string }[] {
+  const to = path.join(home, ".ansible", "tmp");
+  const from = path.join(tmp.jobDir, ".ansible", "tmp");
+  if (!tmp.runnerTmp && hiddenJobDir(to) !== null) return [];
+  try {
+    fs.mkdirSync(to, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(from, { recursive: true, mode: 0o700 });
+  } catch {
+    return [];
+  }
+  return [{ from, to }];
+}
+
+/**
  * Makes a job's (or an inventory listing's) temp folder, `.playform_tmp` in its folder, before
  * the folder is handed over, and says how its command runs with it: bwrap's mounts (null
  * without the sandbox) and the TMPDIR it gets: /tmp under the private /tmp, else the folder
@@ -296,6 +321,7 @@ export function privateTmpArgs(tmp: PrivateTmp, exists: (folder: string) => bool
   for (const folder of tmp.hidden ?? []) args.push("--tmpfs", folder);
   if (!tmp.runnerTmp) for (const mount of temps) args.push("--bind", tmp.tmpDir, mount);
   args.push("--bind", path.resolve(tmp.jobDir), path.resolve(tmp.jobDir));
+  for (const { from, to } of tmp.binds ?? []) args.push("--bind", from, to);
   for (const folder of tmp.readOnly ?? []) args.push("--ro-bind", folder, folder);
   return args;
 }

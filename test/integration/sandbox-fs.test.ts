@@ -117,3 +117,26 @@ it("a form with sandbox: {network: false} reaches no port of the runner, not eve
     server.close();
   }
 });
+
+it("runs a playbook as the RTE's own user, whose home is read-only in the sandbox: ansible's temp files go to the job's folder", async () => {
+  // The RTE runs as root here, and so does the playbook: the system is read-only to it all the same.
+  const own = await startPlayform({
+    env: {
+      PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-sandbox"),
+      RTE_PLAYBOOK_USER: "",
+      RTE_JOBS_DIR: path.join(base, "own-jobs"),
+    },
+  });
+  try {
+    const ownApi = apiClient(own, await adminToken(own));
+    const job = await ownApi.waitForEnd(await ownApi.launch("fs-probe", { open_dir: openDir }));
+    const output = await ownApi.output(job.id);
+    // Tasks on the runner itself put their modules in ~/.ansible/tmp (the local connection's
+    // remote_tmp): read-only, the job was "UNREACHABLE! … Failed to create temporary directory".
+    expect(job.status, output).toBe("success");
+    expect(output).toMatch(/REFUSED: touch \/usr\/sandbox-probe \(.*Read-only file system/);
+    expect(output).toContain("ALLOWED: touch /tmp/mine");
+  } finally {
+    await own.stop();
+  }
+}, 180_000);

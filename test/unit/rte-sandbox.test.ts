@@ -9,6 +9,7 @@ import {
   ansibleStateInJob,
   hiddenFolders,
   hiddenJobDir,
+  ownUserAnsibleTmp,
   preparePrivateTmp,
   privateTmpArgs,
   reachableBy,
@@ -158,6 +159,22 @@ describe("wrapPlaybook", () => {
         at("closed/state"),
         at("jobs"),
       ]);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("run as the RTE's own user: the job's .ansible/tmp is bound over the read-only ~/.ansible/tmp", () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-home-"));
+    try {
+      const tmp = { tmpDir: path.join(base, "jobs/7/.playform_tmp"), jobDir: path.join(base, "jobs/7"), runnerTmp: true };
+      const binds = ownUserAnsibleTmp(tmp, path.join(base, "home"));
+      expect(binds).toEqual([{ from: path.join(base, "jobs/7/.ansible/tmp"), to: path.join(base, "home/.ansible/tmp") }]);
+      // Both made, or bwrap could not mount one over the other.
+      expect(fs.statSync(path.join(base, "home/.ansible/tmp")).isDirectory()).toBe(true);
+      expect(privateTmpArgs({ ...tmp, binds }, () => false).slice(-3)).toEqual(["--bind", binds[0]!.from, binds[0]!.to]);
+      // A home the private /tmp hides has no such folder to bind over.
+      expect(ownUserAnsibleTmp({ ...tmp, runnerTmp: false }, "/tmp/some-home")).toEqual([]);
     } finally {
       fs.rmSync(base, { recursive: true, force: true });
     }
