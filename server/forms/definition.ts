@@ -63,6 +63,23 @@ export const formDefinitionSchema = z
     allowJinjaInExtravars: z.boolean().default(false),
     /** Run options a user may choose at launch (the form's own values are the defaults). */
     launchOptions: z.array(z.enum(RUN_OPTION_NAMES)).default([]),
+    /**
+     * How the runner's sandbox (bubblewrap, docs/rte.md "The sandbox") runs the playbook.
+     * `network: false`: no network but a loopback of its own, for playbooks that only act on
+     * localhost; a runner without bubblewrap fails its jobs rather than run them with the network.
+     */
+    sandbox: z
+      .object(
+        {
+          network: z
+            .boolean({ error: "must be true or false (false: the playbook gets no network, only a loopback of its own)" })
+            .default(true),
+        },
+        // Only for what is not a mapping: an unknown key keeps zod's message, which names it.
+        { error: (issue) => (issue.code === "invalid_type" ? "must be a mapping, e.g. sandbox: {network: false}" : undefined) },
+      )
+      .strict()
+      .optional(),
     /** Jobs wait in status `approval` until an admin approves them; until then they reach no runner. */
     requiresApproval: z.boolean().default(false),
     /**

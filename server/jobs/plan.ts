@@ -42,6 +42,8 @@ export function resolveJobOptions(form: FormDefinition, chosen: RunOptions): Job
     diff: chosen.diff ?? form.diff,
     verbosity: chosen.verbosity ?? form.verbosity,
     keepExtravars: form.keepExtravars,
+    // Only when the form asks: every other job's options stay as they were (and so their keys).
+    ...(form.sandbox?.network === false ? { network: false } : {}),
   });
 }
 

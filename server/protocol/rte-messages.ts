@@ -125,6 +125,13 @@ export const jobOptionsSchema = z.object({
   diff: z.boolean().default(false),
   verbosity: z.number().int().min(0).max(5).default(0),
   keepExtravars: z.boolean().default(false),
+  /**
+   * false: the playbook gets no network but its own loopback (form.yaml `sandbox: {network:
+   * false}`, bwrap --unshare-net); an RTE without bubblewrap fails such a job instead of running
+   * it with the network. Absent: the network, as always (only `false` is ever sent). An RTE older
+   * than this option drops it and runs the playbook with the network.
+   */
+  network: z.literal(false).optional(),
 });
 export type JobOptions = z.infer<typeof jobOptionsSchema>;
 

@@ -78,12 +78,15 @@ const rteEnvSchema = z.object({
    * answers the app in time. 0: the RTE's own priority.
    */
   /**
-   * Whether playbooks run in a pid namespace of their own under bubblewrap (server/rte/sandbox.ts),
-   * so nothing of a playbook outlives its RTE, even one killed with SIGKILL. `auto`: when
-   * `bwrap` works here (else a warning at start); `off`: never (playbooks that must mount
-   * filesystems or start daemons on the runner itself).
+   * The sandbox playbooks run in (server/rte/sandbox.ts): `bwrap`, bubblewrap's namespaces
+   * (nothing of a playbook outlives its RTE, even one killed with SIGKILL; its own /proc, the
+   * system read-only, the runner's folders hidden) when it works here, else a warning at start
+   * and playbooks run without it; `none`: never (playbooks that must mount filesystems or start
+   * daemons on the runner itself). Unset: RTE_PLAYBOOK_SANDBOX, else `bwrap`.
    */
-  RTE_PLAYBOOK_SANDBOX: z.enum(["auto", "off"], { error: "must be auto or off" }).default("auto"),
+  RTE_SANDBOX: z.enum(["bwrap", "none"], { error: "must be bwrap or none" }).optional(),
+  /** Deprecated spelling of RTE_SANDBOX: `auto` is `bwrap`, `off` is `none`. */
+  RTE_PLAYBOOK_SANDBOX: z.enum(["auto", "off"], { error: "must be auto or off (deprecated: use RTE_SANDBOX=bwrap|none)" }).optional(),
   /**
    * Under the sandbox, whether a playbook's /tmp, /var/tmp, /dev/shm and /run/lock are a folder
    * of its job (removed with it, counted in its disk use): see sandbox.ts. `off`: the runner's.
@@ -199,6 +202,8 @@ export type RteEnv = z.infer<typeof rteEnvSchema> & {
   runnerName: string | null;
   jobsDir: string;
   requirementsDir: string;
+  /** RTE_SANDBOX, or what the deprecated RTE_PLAYBOOK_SANDBOX says. */
+  sandbox: "bwrap" | "none";
 };
 
 /**
@@ -256,6 +261,14 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     if (Boolean(data.RTE_TLS_CERT) !== Boolean(data.RTE_TLS_KEY)) problems.push("RTE_TLS_CERT, RTE_TLS_KEY: set both or neither");
     if (problems.length > 0) throw new Error(`invalid RTE configuration:\n  ${problems.join("\n  ")}`);
   }
+  const legacySandbox = data.RTE_PLAYBOOK_SANDBOX === undefined ? undefined : data.RTE_PLAYBOOK_SANDBOX === "off" ? "none" : "bwrap";
+  // Both set and saying different things: neither is taken silently.
+  if (data.RTE_SANDBOX !== undefined && legacySandbox !== undefined && data.RTE_SANDBOX !== legacySandbox) {
+    throw new Error(
+      `invalid RTE configuration:\n  RTE_SANDBOX: ${data.RTE_SANDBOX} contradicts RTE_PLAYBOOK_SANDBOX=${data.RTE_PLAYBOOK_SANDBOX} ` +
+        `(its deprecated spelling): unset RTE_PLAYBOOK_SANDBOX`,
+    );
+  }
   const jobsDir = path.resolve(data.RTE_JOBS_DIR ?? defaultJobsDir(work));
   return {
     ...parsed.data,
@@ -266,5 +279,6 @@ export function loadRteEnv(env: Readonly<Record<string, string | undefined>> = p
     runnerName: env.RTE_RUNNER_NAME !== undefined ? parsed.data.RTE_RUNNER_NAME : null,
     jobsDir,
     requirementsDir: path.resolve(data.RTE_REQUIREMENTS_DIR ?? path.join(jobsDir, ".requirements")),
+    sandbox: data.RTE_SANDBOX ?? legacySandbox ?? "bwrap",
   };
 }

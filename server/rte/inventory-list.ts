@@ -8,7 +8,7 @@
  * works, a pid namespace of its own), with a timeout. Everything it started ends with it: under
  * bwrap the namespace is killed (PID 1 with it), so even a child that left the process group
  * (setsid) is gone, and it could never see or signal a running job's processes by their pids;
- * without bwrap (RTE_PLAYBOOK_SANDBOX=off, or none here) its process group is ended. Only the
+ * without bwrap (RTE_SANDBOX=none, or none here) its process group is ended. Only the
  * names go back to the app, never the hosts' variables.
  */
 import { randomBytes } from "node:crypto";
@@ -25,7 +25,16 @@ import { environmentEnv, environmentFolders, environmentProgram, playbookEnv } f
 import type { PlaybookUser } from "./playbook-user";
 import { terminateGroup } from "./process-group";
 import { removeTree, watchDisk } from "./disk-usage";
-import { STATUS_FD, preparePrivateTmp, sandboxSupportFolders, wrapPlaybook, type PrivateTmp } from "./sandbox";
+import {
+  STATUS_FD,
+  ansibleStateInJob,
+  preparePrivateTmp,
+  runnerFolders,
+  ownUserAnsibleTmp,
+  sandboxSupportFolders,
+  wrapPlaybook,
+  type PrivateTmp,
+} from "./sandbox";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
 /** What is read of ansible-inventory's JSON: a listing larger than this is refused. */
@@ -73,13 +82,22 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
     const user = deps.playbookUser;
     // Its /tmp is its own as a playbook's: what an inventory plugin leaves there goes with the listing.
     const environment = deps.environment;
-    const { privateTmp, tmpdir } = preparePrivateTmp(dir, deps.sandboxed, deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
-      ...sandboxSupportFolders(),
-      ...environmentFolders(environment),
-    ]);
+    const { privateTmp, tmpdir } = preparePrivateTmp(
+      dir,
+      deps.sandboxed,
+      deps.env.RTE_PLAYBOOK_PRIVATE_TMP,
+      [...sandboxSupportFolders(), ...environmentFolders(environment)],
+      runnerFolders(deps.env),
+      user ? { uid: user.uid, gid: user.primaryGid } : null,
+    );
+    if (privateTmp && !user) privateTmp.binds = ownUserAnsibleTmp(privateTmp);
     if (user) handOver(dir, { uid: user.uid, gid: user.primaryGid });
     const identity: Record<string, string> = {
-      ...(user ? { HOME: dir, USER: user.name, LOGNAME: user.name, ANSIBLE_LOCAL_TEMP: path.join(dir, ".ansible", "tmp") } : {}),
+      ...(user
+        ? { HOME: dir, USER: user.name, LOGNAME: user.name, ANSIBLE_LOCAL_TEMP: path.join(dir, ".ansible", "tmp") }
+        : deps.sandboxed
+          ? ansibleStateInJob(dir)
+          : {}),
       TMPDIR: tmpdir,
     };
     const listing = {

@@ -38,8 +38,11 @@ import { removeTree, watchDisk } from "./disk-usage";
 import {
   SECRETS_FD,
   STATUS_FD,
+  ansibleStateInJob,
+  ownUserAnsibleTmp,
   preparePrivateTmp,
   privateTmpMountPoints,
+  runnerFolders,
   sandboxSupportFolders,
   wrapPlaybook,
   type PrivateTmp,
@@ -223,6 +226,15 @@ export class JobRun {
         reason = "aborted before it started";
         return;
       }
+      // A form that asks for no network is never run with it: without bwrap there is no network
+      // namespace to give it.
+      if (this.job.options.network === false && !this.deps.sandboxed) {
+        reason =
+          "the form asks for a playbook without network (sandbox: {network: false}), and this runner has no sandbox " +
+          "(bubblewrap is missing or does not work, or RTE_SANDBOX=none): it does not run the playbook";
+        batcher.log(reason);
+        return;
+      }
       // Before any file of the job exists: a crash from here on leaves a record to clean up by.
       const record: RunningRecord = {
         jobId: this.job.jobId,
@@ -272,12 +284,20 @@ export class JobRun {
       const pipKeyMs = performance.now() - pipStarted;
       const findLinks = this.pipSettings().findLinks;
       // The environment's folders stay reachable under the private /tmp (one may lie in /tmp).
-      const { privateTmp, tmpdir } = preparePrivateTmp(paths.jobDir, sandboxed, this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP, [
-        ...sandboxSupportFolders(),
-        ...environmentFolders(environment),
-        // pip reads its find-links folder (one in /tmp included: a wheel folder of the tests).
-        ...(pipRequirements && findLinks !== null && isFolderLink(findLinks) ? [findLinks] : []),
-      ]);
+      const { privateTmp, tmpdir } = preparePrivateTmp(
+        paths.jobDir,
+        sandboxed,
+        this.deps.env.RTE_PLAYBOOK_PRIVATE_TMP,
+        [
+          ...sandboxSupportFolders(),
+          ...environmentFolders(environment),
+          // pip reads its find-links folder (one in /tmp included: a wheel folder of the tests).
+          ...(pipRequirements && findLinks !== null && isFolderLink(findLinks) ? [findLinks] : []),
+        ],
+        runnerFolders(this.deps.env),
+        user && gid !== null ? { uid: user.uid, gid } : null,
+      );
+      if (privateTmp && !user) privateTmp.binds = ownUserAnsibleTmp(privateTmp);
       if (requirements) {
         // Before the folder is handed over: made by the RTE, never where the job's code put a link.
         privateTmpMountPoints(privateTmp, [path.join(this.deps.requirements.cache.dir, requirements.key)]);
@@ -310,7 +330,9 @@ export class JobRun {
             ANSIBLE_LOCAL_TEMP: path.join(paths.jobDir, ".ansible", "tmp"),
             ANSIBLE_REMOTE_TEMP: process.env.ANSIBLE_REMOTE_TEMP ?? "$HOME/.ansible/tmp",
           }
-        : {};
+        : sandboxed
+          ? ansibleStateInJob(paths.jobDir)
+          : {};
       identity.TMPDIR = tmpdir;
       batcher.start();
       let installed: CacheEntry | null = null;
@@ -352,10 +374,15 @@ export class JobRun {
         ? { file: path.join(venv.entry.venv, "bin", "python"), args: [venv.details.ansiblePlaybook, ...args] }
         : { file: ansiblePlaybook, args };
       // Its installed requirements read-only, whoever owns them (the RTE running as the playbook user).
-      const wrapped = wrapPlaybook(playbookProgram, initScript, paths.hidden, sandboxed, privateTmp, [
-        ...(installed ? [installed.folder] : []),
-        ...(venv ? [venv.entry.folder] : []),
-      ]);
+      const wrapped = wrapPlaybook(
+        playbookProgram,
+        initScript,
+        paths.hidden,
+        sandboxed,
+        privateTmp,
+        [...(installed ? [installed.folder] : []), ...(venv ? [venv.entry.folder] : [])],
+        this.job.options.network !== false,
+      );
       const commandEnv = environmentEnv(
         playbookEnv(
           process.env,

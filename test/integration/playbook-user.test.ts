@@ -15,11 +15,10 @@ let app: RunningPlayform;
 let api: ApiClient;
 
 beforeAll(async () => {
-  // The app's data folder and the other job's folder are in the runner's /tmp: the playbook's
-  // private /tmp would hide them (job-disk.test.ts), and what this proves is that the playbook
-  // user may not read them even where it sees them (RTE_PLAYBOOK_SANDBOX=off, RTE_JOBS_DIR or a
-  // data folder elsewhere).
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-local"), RTE_PLAYBOOK_PRIVATE_TMP: "off" } });
+  // The sandbox would hide the app's data folder, the runner's folders, the other job's folder
+  // and the RTE's /proc entries (sandbox-fs.test.ts): what this proves is that the playbook user
+  // may not read them even where it sees them (without bubblewrap).
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.join(ROOT, "test/fixtures/forms-local"), RTE_SANDBOX: "none" } });
   api = apiClient(app, await adminToken(app));
 });
 afterAll(async () => {
@@ -86,4 +85,13 @@ it("runs the playbook as an unprivileged user that can read no secret of the app
   const aborted = await api.call("POST", `/api/jobs/${holder}/abort`);
   expect(aborted.status).toBeLessThan(300);
   expect((await api.waitForEnd(holder)).status).toBe("aborted");
+});
+
+it("fails, without running it, a job whose form asks for no network, on a runner without the sandbox", async () => {
+  const id = await api.launch("offline");
+  const job = await api.waitForEnd(id);
+  const output = await api.output(id);
+  expect(job.status, output).toBe("failed");
+  expect(job.statusReason).toMatch(/asks for a playbook without network \(sandbox: \{network: false\}\), and this runner has no sandbox/);
+  expect(output).not.toContain("OFFLINE PLAYBOOK RAN");
 });

@@ -34,6 +34,21 @@ describe("formDefinitionSchema: valid definitions", () => {
     });
   });
 
+  it("reads sandbox: {network: false}, carries it to the runner, and refuses anything else, saying what it takes", async () => {
+    const { resolveJobOptions } = await import("../../server/jobs/plan");
+    const offline = formDefinitionSchema.parse({ ...minimal, sandbox: { network: false } });
+    expect(offline.sandbox).toEqual({ network: false });
+    expect(resolveJobOptions(offline, {}).network).toBe(false);
+    // Every other form's options are as they were: nothing is sent for the network it always had.
+    expect(resolveJobOptions(formDefinitionSchema.parse(minimal), {})).not.toHaveProperty("network");
+    expect(resolveJobOptions(formDefinitionSchema.parse({ ...minimal, sandbox: {} }), {})).not.toHaveProperty("network");
+    expect(problems({ ...minimal, sandbox: { network: "no" } })).toBe(
+      "sandbox.network: must be true or false (false: the playbook gets no network, only a loopback of its own)",
+    );
+    expect(problems({ ...minimal, sandbox: false })).toBe("sandbox: must be a mapping, e.g. sandbox: {network: false}");
+    expect(problems({ ...minimal, sandbox: { network: false, proc: true } })).toMatch(/^sandbox: .*proc/);
+  });
+
   it("reads environment:, and refuses a name RTE_ENVIRONMENTS could not hold, naming the field", () => {
     expect(formDefinitionSchema.parse({ ...minimal, environment: "k8s-2.18" }).environment).toBe("k8s-2.18");
     expect(formDefinitionSchema.parse(minimal).environment).toBeUndefined();

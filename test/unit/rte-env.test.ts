@@ -50,7 +50,6 @@ describe("loadRteEnv", () => {
       RTE_INSTANCE_ID: hostname(),
       RTE_MAX_JOBS: 4,
       RTE_PLAYBOOK_NICE: 10,
-      RTE_PLAYBOOK_SANDBOX: "auto",
       RTE_PLAYBOOK_PRIVATE_TMP: "on",
       RTE_JOB_DISK_LIMIT: 10 * 1024 ** 3,
       RTE_JOB_DISK_CHECK_SECONDS: 5,
@@ -70,7 +69,25 @@ describe("loadRteEnv", () => {
       jobsDir: defaultJobsDir(own("work")),
       // The one folder the playbook user is sure to reach (the work dir is the RTE's alone).
       requirementsDir: path.join(defaultJobsDir(own("work")), ".requirements"),
+      sandbox: "bwrap",
     });
+  });
+
+  it("takes RTE_SANDBOX=bwrap|none, and the deprecated RTE_PLAYBOOK_SANDBOX=auto|off as its alias", () => {
+    expect(loadRteEnv(vars({})).sandbox).toBe("bwrap");
+    expect(loadRteEnv(vars({ RTE_SANDBOX: "none" })).sandbox).toBe("none");
+    expect(loadRteEnv(vars({ RTE_SANDBOX: "bwrap" })).sandbox).toBe("bwrap");
+    expect(loadRteEnv(vars({ RTE_PLAYBOOK_SANDBOX: "off" })).sandbox).toBe("none");
+    expect(loadRteEnv(vars({ RTE_PLAYBOOK_SANDBOX: "auto" })).sandbox).toBe("bwrap");
+    // Both, saying the same: fine; saying different things: neither is taken silently.
+    expect(loadRteEnv(vars({ RTE_SANDBOX: "none", RTE_PLAYBOOK_SANDBOX: "off" })).sandbox).toBe("none");
+    expect(loadError({ RTE_SANDBOX: "bwrap", RTE_PLAYBOOK_SANDBOX: "off" })).toBe(
+      "invalid RTE configuration:\n  RTE_SANDBOX: bwrap contradicts RTE_PLAYBOOK_SANDBOX=off (its deprecated spelling): unset RTE_PLAYBOOK_SANDBOX",
+    );
+    expect(loadError({ RTE_SANDBOX: "auto" })).toBe("invalid RTE configuration:\n  RTE_SANDBOX: must be bwrap or none");
+    expect(loadError({ RTE_PLAYBOOK_SANDBOX: "on" })).toBe(
+      "invalid RTE configuration:\n  RTE_PLAYBOOK_SANDBOX: must be auto or off (deprecated: use RTE_SANDBOX=bwrap|none)",
+    );
   });
 
   it("takes RTE_GALAXY_SERVER as an http(s) URL (empty: unset), and RTE_REQUIREMENTS_DIR as a folder", () => {
@@ -208,6 +225,7 @@ describe("loadRteEnv", () => {
         "RTE_JOBS_DIR",
         "RTE_PLAYBOOK_USER",
         "RTE_PLAYBOOK_NICE",
+        "RTE_SANDBOX",
         "RTE_PLAYBOOK_SANDBOX",
         "RTE_PLAYBOOK_PRIVATE_TMP",
         "RTE_JOB_DISK_LIMIT",

@@ -1,5 +1,21 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { BWRAP_ARGS, SECRETS_FD, STATUS_FD, hiddenFolders, hiddenJobDir, privateTmpArgs, wrapPlaybook } from "../../server/rte/sandbox";
+import {
+  BWRAP_ARGS,
+  SECRETS_FD,
+  STATUS_FD,
+  ansibleStateInJob,
+  hiddenFolders,
+  hiddenJobDir,
+  ownUserAnsibleTmp,
+  preparePrivateTmp,
+  privateTmpArgs,
+  reachableBy,
+  runnerFolders,
+  wrapPlaybook,
+} from "../../server/rte/sandbox";
 
 const playbook = { file: "ansible-playbook", args: ["-e", "@/jobs/1/.hidden", "site.yml"] };
 
@@ -46,7 +62,7 @@ describe("wrapPlaybook", () => {
     const tmp = { tmpDir: "/tmp/playform-jobs-1/7/.playform_tmp", jobDir: "/tmp/playform-jobs-1/7" };
     const { args } = wrapPlaybook(playbook, "/opt/init.py", "/tmp/playform-jobs-1/7/.hidden", true, tmp);
     const inner = args.indexOf("--");
-    // After BWRAP_ARGS' `--dev-bind / /`: bwrap mounts in the order given.
+    // After BWRAP_ARGS' `--ro-bind / /`: bwrap mounts in the order given.
     expect(args.slice(2, 2 + BWRAP_ARGS.length)).toEqual(BWRAP_ARGS);
     expect(args.slice(2 + BWRAP_ARGS.length, inner)).toEqual([
       "--bind",
@@ -70,9 +86,12 @@ describe("wrapPlaybook", () => {
       tmpDir: "/srv/jobs/7/.playform_tmp",
       jobDir: "/srv/jobs/7",
     });
-    expect(elsewhere.args.slice(elsewhere.args.lastIndexOf("--bind") + 1, elsewhere.args.indexOf("--"))).toEqual([
+    expect(elsewhere.args.slice(elsewhere.args.lastIndexOf("--bind") - 2, elsewhere.args.indexOf("--"))).toEqual([
       "/srv/jobs/7/.playform_tmp",
       "/run/lock",
+      "--bind",
+      "/srv/jobs/7",
+      "/srv/jobs/7",
     ]);
     // A folder this machine does not have is not mounted over (bwrap would have to create it).
     expect(privateTmpArgs(tmp, (folder) => folder !== "/run/lock")).not.toContain("/run/lock");
@@ -89,6 +108,107 @@ describe("wrapPlaybook", () => {
     expect(tmp.readOnly).toEqual(["/tmp/ci/playform/server/rte/ansible"]);
     const args = privateTmpArgs(tmp, () => true);
     expect(args.slice(-3)).toEqual(["--ro-bind", "/tmp/ci/playform/server/rte/ansible", "/tmp/ci/playform/server/rte/ansible"]);
+  });
+
+  it("reads the system only: the runner's folders are hidden, the job's folder and its /tmp are what it may write", () => {
+    expect(BWRAP_ARGS.slice(0, 7)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+    expect(BWRAP_ARGS).not.toContain("--dev-bind");
+    const hidden = runnerFolders({
+      spoolDir: "/var/lib/rte/spool",
+      workDir: "/var/lib/rte/work",
+      stateDir: "/var/lib/rte/state",
+      jobsDir: "/srv/jobs",
+      requirementsDir: "/srv/jobs/.requirements",
+    });
+    expect(hidden).toEqual(expect.arrayContaining(["/var/lib/rte/spool", "/var/lib/rte/work", "/var/lib/rte/state", "/srv/jobs"]));
+    const tmp = { tmpDir: "/srv/jobs/7/.playform_tmp", jobDir: "/srv/jobs/7", hidden: ["/var/lib/rte/spool", "/srv/jobs"], readOnly: [] };
+    const args = privateTmpArgs(tmp, () => true);
+    // Hidden first, then the private /tmp, then the job's folder again over the hidden jobs folder.
+    expect(args.slice(0, 4)).toEqual(["--tmpfs", "/var/lib/rte/spool", "--tmpfs", "/srv/jobs"]);
+    expect(args.slice(-3)).toEqual(["--bind", "/srv/jobs/7", "/srv/jobs/7"]);
+    // Nothing else is writable: every --bind is the job's folder or its /tmp.
+    const sources = args.flatMap((arg, i) => (arg === "--bind" ? [args[i + 1]] : []));
+    expect(new Set(sources)).toEqual(new Set(["/srv/jobs/7/.playform_tmp", "/srv/jobs/7"]));
+    // Playform's own folders under a hidden one come back read-only.
+    expect(hiddenFolders(["/srv/jobs/env/bin", "/opt/x", "/tmp/ci/ansible"], ["/srv/jobs"])).toEqual(["/srv/jobs/env/bin"]);
+  });
+
+  it("hides each runner folder the playbook's user can reach, once, and none the private /tmp hides anyway", () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-hide-"));
+    try {
+      fs.chmodSync(base, 0o755);
+      const jobDir = path.join(base, "jobs", "7");
+      fs.mkdirSync(jobDir, { recursive: true });
+      for (const dir of ["spool", "work/cache", "closed/state"]) fs.mkdirSync(path.join(base, dir), { recursive: true });
+      fs.chmodSync(path.join(base, "closed"), 0o700);
+      const at = (...parts: string[]) => path.join(base, ...parts);
+      const folders = [at("spool"), at("work"), at("work/cache"), at("closed/state"), at("not-made-yet"), at("jobs")];
+      const who = { uid: 65534, gid: 65534 };
+      // Under the private /tmp, all of them are hidden by it: no tmpfs needed.
+      expect(preparePrivateTmp(jobDir, true, "on", [], folders, who).privateTmp?.hidden).toBeUndefined();
+      fs.rmSync(at("jobs/7/.playform_tmp"), { recursive: true });
+      // With the runner's /tmp: the work dir once (its cache is in it); not a folder closed to
+      // the user (bwrap, as the user, could not find it), nor one not made yet.
+      expect(preparePrivateTmp(jobDir, true, "off", [], folders, who).privateTmp?.hidden).toEqual([at("spool"), at("work"), at("jobs")]);
+      fs.rmSync(at("jobs/7/.playform_tmp"), { recursive: true });
+      expect(reachableBy(at("closed/state"), who)).toBe(false);
+      // The RTE's own user (null) reaches what it can stat.
+      expect(preparePrivateTmp(jobDir, true, "off", [], folders, null).privateTmp?.hidden).toEqual([
+        at("spool"),
+        at("work"),
+        at("closed/state"),
+        at("jobs"),
+      ]);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("run as the RTE's own user: the job's .ansible/tmp is bound over the read-only ~/.ansible/tmp", () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "sandbox-home-"));
+    try {
+      const tmp = { tmpDir: path.join(base, "jobs/7/.playform_tmp"), jobDir: path.join(base, "jobs/7"), runnerTmp: true };
+      const binds = ownUserAnsibleTmp(tmp, path.join(base, "home"));
+      expect(binds).toEqual([{ from: path.join(base, "jobs/7/.ansible/tmp"), to: path.join(base, "home/.ansible/tmp") }]);
+      // Both made, or bwrap could not mount one over the other.
+      expect(fs.statSync(path.join(base, "home/.ansible/tmp")).isDirectory()).toBe(true);
+      expect(privateTmpArgs({ ...tmp, binds }, () => false).slice(-3)).toEqual(["--bind", binds[0]!.from, binds[0]!.to]);
+      // A home the private /tmp hides has no such folder to bind over.
+      expect(ownUserAnsibleTmp({ ...tmp, runnerTmp: false }, "/tmp/some-home")).toEqual([]);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
+  });
+
+  it("with RTE_PLAYBOOK_PRIVATE_TMP=off: the runner's temp folders writable, a jobs folder in them still hidden", () => {
+    const tmp = { tmpDir: "/tmp/jobs/7/.playform_tmp", jobDir: "/tmp/jobs/7", runnerTmp: true, hidden: ["/tmp/jobs"] };
+    expect(privateTmpArgs(tmp, () => true)).toEqual([
+      ...["/tmp", "/var/tmp", "/dev/shm", "/run/lock"].flatMap((mount) => ["--bind", mount, mount]),
+      "--tmpfs",
+      "/tmp/jobs",
+      "--bind",
+      "/tmp/jobs/7",
+      "/tmp/jobs/7",
+    ]);
+  });
+
+  it("network: false gives the playbook a network namespace of its own (loopback only)", () => {
+    const { args } = wrapPlaybook(playbook, "/opt/init.py", "/jobs/1/.hidden", true, null, [], false);
+    expect(args.slice(2, args.indexOf("--"))).toEqual([...BWRAP_ARGS, "--unshare-net"]);
+    expect(wrapPlaybook(playbook, "/opt/init.py", "/jobs/1/.hidden", true).args).not.toContain("--unshare-net");
+  });
+
+  it("a playbook run as the RTE's own user writes ansible's state in its job folder, not the read-only HOME", () => {
+    expect(ansibleStateInJob("/srv/jobs/7", {})).toEqual({
+      ANSIBLE_LOCAL_TEMP: "/srv/jobs/7/.ansible/tmp",
+      ANSIBLE_SSH_CONTROL_PATH_DIR: "/srv/jobs/7/.ansible/cp",
+      ANSIBLE_PERSISTENT_CONTROL_PATH_DIR: "/srv/jobs/7/.ansible/pc",
+      ANSIBLE_GALAXY_CACHE_DIR: "/srv/jobs/7/.ansible/galaxy_cache",
+    });
+    // The runner's own choice stands.
+    expect(ansibleStateInJob("/srv/jobs/7", { ANSIBLE_SSH_CONTROL_PATH_DIR: "/run/cp" })).not.toHaveProperty(
+      "ANSIBLE_SSH_CONTROL_PATH_DIR",
+    );
   });
 
   it("hiddenJobDir: where the job folder's mount point lies in the private /tmp", () => {
