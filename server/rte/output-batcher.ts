@@ -26,7 +26,7 @@
  * read and dropped: the playbook keeps running, the app's storage is protected, and
  * `truncated` says so (the job's end item carries it: the job is marked outputTruncated).
  */
-import { isBase64Char, maskJson, wrappedBase64Start, type Masker } from "../security/mask";
+import { colourEndsAt, isBase64Char, maskJson, wrappedBase64Start, type Masker } from "../security/mask";
 import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
@@ -390,7 +390,7 @@ export class OutputBatcher {
     // separator ("stdout" of a JSON result, a list on one line): from the start of that run of
     // base64, when it is no longer than a line.
     let run = start;
-    while (run > cut && start - run <= 76 && isBase64Char(pending.charCodeAt(run - 1))) run--;
+    while (run > cut && start - run <= 76 && isBase64Char(pending.charCodeAt(run - 1)) && !colourEndsAt(pending, run, cut)) run--;
     if (start < pending.length && run < start && start - run <= 76) start = run;
     // A partial line ending in a run of at most 76 base64 characters may be the first line of
     // wrapped base64 cut by the end of a write: sent now, it would leave the rest of that line
@@ -398,11 +398,21 @@ export class OutputBatcher {
     // whole partial line waits, when the run is all of it but an indentation, a list dash, a
     // quote or a colour before it (not a run after other text: holding that from the run could
     // cut a secret the line holds, and holding the line would keep back every word).
+    // A colour before the run is not part of it (its m is a base64 character; see LINE_START).
     let first = pending.length;
-    while (first > cut && pending.length - first <= 76 && isBase64Char(pending.charCodeAt(first - 1))) first--;
+    while (first > cut && pending.length - first <= 76 && isBase64Char(pending.charCodeAt(first - 1)) && !colourEndsAt(pending, first, cut))
+      first--;
     const firstRun = pending.length - first;
     if (firstRun > 0 && firstRun <= 76 && LINE_START.test(pending.slice(cut, first))) start = Math.min(start, cut);
-    return Math.min(start, wrappedAt);
+    // Never from inside a colour escape: cut short at the end (a pause inside `ESC[0;32m`
+    // before a line of wrapped base64), or where the held text starts (its `32m` may be the
+    // start of a secret's base64), the escape's end would go with the next text, its digits and
+    // its m glued to the base64 after it: the first line longer than 64 or 76 columns, the
+    // block unrecognised (attack 5 on issue 34). The whole escape waits.
+    start = Math.min(start, wrappedAt);
+    const tail = start - Math.min(start - cut, COLOUR_CUT_TAIL);
+    const colourCut = COLOUR_CUT.exec(pending.slice(tail, start));
+    return colourCut ? tail + colourCut.index : start;
   }
 }
 
@@ -411,6 +421,11 @@ const MASKED_LINE_MAX = 65_536;
 
 /** The characters of a secret's start at the end of a complete line that hold the line back (see held). */
 const FOLDED_PREFIX = 8;
+
+/** A colour escape cut short at the end of a text, and how far back it is looked for (see held). */
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const COLOUR_CUT = /\x1b(?:\[[0-9;]{0,32})?$/;
+const COLOUR_CUT_TAIL = 40;
 
 /** What may come before the first line of wrapped base64 on its line (see held). */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
