@@ -45,6 +45,16 @@ const EVENT_LABEL_MAX: Readonly<Record<string, number>> = { item: 200, delegate:
 /** The callback plugin's cap (TEXT_MAX in playform_events.py, in code points): a text that long may have been cut there. */
 const PLUGIN_TEXT_MAX = 65_536;
 
+/**
+ * The longest events line kept, in characters (UTF-16 code units, at most the line's UTF-8
+ * bytes). The callback plugin's longest line is the `stats` event: set_stats data of at most
+ * 1 MiB of JSON (ARTIFACTS_MAX in playform_events.py) and a row of about 100 characters per
+ * host; its labels are cut at 64 Ki code points. 4 Mi leaves room for the rows of some 30,000
+ * hosts on top of a full set_stats; a longer line is not the plugin's own (form code writing to
+ * the events pipe) and is dropped.
+ */
+export const EVENTS_LINE_MAX = 4 * 1024 * 1024;
+
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */
   pending: string;
@@ -90,6 +100,8 @@ export class OutputBatcher {
   /** The stream written last: the only one that may hold complete lines not yet queued. */
   private lastStream: StreamName = "stdout";
   private eventsPartial = "";
+  /** An events line went past EVENTS_LINE_MAX: the rest of it, up to its line break, is dropped. */
+  private eventsDropping = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: BatcherOptions) {}
@@ -135,27 +147,59 @@ export class OutputBatcher {
     if (waiting >= this.options.maxBatchBytes) this.flush(false);
   }
 
-  /** Side-channel events from the callback plugin: JSON lines. */
+  /**
+   * Side-channel events from the callback plugin: JSON lines. Only the new chunk is searched for
+   * line breaks, and a line longer than EVENTS_LINE_MAX is dropped as it comes (one runner line
+   * says so) and read on to its end: splitting the whole partial line again at every 64 KiB read
+   * was quadratic, and the line was kept whole until the end of the stream (attack 5 on issue
+   * 34: 16 MiB with no line break took 10.6 s of the runner's event loop, 64 MiB 151 s and
+   * 522 MiB; a form's filter plugin reaches the pipe from ansible-playbook's workers).
+   */
   writeEvents(chunk: string): void {
-    const text = this.eventsPartial + chunk;
-    const lines = text.split("\n");
-    this.eventsPartial = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!line.trim()) continue;
-      let event: unknown;
-      try {
-        event = JSON.parse(line);
-      } catch {
-        this.log(`ignored a malformed event line from the callback plugin (${line.length} characters)`);
+    let from = 0;
+    for (let at = chunk.indexOf("\n"); at !== -1; at = chunk.indexOf("\n", from)) {
+      const piece = chunk.slice(from, at);
+      from = at + 1;
+      if (this.eventsDropping) {
+        this.eventsDropping = false;
         continue;
       }
-      this.syncStreams();
-      const last = this.queue.at(-1);
-      if (last?.kind === "events") {
-        last.events.push(event);
-        last.chars += line.length;
-      } else this.queue.push({ kind: "events", events: [event], chars: line.length });
+      const line = this.eventsPartial + piece;
+      this.eventsPartial = "";
+      if (line.length > EVENTS_LINE_MAX) this.dropEventsLine();
+      else this.eventLine(line);
     }
+    if (this.eventsDropping) return;
+    this.eventsPartial += chunk.slice(from);
+    if (this.eventsPartial.length > EVENTS_LINE_MAX) {
+      this.eventsPartial = "";
+      this.eventsDropping = true;
+      this.dropEventsLine();
+    }
+  }
+
+  private dropEventsLine(): void {
+    this.log(
+      `dropped an event line from the callback plugin longer than ${EVENTS_LINE_MAX} characters (the plugin writes none that long: not its own)`,
+    );
+  }
+
+  /** One line of the events pipe: a JSON event, queued in order with the output. */
+  private eventLine(line: string): void {
+    if (!line.trim()) return;
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      this.log(`ignored a malformed event line from the callback plugin (${line.length} characters)`);
+      return;
+    }
+    this.syncStreams();
+    const last = this.queue.at(-1);
+    if (last?.kind === "events") {
+      last.events.push(event);
+      last.chars += line.length;
+    } else this.queue.push({ kind: "events", events: [event], chars: line.length });
   }
 
   log(text: string): void {
