@@ -131,7 +131,16 @@ export class OutputBatcher {
       // what may be the start of a secret in one of its forms (a secret's base64 wrapped over
       // lines, a multi-line secret): the rest of it is dropped, so that start is dropped too;
       // also from the lines still queued (held behind an event or a runner line: see release).
-      this.dropEnd(stream, this.options.mask.pending?.(this.queuedText(stream) + state.pending) ?? 0);
+      // In the partial line, all that held() keeps back, not only the masker's pending(): a
+      // partial line that is a run of base64 waits whole as the possible first line of wrapped
+      // base64, and pending() alone left its first characters, the secret's base64 among them,
+      // to go out at the end (attack 5 on issue 34: the playbook paused inside that line, then
+      // crossed the cap). Complete lines held as wrapped base64 are kept: the masker masks the
+      // pieces of a secret's base64 they end with (pending() covers a break cut at the end).
+      const unsent = this.queuedText(stream) + state.pending;
+      const lineStart = unsent.lastIndexOf("\n") + 1;
+      const heldInLine = unsent.length - Math.max(lineStart, this.held(unsent, lineStart));
+      this.dropEnd(stream, Math.max(heldInLine, this.options.mask.pending?.(unsent) ?? 0));
       state.overflowed = true;
       this.log(
         `${stream} exceeded ${this.options.maxBuffer} bytes (PROCESS_MAX_BUFFER): the rest of ${stream} is not stored (the job is marked outputTruncated); the playbook continues`,
