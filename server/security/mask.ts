@@ -693,6 +693,16 @@ function literalForms(secret: string): string[] {
 }
 
 /**
+ * A secret of digits with leading zeros (a PIN, "00481516") as a number prints it: without them
+ * (`{{ pin | int }}` is 481516, in the output or handed back with set_stats). Masked so too,
+ * when what is left is long enough to be a secret at all (MIN_SECRET_LENGTH).
+ */
+function withoutLeadingZeros(secret: string): string[] {
+  const trimmed = trimSecret(secret);
+  return /^0+[0-9]+$/.test(trimmed) ? [trimmed.replace(/^0+/, "")] : [];
+}
+
+/**
  * A line of a multi-line secret shorter than this is not masked on its own: a short line
  * (`-----END`, `}`, an empty line) is common text and tells little about the secret.
  */
@@ -800,7 +810,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const prefix = prefixPattern(url.units, "");
     if (prefix) prefixes.add(prefix);
   };
-  for (const secret of new Set([...secrets.map(trimSecret), ...secrets.flatMap(secretLines)])) {
+  for (const secret of new Set([...secrets.map(trimSecret), ...secrets.flatMap(secretLines), ...secrets.flatMap(withoutLeadingZeros)])) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     if (secret.length > LONG_SECRET_LENGTH) {
       literals.push(...literalForms(secret));
@@ -992,9 +1002,20 @@ export function createMasker(secrets: readonly string[]): Masker {
 /**
  * The same masking over every string of a JSON value (keys included): callback events carry
  * task names, loop items and labels, which hold whatever the playbook templated into them.
+ * A number too, by its decimal form: a password of digits (a PIN) handed back with set_stats
+ * as `{{ pin | int }}` is a JSON number (attack 5 on issue 34: `{"pin_list":[48151623]}` went
+ * to the spool, the database and the artifacts API). A number whose digits hold a secret
+ * anywhere (1048151623 for 48151623, as its text would be masked) becomes the mask, a string:
+ * part of a number masked is no number, and the type says less than the digits left would.
  */
 export function maskJson(value: unknown, mask: Masker): unknown {
   if (typeof value === "string") return mask(value);
+  if (typeof value === "number") {
+    // Exact up to 2^53 (about 16 digits): a longer integer was rounded by the runner's
+    // JSON.parse before it got here, and may not be masked (documented in docs/security.md).
+    const digits = String(value);
+    return mask(digits) === digits ? value : MASK;
+  }
   if (Array.isArray(value)) return value.map((v) => maskJson(v, mask));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
