@@ -17,6 +17,7 @@ const SERIAL_INTEGRATION = [
   "heartbeat",
   "local-rte-restart",
   "multi-node-start",
+  "rte-heartbeat-colour-resets-stats",
   "rte-inbound-lease",
   "rte-kill-9",
   "rte-process-groups",

@@ -26,7 +26,7 @@
  * read and dropped: the playbook keeps running, the app's storage is protected, and
  * `truncated` says so (the job's end item carries it: the job is marked outputTruncated).
  */
-import { isBase64Char, maskJson, wrappedBase64Start, type Masker } from "../security/mask";
+import { colourEndsAt, isBase64Char, maskJson, wrappedBase64Start, type Masker } from "../security/mask";
 import type { UnnumberedItem } from "../protocol/rte-messages";
 
 type StreamName = "stdout" | "stderr";
@@ -44,6 +44,16 @@ const WRAPPED_BASE64_LINE = /^(?:\x1b\[[0-9;]*m)*[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A
 const EVENT_LABEL_MAX: Readonly<Record<string, number>> = { item: 200, delegate: 200, action: 200, message: 200, file: 1000 };
 /** The callback plugin's cap (TEXT_MAX in playform_events.py, in code points): a text that long may have been cut there. */
 const PLUGIN_TEXT_MAX = 65_536;
+
+/**
+ * The longest events line kept, in characters (UTF-16 code units, at most the line's UTF-8
+ * bytes). The callback plugin's longest line is the `stats` event: set_stats data of at most
+ * 1 MiB of JSON (ARTIFACTS_MAX in playform_events.py) and a row of about 100 characters per
+ * host; its labels are cut at 64 Ki code points. 4 Mi leaves room for the rows of some 30,000
+ * hosts on top of a full set_stats; a longer line is not the plugin's own (form code writing to
+ * the events pipe) and is dropped.
+ */
+export const EVENTS_LINE_MAX = 4 * 1024 * 1024;
 
 interface StreamState {
   /** Text not queued yet: complete lines since the last sync point, then a partial line. */
@@ -90,6 +100,8 @@ export class OutputBatcher {
   /** The stream written last: the only one that may hold complete lines not yet queued. */
   private lastStream: StreamName = "stdout";
   private eventsPartial = "";
+  /** An events line went past EVENTS_LINE_MAX: the rest of it, up to its line break, is dropped. */
+  private eventsDropping = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: BatcherOptions) {}
@@ -119,7 +131,16 @@ export class OutputBatcher {
       // what may be the start of a secret in one of its forms (a secret's base64 wrapped over
       // lines, a multi-line secret): the rest of it is dropped, so that start is dropped too;
       // also from the lines still queued (held behind an event or a runner line: see release).
-      this.dropEnd(stream, this.options.mask.pending?.(this.queuedText(stream) + state.pending) ?? 0);
+      // In the partial line, all that held() keeps back, not only the masker's pending(): a
+      // partial line that is a run of base64 waits whole as the possible first line of wrapped
+      // base64, and pending() alone left its first characters, the secret's base64 among them,
+      // to go out at the end (attack 5 on issue 34: the playbook paused inside that line, then
+      // crossed the cap). Complete lines held as wrapped base64 are kept: the masker masks the
+      // pieces of a secret's base64 they end with (pending() covers a break cut at the end).
+      const unsent = this.queuedText(stream) + state.pending;
+      const lineStart = unsent.lastIndexOf("\n") + 1;
+      const heldInLine = unsent.length - Math.max(lineStart, this.held(unsent, lineStart));
+      this.dropEnd(stream, Math.max(heldInLine, this.options.mask.pending?.(unsent) ?? 0));
       state.overflowed = true;
       this.log(
         `${stream} exceeded ${this.options.maxBuffer} bytes (PROCESS_MAX_BUFFER): the rest of ${stream} is not stored (the job is marked outputTruncated); the playbook continues`,
@@ -135,27 +156,59 @@ export class OutputBatcher {
     if (waiting >= this.options.maxBatchBytes) this.flush(false);
   }
 
-  /** Side-channel events from the callback plugin: JSON lines. */
+  /**
+   * Side-channel events from the callback plugin: JSON lines. Only the new chunk is searched for
+   * line breaks, and a line longer than EVENTS_LINE_MAX is dropped as it comes (one runner line
+   * says so) and read on to its end: splitting the whole partial line again at every 64 KiB read
+   * was quadratic, and the line was kept whole until the end of the stream (attack 5 on issue
+   * 34: 16 MiB with no line break took 10.6 s of the runner's event loop, 64 MiB 151 s and
+   * 522 MiB; a form's filter plugin reaches the pipe from ansible-playbook's workers).
+   */
   writeEvents(chunk: string): void {
-    const text = this.eventsPartial + chunk;
-    const lines = text.split("\n");
-    this.eventsPartial = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!line.trim()) continue;
-      let event: unknown;
-      try {
-        event = JSON.parse(line);
-      } catch {
-        this.log(`ignored a malformed event line from the callback plugin (${line.length} characters)`);
+    let from = 0;
+    for (let at = chunk.indexOf("\n"); at !== -1; at = chunk.indexOf("\n", from)) {
+      const piece = chunk.slice(from, at);
+      from = at + 1;
+      if (this.eventsDropping) {
+        this.eventsDropping = false;
         continue;
       }
-      this.syncStreams();
-      const last = this.queue.at(-1);
-      if (last?.kind === "events") {
-        last.events.push(event);
-        last.chars += line.length;
-      } else this.queue.push({ kind: "events", events: [event], chars: line.length });
+      const line = this.eventsPartial + piece;
+      this.eventsPartial = "";
+      if (line.length > EVENTS_LINE_MAX) this.dropEventsLine();
+      else this.eventLine(line);
     }
+    if (this.eventsDropping) return;
+    this.eventsPartial += chunk.slice(from);
+    if (this.eventsPartial.length > EVENTS_LINE_MAX) {
+      this.eventsPartial = "";
+      this.eventsDropping = true;
+      this.dropEventsLine();
+    }
+  }
+
+  private dropEventsLine(): void {
+    this.log(
+      `dropped an event line from the callback plugin longer than ${EVENTS_LINE_MAX} characters (the plugin writes none that long: not its own)`,
+    );
+  }
+
+  /** One line of the events pipe: a JSON event, queued in order with the output. */
+  private eventLine(line: string): void {
+    if (!line.trim()) return;
+    let event: unknown;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      this.log(`ignored a malformed event line from the callback plugin (${line.length} characters)`);
+      return;
+    }
+    this.syncStreams();
+    const last = this.queue.at(-1);
+    if (last?.kind === "events") {
+      last.events.push(event);
+      last.chars += line.length;
+    } else this.queue.push({ kind: "events", events: [event], chars: line.length });
   }
 
   log(text: string): void {
@@ -390,7 +443,7 @@ export class OutputBatcher {
     // separator ("stdout" of a JSON result, a list on one line): from the start of that run of
     // base64, when it is no longer than a line.
     let run = start;
-    while (run > cut && start - run <= 76 && isBase64Char(pending.charCodeAt(run - 1))) run--;
+    while (run > cut && start - run <= 76 && isBase64Char(pending.charCodeAt(run - 1)) && !colourEndsAt(pending, run, cut)) run--;
     if (start < pending.length && run < start && start - run <= 76) start = run;
     // A partial line ending in a run of at most 76 base64 characters may be the first line of
     // wrapped base64 cut by the end of a write: sent now, it would leave the rest of that line
@@ -398,11 +451,21 @@ export class OutputBatcher {
     // whole partial line waits, when the run is all of it but an indentation, a list dash, a
     // quote or a colour before it (not a run after other text: holding that from the run could
     // cut a secret the line holds, and holding the line would keep back every word).
+    // A colour before the run is not part of it (its m is a base64 character; see LINE_START).
     let first = pending.length;
-    while (first > cut && pending.length - first <= 76 && isBase64Char(pending.charCodeAt(first - 1))) first--;
+    while (first > cut && pending.length - first <= 76 && isBase64Char(pending.charCodeAt(first - 1)) && !colourEndsAt(pending, first, cut))
+      first--;
     const firstRun = pending.length - first;
     if (firstRun > 0 && firstRun <= 76 && LINE_START.test(pending.slice(cut, first))) start = Math.min(start, cut);
-    return Math.min(start, wrappedAt);
+    // Never from inside a colour escape: cut short at the end (a pause inside `ESC[0;32m`
+    // before a line of wrapped base64), or where the held text starts (its `32m` may be the
+    // start of a secret's base64), the escape's end would go with the next text, its digits and
+    // its m glued to the base64 after it: the first line longer than 64 or 76 columns, the
+    // block unrecognised (attack 5 on issue 34). The whole escape waits.
+    start = Math.min(start, wrappedAt);
+    const tail = start - Math.min(start - cut, COLOUR_CUT_TAIL);
+    const colourCut = COLOUR_CUT.exec(pending.slice(tail, start));
+    return colourCut ? tail + colourCut.index : start;
   }
 }
 
@@ -411,6 +474,11 @@ const MASKED_LINE_MAX = 65_536;
 
 /** The characters of a secret's start at the end of a complete line that hold the line back (see held). */
 const FOLDED_PREFIX = 8;
+
+/** A colour escape cut short at the end of a text, and how far back it is looked for (see held). */
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const COLOUR_CUT = /\x1b(?:\[[0-9;]{0,32})?$/;
+const COLOUR_CUT_TAIL = 40;
 
 /** What may come before the first line of wrapped base64 on its line (see held). */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC

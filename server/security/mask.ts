@@ -298,6 +298,8 @@ function secretUnits(secret: string): { units: string[]; prefixUnits: string[] }
  * cut back into its pieces (see maskPieces).
  */
 const ANSI = String.raw`(?:\x1b\[[0-9;]*m)*`;
+/** The most characters of parameters in a colour escape walked back over (see lineEndStart). */
+const ANSI_PARAMETERS_MAX = 32;
 const ESCAPED_NEWLINE = `(?:${ESC}r)?${ESC}n`;
 /** A quote that ends or starts a string of a list, escaped at up to three levels. */
 const LIST_QUOTE = String.raw`\\{0,7}["']`;
@@ -340,9 +342,31 @@ const WRAPPED_BASE64 = new RegExp(`(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})
 /**
  * Where a line may end: a line end, an escaped \n or \r\n (at any level), the end of a string
  * of a list (stdout_lines, one item per line or on one line, JSON or repr, escaped or not).
+ * The colours before a raw line end are not in the pattern but walked back over (see
+ * lineEndStart): a pattern starting with `(?:ESC[...m)*` is tried at every escape of a run of
+ * them, and each try takes the rest of the run before failing where no line break follows:
+ * quadratic (attack 5 on issue 34: 400 KB of `ESC[0m` in one set_stats string took 104 s of
+ * the runner's event loop, and every job on it was abandoned). The list's alternative starts
+ * with a quote or a comma, so its colours are taken only up to the next character that is not one.
  */
 // eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
-const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|(?:\\{0,7}["'])?,(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
+const LINE_END = /\r?\n|(?:\\{1,4}r)?\\{1,4}n|(?:\\{0,7}["'])?,(?: |(?:\x1b\[[0-9;]*m)*\r?\n|\\{1,4}n)/g;
+
+/**
+ * Where the colour escapes (`ESC[...m`) right before `at` start, not before `from`. Each
+ * escape is walked over once: the walk from one line end stops at the text before its colours.
+ */
+function lineEndStart(text: string, at: number, from = 0): number {
+  let start = at;
+  while (start - from >= 3 && text.charCodeAt(start - 1) === 0x6d /* m */) {
+    // An escape's parameters are a few digits: a longer run of them is not walked.
+    let k = start - 2;
+    while (k > from && start - k <= ANSI_PARAMETERS_MAX && /[0-9;]/.test(text[k]!)) k--;
+    if (k - 1 < from || text[k] !== "[" || text.charCodeAt(k - 1) !== 0x1b) break;
+    start = k - 1;
+  }
+  return start;
+}
 
 /**
  * Wrapped base64 that may go on after the end of a text (output cut by the end of a write, a
@@ -354,7 +378,8 @@ const LINE_END = /(?:\x1b\[[0-9;]*m)*\r?\n|(?:\\{1,4}r)?\\{1,4}n|(?:\\{0,7}["'])
  * wrappedBase64Start): the leftmost match is the block's first line.
  */
 const WRAPPED_BASE64_TAIL = new RegExp(
-  `(?<![A-Za-z0-9+/_-])(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?(?:(?:${BASE64_BREAK})[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?)*(?:${BASE64_BREAK_CUT})?)?[A-Za-z0-9+/_-]{0,76}$`,
+  // After a colour escape too: its m is a base64 character (see replaceWrapped).
+  `(?:(?<![A-Za-z0-9+/_-])|(?<=\\x1b\\[[0-9;]{0,${ANSI_PARAMETERS_MAX}}m))(?:[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?(?:(?:${BASE64_BREAK})[A-Za-z0-9+/_-]{64}(?:[A-Za-z0-9+/_-]{12})?)*(?:${BASE64_BREAK_CUT})?)?[A-Za-z0-9+/_-]{0,76}$`,
 );
 /** Lines of wrapped base64 looked at from the end of a text: more than any secret's base64 spans. */
 const WRAPPED_TAIL_LINES = 64;
@@ -369,6 +394,15 @@ export function wrappedBase64Start(text: string): number {
   const from = Math.max(0, text.length - WRAPPED_TAIL_LINES * 90);
   const found = WRAPPED_BASE64_TAIL.exec(from === 0 ? text : text.slice(from));
   return found ? from + found.index : text.length;
+}
+
+/**
+ * Whether a colour escape (`ESC[...m`) ends right before `at`: its m is a base64 character, so
+ * a walk back over a run of base64 stops there (ansible-playbook colours a line with nothing
+ * between the colour and the text).
+ */
+export function colourEndsAt(text: string, at: number, from = 0): boolean {
+  return text.charCodeAt(at - 1) === 0x6d && lineEndStart(text, at, from) < at;
 }
 
 /** A character of base64 or base64url (by char code). */
@@ -388,18 +422,24 @@ export function isBase64Char(code: number): boolean {
  * The blocks of wrapped base64 in `text`, each replaced by `mask(block)`. Found from the line
  * ends (a regular expression starting with a class of 64 characters would be tried at every
  * position: measured twice as slow over ordinary output): a block starts where 64 or 76 base64
- * characters end at a line end, after a character that is not base64 (or an escaped \n).
+ * characters end at a line end, after a character that is not base64 (or an escaped \n, or a
+ * colour escape).
  */
 function replaceWrapped(text: string, mask: (block: string) => string): string {
   let out = "";
   let done = 0;
   LINE_END.lastIndex = 0;
   for (let found = LINE_END.exec(text); found; found = LINE_END.exec(text)) {
-    const end = found.index;
+    const raw = text[found.index] === "\r" || text[found.index] === "\n";
+    const end = raw ? lineEndStart(text, found.index, done) : found.index;
     let start = end;
     while (start > done && end - start < 77 && isBase64Char(text.charCodeAt(start - 1))) {
       // The n or r of an escaped line end is not part of the run.
       if (start >= 2 && text[start - 2] === "\\" && (text[start - 1] === "n" || text[start - 1] === "r")) break;
+      // Nor the m of a colour right before the line (ansible-playbook colours a multi-line
+      // message line by line: `ESC[0;32m` + 64 columns + `ESC[0m`): taken into the run, it made
+      // the first line 65 to 67 long, and the block was not found (attack 5 on issue 34).
+      if (colourEndsAt(text, start, done)) break;
       start--;
     }
     if (end - start !== 64 && end - start !== 76) continue;
@@ -653,6 +693,16 @@ function literalForms(secret: string): string[] {
 }
 
 /**
+ * A secret of digits with leading zeros (a PIN, "00481516") as a number prints it: without them
+ * (`{{ pin | int }}` is 481516, in the output or handed back with set_stats). Masked so too,
+ * when what is left is long enough to be a secret at all (MIN_SECRET_LENGTH).
+ */
+function withoutLeadingZeros(secret: string): string[] {
+  const trimmed = trimSecret(secret);
+  return /^0+[0-9]+$/.test(trimmed) ? [trimmed.replace(/^0+/, "")] : [];
+}
+
+/**
  * A line of a multi-line secret shorter than this is not masked on its own: a short line
  * (`-----END`, `}`, an empty line) is common text and tells little about the secret.
  */
@@ -760,7 +810,7 @@ export function createMasker(secrets: readonly string[]): Masker {
     const prefix = prefixPattern(url.units, "");
     if (prefix) prefixes.add(prefix);
   };
-  for (const secret of new Set([...secrets.map(trimSecret), ...secrets.flatMap(secretLines)])) {
+  for (const secret of new Set([...secrets.map(trimSecret), ...secrets.flatMap(secretLines), ...secrets.flatMap(withoutLeadingZeros)])) {
     if (secret.length < MIN_SECRET_LENGTH) continue;
     if (secret.length > LONG_SECRET_LENGTH) {
       literals.push(...literalForms(secret));
@@ -952,9 +1002,20 @@ export function createMasker(secrets: readonly string[]): Masker {
 /**
  * The same masking over every string of a JSON value (keys included): callback events carry
  * task names, loop items and labels, which hold whatever the playbook templated into them.
+ * A number too, by its decimal form: a password of digits (a PIN) handed back with set_stats
+ * as `{{ pin | int }}` is a JSON number (attack 5 on issue 34: `{"pin_list":[48151623]}` went
+ * to the spool, the database and the artifacts API). A number whose digits hold a secret
+ * anywhere (1048151623 for 48151623, as its text would be masked) becomes the mask, a string:
+ * part of a number masked is no number, and the type says less than the digits left would.
  */
 export function maskJson(value: unknown, mask: Masker): unknown {
   if (typeof value === "string") return mask(value);
+  if (typeof value === "number") {
+    // Exact up to 2^53 (about 16 digits): a longer integer was rounded by the runner's
+    // JSON.parse before it got here, and may not be masked (documented in docs/security.md).
+    const digits = String(value);
+    return mask(digits) === digits ? value : MASK;
+  }
   if (Array.isArray(value)) return value.map((v) => maskJson(v, mask));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};

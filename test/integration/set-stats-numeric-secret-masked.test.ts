@@ -4,19 +4,19 @@
  * masks events string by string (maskJson): a number is not a string, so the `stats` event goes
  * to the spool, the database and GET /api/jobs/ID/artifacts with the PIN in clear. The same PIN
  * as text is masked (control). Fixture: test/fixtures/forms-attack5/numeric-secret.
- * Lives in test/attack/open: move to test/integration (one ../ less) to run; needs `npm run build`.
+ * Fixed: maskJson masks a number whose digits hold a secret (see maskJson in mask.ts).
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiClient, type ApiClient } from "../../support/api";
-import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../../support/playform";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
 let api: ApiClient;
 const PIN = "48151623";
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../../fixtures/forms-attack5") } });
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-attack5") } });
   api = apiClient(app, await adminToken(app));
 }, 120_000);
 

@@ -8,12 +8,13 @@
  * docs/security.md: "A short heartbeat timeout abandons nothing healthy"). With the default
  * 120 s the same attack at 460 KB (near the cap) ended with both jobs `success` in one run.
  * Fixtures: test/fixtures/forms-attack5/stall and victim.
- * Lives in test/attack/open: move to test/integration (one ../ less) to run; needs `npm run build`.
+ * Fixed: where a line may end is found without the colours before it (mask.ts, LINE_END and
+ * lineEndStart): masking is linear in the run (test/unit/mask-colour-run-cost.test.ts).
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiClient, type ApiClient } from "../../support/api";
-import { adminToken, startPlayform, type RunningPlayform } from "../../support/playform";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
 let api: ApiClient;
@@ -21,7 +22,7 @@ let api: ApiClient;
 beforeAll(async () => {
   app = await startPlayform({
     env: {
-      PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../../fixtures/forms-attack5"),
+      PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-attack5"),
       RTE_HEARTBEAT_TIMEOUT_SECONDS: "20",
     },
   });
@@ -39,5 +40,9 @@ it("a playbook's set_stats string of colour resets does not stall the runner unt
   const stall = await api.waitForEnd(await api.launch("stall", { token: "stall-token-1a2b3c4d", kb: 300 }), 400_000);
   const stallSeconds = (Date.now() - started) / 1000;
   const ended = await api.waitForEnd(victim, 400_000);
-  expect({ victim: ended.status, stall: stall.status, stallSeconds }).toEqual({ victim: "success", stall: "success", stallSeconds: expect.any(Number) });
+  expect({ victim: ended.status, stall: stall.status, stallSeconds }).toEqual({
+    victim: "success",
+    stall: "success",
+    stallSeconds: expect.any(Number),
+  });
 }, 900_000);
