@@ -13,6 +13,10 @@ import { OutputBatcher } from "../../server/rte/output-batcher";
 import { createMasker } from "../../server/security/mask";
 import type { UnnumberedItem } from "../../server/protocol/rte-messages";
 
+/** Line breaks, ansible's colours and the separators of wrapped base64, left out before looking for a window. */
+// eslint-disable-next-line no-control-regex -- ansible colours
+const NOISE = /\n|\x1b\[[0-9;]*m|[ ",-]/g;
+
 const runs = Number(process.argv[2] ?? 2000);
 const withCap = process.argv[4] === "cap";
 let seed = Number(process.argv[3] ?? 1);
@@ -106,15 +110,9 @@ for (let r = 0; r < runs; r++) {
       if (m) seq.push(Number(m[1]));
     }
   }
-  // eslint-disable-next-line no-control-regex -- ansible colours
-  const leaked = WINDOWS.filter((w) => out.replace(/\n|\x1b\[[0-9;]*m|[ ",-]/g, "").includes(w));
+  const leaked = WINDOWS.filter((w) => out.replace(NOISE, "").includes(w));
   const ordered = seq.every((v, i) => i === 0 || v > seq[i - 1]!) && (withCap || err === errText);
-  // eslint-disable-next-line no-control-regex -- ansible colours
-  const control = WINDOWS.filter((w) =>
-    mask(text)
-      .replace(/\n|\x1b\[[0-9;]*m|[ ",-]/g, "")
-      .includes(w),
-  );
+  const control = WINDOWS.filter((w) => mask(text).replace(NOISE, "").includes(w));
   if (control.length) {
     controlLeaks[shape] = (controlLeaks[shape] ?? 0) + 1;
     continue;
