@@ -7,7 +7,7 @@ import { z } from "zod";
 import { DomainError } from "../errors";
 import { DEFAULT_JSON_BODY_BYTES, readJsonBody } from "./body";
 import { errorBody, httpAnswer, issueFields, zodMessage } from "./errors";
-import { authenticateCredential } from "../auth/authenticate";
+import { authenticateCredential, missingCredentialReason } from "../auth/authenticate";
 import type { TokenCredential } from "../data/auth-tokens";
 import type { PublicUser } from "../data/users";
 import { effectiveScope, scopeAllows, scopeRefusal } from "../access/token-scopes";
@@ -42,7 +42,7 @@ export function route<C>(handler: Handler<C>): Handler<C> {
  */
 export async function requireCredential(request: Request): Promise<TokenCredential> {
   const credential = await authenticateCredential(request);
-  if (!credential) throw new DomainError("unauthorized", "authentication required: log in or send Authorization: Bearer TOKEN");
+  if (!credential) throw new DomainError("unauthorized", await missingCredentialReason(request));
   const scope = effectiveScope(credential.scope);
   const path = new URL(request.url).pathname;
   if (!scopeAllows(scope, request.method, path)) throw new DomainError("forbidden", scopeRefusal(scope, request.method, path));

@@ -55,6 +55,12 @@ export async function credentialForToken(token: string): Promise<TokenCredential
   };
 }
 
+/** When a token that is not valid now expired, or null when there is no such token (revoked, or never issued). */
+export async function expiryOfToken(token: string): Promise<Date | null> {
+  const row = await getDb().authToken.findUnique({ where: { tokenHash: sha256Hex(token) }, select: { expiresAt: true } });
+  return row?.expiresAt ?? null;
+}
+
 export async function userForToken(token: string): Promise<PublicUser | null> {
   return (await credentialForToken(token))?.user ?? null;
 }

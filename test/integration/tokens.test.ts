@@ -35,9 +35,9 @@ async function makeToken(client: ApiClient, name: string, expiresInDays?: number
 const personal = (listing: { tokens: { kind: string }[] }) => listing.tokens.filter((t) => t.kind === "personal") as any[];
 
 /** GET /api/auth/me with a bearer token: the status and, on 200, the username. */
-async function whoIs(token: string): Promise<{ status: number; user?: string }> {
+async function whoIs(token: string): Promise<{ status: number; user?: string; message?: string }> {
   const answer = await apiClient(app, token).call("GET", "/api/auth/me");
-  return { status: answer.status, user: answer.json?.user?.username };
+  return { status: answer.status, user: answer.json?.user?.username, message: answer.json?.error?.message };
 }
 
 beforeAll(async () => {
@@ -83,7 +83,13 @@ describe("personal API tokens", () => {
     expect(personal(await alice.get("/api/tokens"))[0].lastUsedAt).toBe(row.lastUsedAt);
 
     expect((await alice.call("DELETE", `/api/tokens/${made.json.id}`)).status).toBe(204);
-    expect((await whoIs(made.json.token)).status).toBe(401);
+    // The 401 says what happened to the token, and what to do.
+    expect(await whoIs(made.json.token)).toEqual({
+      status: 401,
+      user: undefined,
+      message:
+        "this token is not valid (revoked, or never issued): make a new one on your Account page, or sign in again (POST /api/auth/token)",
+    });
     expect(personal(await alice.get("/api/tokens"))).toEqual([]);
     expect((await alice.call("DELETE", `/api/tokens/${made.json.id}`)).status).toBe(404);
   });
@@ -97,7 +103,9 @@ describe("personal API tokens", () => {
 
     const past = new Date(Date.now() - 1000).toISOString().replace("Z", "+00:00");
     await dbExecute(app, 'UPDATE "AuthToken" SET "expiresAt" = $1 WHERE "id" = $2', [past, made.id]);
-    expect((await whoIs(made.token)).status).toBe(401);
+    const refused = await whoIs(made.token);
+    expect(refused.status).toBe(401);
+    expect(refused.message).toMatch(/^this token expired at \d{4}-\d\d-\d\dT[\d:.]+Z: make a new one on your Account page/);
     expect((await alice.get("/api/tokens")).tokens.map((t: { id: string }) => t.id)).not.toContain(made.id);
     // An expired token's name is free again.
     const again = await makeToken(alice, "short lived", 1);
