@@ -22,6 +22,14 @@ export interface UploadOptions {
  */
 export async function* uploadedText(request: Request, { name, maxBytes }: UploadOptions): AsyncGenerator<string> {
   const tooLarge = () => new DomainError("payload_too_large", `${name} is larger than ${maxBytes} bytes`);
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  // A JSON document read as a log is no log: an empty answer would look like a run of nothing.
+  if (type !== "" && !type.startsWith("text/") && type !== "application/octet-stream" && type !== "multipart/form-data") {
+    throw new DomainError(
+      "unsupported_media_type",
+      `send the ${name} as text (text/plain or another text/ type), application/octet-stream or a multipart/form-data field \`${name}\`, not ${type}`,
+    );
+  }
   if (Number(request.headers.get("content-length") ?? "0") > maxBytes) throw tooLarge();
   const body = await uploadedBody(request, name);
   if (!body) throw new DomainError("bad_request", `send the ${name} as the request body`);

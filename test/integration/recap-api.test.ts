@@ -138,6 +138,14 @@ describe("POST /api/recap analyses an uploaded log", () => {
     ]);
   });
 
+  it("refuses a body that is not text with 415, saying what it takes", async () => {
+    const answer = await api.call("POST", "/api/recap", { json: { log: "PLAY RECAP" } });
+    expect(answer.status).toBe(415);
+    expect(answer.json.error.message).toBe(
+      "send the log as text (text/plain or another text/ type), application/octet-stream or a multipart/form-data field `log`, not application/json",
+    );
+  });
+
   it("takes a multipart upload", async () => {
     const form = new FormData();
     form.set("log", new Blob([fs.readFileSync(path.join(FIXTURES, "failed_host/log.txt"))]), "ansible.log");

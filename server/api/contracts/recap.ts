@@ -20,4 +20,9 @@ export const recapOfLog = endpoint({
       schema: recapSchema,
     },
   },
+  errors: {
+    400: "an empty log, or a malformed multipart body",
+    413: "a log over 512 MiB",
+    415: "a body of another type (JSON, say): the message says what it takes",
+  },
 });
