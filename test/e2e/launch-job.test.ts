@@ -130,6 +130,8 @@ describe("launching a form", () => {
     const card = page.locator('[data-testid="form-card"][data-form="hello-world"]');
     await card.waitFor();
     await screenshot(page, "catalog");
+    // The card's title opens the form as its Open button does.
+    expect(await card.getByTestId("form-card-title").getAttribute("href")).toBe("/forms/hello-world");
     await card.getByRole("link", { name: /open/i }).click();
     await page.waitForURL((url) => url.pathname === "/forms/hello-world");
 
