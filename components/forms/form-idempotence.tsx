@@ -103,12 +103,24 @@ const COLUMNS: Column<IdempotenceTask>[] = [
 ];
 
 function Body({ report }: { report: FormIdempotence }) {
-  const skipped =
-    report.skipped_incomplete > 0 ? (
-      <p className="px-4 pt-3 text-[11px] text-zinc-500">
-        {report.skipped_incomplete} incomplete run(s) skipped: a run that stopped before its PLAY RECAP says nothing about idempotence.
-      </p>
-    ) : null;
+  const skipped = (
+    <>
+      {report.skipped_incomplete > 0 && (
+        <p className="px-4 pt-3 text-[11px] text-zinc-500">
+          {report.skipped_incomplete} incomplete run(s) skipped: a run that stopped before its PLAY RECAP says nothing about idempotence.
+        </p>
+      )}
+      {report.environments.length > 0 && (
+        <p
+          className="mx-4 mt-3 rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-xs text-amber-900"
+          data-testid="idempotence-environments"
+        >
+          These runs ran in {report.environments.length} environments ({report.environments.join(", ")}): a task may have changed because
+          another ansible-core or collection ran it, not because it is not idempotent.
+        </p>
+      )}
+    </>
+  );
   if (report.complete_runs < 2) {
     return (
       <>

@@ -431,13 +431,14 @@ export async function listLatestJobsOfForm(
   limit: number,
   scope: JobScope,
   runKey: string,
-): Promise<{ id: number; status: JobStatus; startedAt: Date | null; finishedAt: Date | null; lastSeq: number }[]> {
-  return getDb().job.findMany({
+): Promise<{ id: number; status: JobStatus; startedAt: Date | null; finishedAt: Date | null; lastSeq: number; environment: JobEnvironment | null }[]> {
+  const rows = await getDb().job.findMany({
     where: { AND: [{ formName, runKey, kind: RUN_KIND, status: { in: [...statuses] } }, scopeWhere(scope)] },
     orderBy: { id: "desc" },
     take: limit,
-    select: { id: true, status: true, startedAt: true, finishedAt: true, lastSeq: true },
+    select: { id: true, status: true, startedAt: true, finishedAt: true, lastSeq: true, environment: true },
   });
+  return rows.map((row) => ({ ...row, environment: jobEnvironmentSchema.nullable().catch(null).parse(row.environment ?? null) }));
 }
 
 /**

@@ -10,6 +10,12 @@ import { FINAL_STATUSES } from "./lifecycle";
 import { cachedJobRecap } from "./recap-cache";
 import { fullRunKeyOfForm } from "./run-keys";
 import { runSummaryOf } from "./run-summary";
+import type { JobEnvironment } from "../protocol/ui-messages";
+
+/** "k8s (ansible-core 2.18.1)": what tells two environments apart in the report. */
+function environmentLabel(environment: JobEnvironment): string {
+  return environment.ansibleCore ? `${environment.name} (ansible-core ${environment.ansibleCore})` : environment.name;
+}
 
 /**
  * Over the last `last` finished runs of a form (oldest first): incomplete ones are counted
@@ -33,6 +39,7 @@ export async function formIdempotence(
       recap,
       jobStatus: job.status,
       tasks: complete ? ((await runSummaryOf(job.id, job.lastSeq))?.tasks ?? null) : null,
+      environment: job.environment ? environmentLabel(job.environment) : null,
     });
   }
   return { form: formName, last, ...idempotenceReport(runs) };

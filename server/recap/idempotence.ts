@@ -133,12 +133,20 @@ export interface IdempotenceRunInput {
   jobStatus?: string;
   /** From taskChangesFromEvents; null when the job has no events (the recap's changed_tasks are used). */
   tasks: TaskChanges[] | null;
+  /** The Ansible environment it ran in ("k8s (ansible-core 2.18.1)"); null or absent when not recorded. */
+  environment?: string | null;
 }
 
 /** Ran every task it was going to run: reached its PLAY RECAP, and the job ended success or failed. */
 export function isCompleteRun(run: Pick<IdempotenceRunInput, "recap" | "jobStatus">): boolean {
   const jobEnded = run.jobStatus === undefined || run.jobStatus === "success" || run.jobStatus === "failed";
   return jobEnded && (run.recap.status === "successful" || run.recap.status === "failed");
+}
+
+/** The environments of these runs in order of first use, when more than one is recorded. */
+function differingEnvironments(runs: readonly IdempotenceRunInput[]): string[] {
+  const seen = [...new Set(runs.map((r) => r.environment).filter((e): e is string => typeof e === "string"))];
+  return seen.length > 1 ? seen : [];
 }
 
 export interface IdempotenceRunRef {
@@ -173,8 +181,13 @@ export interface IdempotenceTask {
 }
 
 export interface IdempotenceReport {
-  /** Complete runs the report is made of, oldest first. */
-  runs: (IdempotenceRunRef & { source: "events" | "recap" })[];
+  /** Complete runs the report is made of, oldest first, with the environment each ran in (null: not recorded). */
+  runs: (IdempotenceRunRef & { source: "events" | "recap"; environment: string | null })[];
+  /**
+   * The environments the complete runs ran in, when more than one (else []): a task that changed
+   * may have changed because another ansible-core or collection ran it, not because it is not idempotent.
+   */
+  environments: string[];
   complete_runs: number;
   /** Runs given that were not complete (recap status incomplete or plan): not counted. */
   skipped_incomplete: number;
@@ -296,7 +309,13 @@ export function idempotenceReport(runs: readonly IdempotenceRunInput[]): Idempot
     .map(({ order: _order, ...task }) => task);
 
   return {
-    runs: complete.map((r) => ({ id: r.id, finished_at: r.finishedAt ?? null, source: r.tasks ? "events" : "recap" })),
+    runs: complete.map((r) => ({
+      id: r.id,
+      finished_at: r.finishedAt ?? null,
+      source: r.tasks ? ("events" as const) : ("recap" as const),
+      environment: r.environment ?? null,
+    })),
+    environments: differingEnvironments(complete),
     complete_runs: complete.length,
     skipped_incomplete: runs.length - complete.length,
     tasks_never_changed: all.filter((r) => r.changed === 0 && r.ran > 0).length,

@@ -135,7 +135,10 @@ const runRefSchema = z.object({ id: z.string(), finished_at: z.string().nullable
 const idempotenceReportSchema = z.object({
   form: z.string(),
   last: z.number().int(),
-  runs: z.array(runRefSchema.extend({ source: z.enum(["events", "recap"]) })),
+  runs: z.array(runRefSchema.extend({ source: z.enum(["events", "recap"]), environment: z.string().nullable() })),
+  environments: z
+    .array(z.string())
+    .meta({ description: "the environments the runs ran in, when more than one (else []): a change may come from the environment" }),
   complete_runs: z.number().int(),
   skipped_incomplete: z.number().int(),
   tasks_never_changed: z.number().int(),

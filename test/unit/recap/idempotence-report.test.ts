@@ -219,9 +219,21 @@ describe("idempotenceReport", () => {
     expect([legacy.play, legacy.hosts, legacy.runs_changed, legacy.runs_ran, legacy.changed_in_latest]).toEqual([null, null, 1, 1, false]);
   });
 
+  it("says which environments the runs ran in, when more than one, and each run's", () => {
+    const inEnv = (id: number, environment: string | null) => ({ ...run(id, PLAYBOOK(id === 1)), environment });
+    const mixed = idempotenceReport([inEnv(1, "default (ansible-core 2.14.18)"), inEnv(2, null), inEnv(3, "k8s (ansible-core 2.18.1)")]);
+    expect(mixed.environments).toEqual(["default (ansible-core 2.14.18)", "k8s (ansible-core 2.18.1)"]);
+    expect(mixed.runs.map((r) => r.environment)).toEqual(["default (ansible-core 2.14.18)", null, "k8s (ansible-core 2.18.1)"]);
+    const same = idempotenceReport([inEnv(1, "k8s (ansible-core 2.18.1)"), inEnv(2, "k8s (ansible-core 2.18.1)")]);
+    expect(same.environments).toEqual([]);
+    // An incomplete run in another environment is not among the runs counted.
+    expect(idempotenceReport([inEnv(1, "a"), { ...run(2, PLAYBOOK(false), "incomplete"), environment: "b" }]).environments).toEqual([]);
+  });
+
   it("lists nothing with no complete run", () => {
     expect(idempotenceReport([run(1, PLAYBOOK(true), "incomplete")])).toEqual({
       runs: [],
+      environments: [],
       complete_runs: 0,
       skipped_incomplete: 1,
       tasks_never_changed: 0,
