@@ -79,6 +79,12 @@ export function ScheduleTimingFields({
   );
 }
 
+/** Whether every field an error names is one the timing fields show under themselves (cron, timezone). */
+function shownAtFields(fields: Record<string, string>): boolean {
+  const names = Object.keys(fields);
+  return names.length > 0 && names.every((name) => name === "cron" || name === "timezone");
+}
+
 /** A modal box with a title, for the schedule dialogs. */
 export function ScheduleModal({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -140,7 +146,8 @@ function ScheduleDialog({
             first.
           </p>
           <ScheduleTimingFields timing={timing} onChange={setTiming} fields={fields} />
-          {create.isError && (
+          {/* Once, not twice: what the timing fields show under themselves is not repeated here. */}
+          {create.isError && !shownAtFields(fields) && (
             <p className="text-sm text-red-700" data-testid="schedule-error">
               {errorMessage(create.error)}
             </p>

@@ -132,12 +132,13 @@ async function checkLimits(
   if (timing) {
     const gap = minimumGapSeconds(timing.cron, timing.timezone, new Date());
     if (gap !== null && gap < limits.minSeconds) {
-      const message = `runs ${formatGap(gap)} apart at times; at most one run every ${limits.minSeconds} s is allowed (PLAYFORM_SCHEDULE_MIN_SECONDS)`;
+      // In the user's words: the server setting behind the rule is for admins (docs/configuration.md).
+      const message = `runs ${formatGap(gap)} apart at times; a schedule may run at most once every ${formatGap(limits.minSeconds)} (a limit your admin sets)`;
       throw new DomainError("validation_failed", `cron: ${message}`, { cron: message });
     }
   }
   if (enabling && (await countEnabledSchedules(enabling.ownerId)) >= limits.perUser) {
-    const message = `at most ${limits.perUser} enabled schedules per user (PLAYFORM_SCHEDULES_PER_USER): pause or delete one first`;
+    const message = `you may have at most ${limits.perUser} enabled schedules (a limit your admin sets): pause or delete one first`;
     throw new DomainError("validation_failed", `enabled: ${message}`, { enabled: message });
   }
 }
