@@ -80,7 +80,7 @@ export function ScheduleTimingFields({
 }
 
 /** Whether every field an error names is one the timing fields show under themselves (cron, timezone). */
-function shownAtFields(fields: Record<string, string>): boolean {
+export function shownAtFields(fields: Record<string, string>): boolean {
   const names = Object.keys(fields);
   return names.length > 0 && names.every((name) => name === "cron" || name === "timezone");
 }

@@ -9,7 +9,7 @@ import { Button } from "@/components/ui/button";
 import { formatDateTime } from "@/components/ui/format";
 import { Panel } from "@/components/ui/panel";
 import { EmptyState } from "@/components/ui/states";
-import { ScheduleModal, ScheduleTimingFields, type ScheduleTiming } from "./schedule-dialog";
+import { ScheduleModal, ScheduleTimingFields, shownAtFields, type ScheduleTiming } from "./schedule-dialog";
 
 /** The schedules: what runs when, the last job, why one is paused; edit when it runs, enable, pause, delete. */
 export function SchedulesTable({ schedules, showOwner }: { schedules: Schedule[]; showOwner: boolean }) {
@@ -121,7 +121,8 @@ function EditTimingDialog({ schedule, onClose }: { schedule: Schedule; onClose: 
         Cron: 5 fields (minute hour day month weekday), or 6 with seconds first. The values it launches with stay as saved from the form.
       </p>
       <ScheduleTimingFields timing={timing} onChange={setTiming} fields={fields} />
-      {update.isError && (
+      {/* Once, not twice: what the timing fields show under themselves is not repeated here. */}
+      {update.isError && !shownAtFields(fields) && (
         <p className="text-sm text-red-700" data-testid="schedule-error">
           {errorMessage(update.error)}
         </p>
