@@ -61,7 +61,32 @@ export function httpAnswer(error: DomainError): { status: number; headers?: Reco
 }
 
 /** One zod issue in words; unknown keys are named a few at a time, however many there are. */
+/** What zod names a type, as the API says it. */
+const TYPE_WORDS: Record<string, string> = {
+  record: "an object",
+  object: "an object",
+  array: "a list",
+  string: "a string",
+  number: "a number",
+  int: "a whole number",
+  boolean: "true or false",
+  null: "null",
+};
+
+/**
+ * zod's default type message ("Invalid input: expected record, received array") in the API's
+ * words: "is required" when nothing was sent, else "must be an object, not a list".
+ */
+function typeText(message: string): string {
+  const match = /^Invalid input: expected (\w+), received (\w+)$/.exec(message);
+  if (!match) return message;
+  const [, expected, received] = match as unknown as [string, string, string];
+  if (received === "undefined") return "is required";
+  return `must be ${TYPE_WORDS[expected] ?? expected}, not ${TYPE_WORDS[received] ?? received}`;
+}
+
 export function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type") return typeText(issue.message);
   if (issue.code !== "unrecognized_keys") return issue.message;
   const shown = issue.keys.slice(0, 5).map((key) => JSON.stringify(clip(key, 40)));
   const more = issue.keys.length > shown.length ? ` and ${issue.keys.length - shown.length} more` : "";

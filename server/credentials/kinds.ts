@@ -54,8 +54,11 @@ export function isEncryptedPrivateKey(key: string): boolean {
   return cipher !== "none";
 }
 
+/** "is required" when absent; sent with another type, says so. */
+const REQUIRED_STRING = { error: (issue: { input?: unknown }) => (issue.input === undefined ? "is required" : "must be a string") };
+
 const privateKeySchema = z
-  .string({ error: "is required" })
+  .string(REQUIRED_STRING)
   .max(64_000, "is too long for a private key")
   .transform(normalizePrivateKey)
   .superRefine((key, ctx) => {
@@ -78,7 +81,7 @@ const privateKeySchema = z
 /** What each kind stores (encrypted). */
 export const sshPayloadSchema = z.object({
   username: z
-    .string({ error: "is required" })
+    .string(REQUIRED_STRING)
     .trim()
     .min(1, "is required")
     .max(255)
@@ -88,7 +91,7 @@ export const sshPayloadSchema = z.object({
 export const vaultPayloadSchema = z.object({
   // The password reaches ansible as one line on stdin; ansible strips the line end.
   password: z
-    .string({ error: "is required" })
+    .string(REQUIRED_STRING)
     .min(1, "is required")
     .max(4096)
     .regex(/^[^\r\n]*$/, "must be a single line"),
@@ -100,7 +103,9 @@ export const secretPayloadSchema = z.object({
         issue.code === "invalid_key"
           ? "is not a valid Ansible variable name (letters, digits and _, not starting with a digit)"
           : issue.code === "invalid_type"
-            ? "is required: an object of variable name → value"
+            ? issue.input === undefined
+              ? "is required: an object of variable name → value"
+              : "must be an object of variable name → value"
             : undefined,
     })
     .refine((variables) => Object.keys(variables).length > 0, "needs at least one variable"),

@@ -200,13 +200,30 @@ describe("body text", () => {
   });
 });
 
+describe("type errors in the API's words", () => {
+  it("says what was expected and what came, or that it is required", () => {
+    const schema = z.object({
+      values: z.record(z.string(), z.unknown()),
+      form: z.string(),
+      count: z.number(),
+      on: z.boolean(),
+      tags: z.array(z.string()),
+    });
+    const result = schema.safeParse({ values: [1], count: "3", on: 1, tags: {} });
+    expect(result.success).toBe(false);
+    expect(zodMessage(result.error!)).toBe(
+      "values: must be an object, not a list; form: is required; count: must be a number, not a string; on: must be true or false, not a number; tags: must be a list, not an object",
+    );
+  });
+});
+
 describe("error answers", () => {
   it("name a field called like an Object.prototype member", () => {
     const parsed = z.record(z.string(), z.number()).safeParse(JSON.parse('{"constructor": "x", "toString": "y", "ok": 1}'));
     expect(parsed.success).toBe(false);
     expect(issueFields(parsed.error!.issues, "body")).toEqual({
-      constructor: "Invalid input: expected number, received string",
-      toString: "Invalid input: expected number, received string",
+      constructor: "must be a number, not a string",
+      toString: "must be a number, not a string",
     });
   });
 

@@ -132,6 +132,8 @@ describe("vault and secret credentials", () => {
     expect(errors({ name: "v", kind: "vault", password: "pw with spaces " })).toEqual({});
     expect(errors({ name: "v", kind: "vault", password: "" }).password).toBe("is required");
     expect(errors({ name: "v", kind: "vault", password: "a\nb" }).password).toMatch(/single line/);
+    expect(errors({ name: "v", kind: "vault" }).password).toBe("is required");
+    expect(errors({ name: "v", kind: "vault", password: 1234 }).password).toBe("must be a string");
   });
 
   it("takes variables with valid Ansible names and string values", () => {
@@ -141,6 +143,8 @@ describe("vault and secret credentials", () => {
     expect(errors({ name: "s", kind: "secret", variables: { a: 5 } })["variables.a"]).toBe("must be a string");
     expect(errors({ name: "s", kind: "secret", variables: {} }).variables).toMatch(/at least one/);
     expect(errors({ name: "s", kind: "secret" }).variables).toMatch(/is required/);
+    // Sent, but of the wrong type: said so, not "is required".
+    expect(errors({ name: "s", kind: "secret", variables: 12345 }).variables).toBe("must be an object of variable name → value");
   });
 
   it("names the kinds, checks names, and keeps only the payload", () => {
