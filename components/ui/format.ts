@@ -91,19 +91,18 @@ export function formatElapsedFloorDelta(delta: number): string {
 }
 
 /**
- * Bar heights in percent for durations side by side (null: no timing). Relative to the
- * longest; when the runs are close (the shortest more than half the longest), the bars span
- * the runs' range instead, 25% to 100%, so 3.3 s and 3.7 s differ visibly (print the values).
+ * Bar heights in percent for durations side by side (null: no timing), from zero, relative to
+ * the longest: two bars' heights are in the ratio of their durations. (Bars scaled to the runs'
+ * range made 4.62 s and 4.63 s look 1:4; the values printed under the bars tell close runs
+ * apart.) A short run keeps a sliver (4%) so it is seen.
  */
 export function durationBarHeights(values: readonly (number | null)[]): (number | null)[] {
   const known = values.filter((v): v is number => v !== null && Number.isFinite(v) && v >= 0);
   if (known.length === 0) return values.map(() => null);
   const max = Math.max(...known);
-  const min = Math.min(...known);
   return values.map((v) => {
     if (v === null || !Number.isFinite(v) || v < 0) return null;
-    if (max === 0 || max === min) return 100;
-    if (min > max / 2) return 25 + (75 * (v - min)) / (max - min);
+    if (max === 0) return 100;
     return Math.max(4, (v / max) * 100);
   });
 }

@@ -56,16 +56,18 @@ describe("formatElapsedFloorDelta", () => {
   });
 });
 
-describe("durationBarHeights: trend bars scaled to the runs' range", () => {
-  it("makes 3.3 s and 3.7 s differ visibly", () => {
-    const [a, b] = durationBarHeights([3.3, 3.7]);
+describe("durationBarHeights: trend bars from zero", () => {
+  it("keeps the ratio of the durations: 4.62 s and 4.63 s look alike", () => {
+    const [a, b] = durationBarHeights([4.62, 4.63]);
     expect(b).toBe(100);
-    expect(b! - a!).toBeGreaterThanOrEqual(30);
+    expect(a).toBeCloseTo((4.62 / 4.63) * 100, 6);
   });
   it("keeps null as null and equal runs at full height", () => {
     expect(durationBarHeights([null, 2, 2])).toEqual([null, 100, 100]);
+    expect(durationBarHeights([0, 0])).toEqual([100, 100]);
   });
-  it("is proportional to the max when the range is wide", () => {
+  it("is proportional to the longest, a short run kept as a sliver", () => {
     expect(durationBarHeights([10, 100])).toEqual([10, 100]);
+    expect(durationBarHeights([1, 1000])).toEqual([4, 100]);
   });
 });
