@@ -100,7 +100,7 @@ export function SourceForm({ source, onDone }: { source?: Source; onDone?: () =>
           label="Repository URL"
           requiredMark
           placeholder="https://git.example.com/ops/playbooks.git"
-          help="https://, ssh://, user@host:path or a local path. Never a token in the URL: store it as a credential."
+          help="https://, ssh://, file:// (a repository on the app's machine), user@host:path or an absolute path. Never a token in the URL: store it as a credential."
           {...bind("url")}
         />
         <TextField label="Branch or tag" placeholder="the default branch" {...bind("ref")} />
