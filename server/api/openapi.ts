@@ -85,6 +85,7 @@ export function buildOpenApiDocument(endpoints: readonly EndpointSpec[] = ENDPOI
       version: packageJson.version,
       description:
         "Generated from the zod schemas the routes validate with. Concepts (errors, ids, limits, throttling, the job list, output by line): docs/api.md.",
+      license: { name: packageJson.license, identifier: packageJson.license },
     },
     servers: [{ url: "/" }],
   });
