@@ -7,6 +7,7 @@
  *
  *   env --ignore-signal=TERM bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid --unshare-ipc --die-with-parent --as-pid-1
  *     [--unshare-net] [--tmpfs <each runner folder>] --bind <job>/.playform_tmp /tmp … --bind <job> <job> [--ro-bind <entry> <entry>]
+ *     --remount-ro /dev
  *     -- python3 playbook-init.py --init 4 --secrets-fd 5 --secrets-fifo F -- ansible-playbook ...
  *
  * bwrap dies with its parent, the RTE (--die-with-parent: PR_SET_PDEATHSIG), playbook-init.py
@@ -23,7 +24,9 @@
  * What the playbook sees (the mounts, in bwrap's order, a later one over an earlier):
  * - the runner's file system read-only (`--ro-bind / /`): a playbook writes neither the system
  *   nor a folder of the runner that its user could otherwise write (a 0777 folder, its own
- *   files elsewhere). `--dev /dev`: null, zero, random, a pts of its own, no disk of the runner.
+ *   files elsewhere). `--dev /dev`: null, zero, random, a pts of its own, no disk of the runner;
+ *   remounted read-only after the binds (`--remount-ro /dev`, last): its tmpfs would otherwise
+ *   be memory the playbook writes that no disk check counts.
  *   `--proc /proc`: the pid namespace's, so it sees its own processes only, not the RTE's (its
  *   environment), another job's or the app's, nor their command lines. (The start probe runs
  *   all of this: where the kernel refuses a new /proc, inside a container that masks parts of
@@ -359,6 +362,13 @@ export function wrapPlaybook(
     ...(network ? [] : ["--unshare-net"]),
     ...(privateTmp ? privateTmpArgs(privateTmp) : []),
     ...readOnly.flatMap((folder) => ["--ro-bind", folder, folder]),
+    // Last, once /dev/shm is bound (to the job's temp folder, a mount of its own that stays
+    // writable): `--dev` makes /dev a tmpfs the playbook's user owns, no size but half the RAM,
+    // that no disk check counts (attack 6 on issue 34: 20 MiB held there past an 8 MiB
+    // RTE_JOB_DISK_LIMIT, the job `success`). Read-only, nothing can be made in it; its device
+    // nodes (null, zero, tty, urandom) and /dev/pts are mounts of their own and still work.
+    "--remount-ro",
+    "/dev",
   ];
   return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, ...mounts, "--", ...inner] };
 }

@@ -328,8 +328,47 @@ const BASE64_BREAK_CUT = [
   `,(?: |${ANSI}\r?\n?${ANSI} *|(?:\\\\{1,4}n?)? *)?`,
 ].join("|");
 const BASE64_BREAK_SPLIT = new RegExp(`(${BASE64_BREAK})`);
-/** A break cut short at the end of a text (see Masker.pending). */
+/** A break cut short at the end of a text (see Masker.pending), over collapseColourRuns's text. */
 const BASE64_BREAK_CUT_END = new RegExp(`(?:${BASE64_BREAK_CUT})$`);
+// eslint-disable-next-line no-control-regex -- ansible-playbook colours its output: ANSI escapes start with ESC
+const COLOUR_RUNS = /(?:\x1b\[[0-9;]*m)+/g;
+
+/**
+ * `text` with each run of whole colour escapes cut to its last escape, and where each of its
+ * characters is in `text` (one more entry: text.length). BASE64_BREAK_CUT_END is anchored at
+ * the end only and BASE64_BREAKS nowhere: each is tried from every escape of a run, and from
+ * each one ANSI (`(?:ESC[...m)*`) takes the rest of the run before what must follow it (a line
+ * end, a `\r`, the `$`) fails, twice over where two ANSI follow each other: quadratic (attack 6
+ * on issue 34: with a 4,096-character secret, pending() of `\n` + 16,370 `ESC[0m` + `x` took
+ * 3.7 s of the runner's event loop, 59.6 s at the 262 k window, and every job on it was
+ * abandoned; `\r` or `",` before the run the same). Run over this text instead they see one
+ * escape per run: every ANSI of the patterns takes a run whole or not at all where a match can
+ * go on (what follows it is no escape), so they match where they did. A match starting at a
+ * run's escape maps to the run's start (its ESC to the run's first character); the rest of the
+ * escape kept is the run's last, as it was, for a base64 prefix that starts at its digits or m.
+ */
+function collapseColourRuns(text: string): { collapsed: string; at: Int32Array } {
+  let collapsed = "";
+  const at = new Int32Array(text.length + 1);
+  let from = 0;
+  const copy = (start: number, end: number) => {
+    for (let i = start; i < end; i++) at[collapsed.length + i - start] = i;
+    collapsed += text.slice(start, end);
+  };
+  COLOUR_RUNS.lastIndex = 0;
+  for (let found = COLOUR_RUNS.exec(text); found; found = COLOUR_RUNS.exec(text)) {
+    const end = found.index + found[0].length;
+    const last = text.lastIndexOf("\x1b", end - 1);
+    copy(from, found.index);
+    const escape = collapsed.length;
+    copy(last, end);
+    at[escape] = found.index;
+    from = end;
+  }
+  copy(from, text.length);
+  at[collapsed.length] = text.length;
+  return { collapsed, at: at.subarray(0, collapsed.length + 1) };
+}
 const BASE64_BREAKS = new RegExp(BASE64_BREAK, "g");
 
 /**
@@ -965,15 +1004,17 @@ export function createMasker(secrets: readonly string[]): Masker {
   // mapped back. A pattern with a break allowed between any two characters of every prefix
   // took 12 s to compile for 100 secrets (attack 3 on issue 34), on the runner's event loop.
   const withBreaksPending = (tail: string): number => {
-    const trailing = BASE64_BREAK_CUT_END.exec(tail);
-    const body = trailing ? tail.slice(0, trailing.index) : tail;
+    // Over runs of colours cut to one escape each (see collapseColourRuns): linear.
+    const { collapsed, at: original } = collapseColourRuns(tail);
+    const trailing = BASE64_BREAK_CUT_END.exec(collapsed);
+    const body = trailing ? collapsed.slice(0, trailing.index) : collapsed;
     const at: number[] = [];
     let from = 0;
     let joined = "";
     BASE64_BREAKS.lastIndex = 0;
     for (let found = BASE64_BREAKS.exec(body); ; found = BASE64_BREAKS.exec(body)) {
       const to = found ? found.index : body.length;
-      for (let i = from; i < to; i++) at.push(i);
+      for (let i = from; i < to; i++) at.push(original[i]!);
       joined += body.slice(from, to);
       if (!found) break;
       if (found[0] === "") BASE64_BREAKS.lastIndex++;

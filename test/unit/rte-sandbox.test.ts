@@ -42,7 +42,8 @@ describe("wrapPlaybook", () => {
     expect(args.slice(0, 2)).toEqual(["--ignore-signal=TERM", "bwrap"]);
     expect(BWRAP_ARGS).toEqual(expect.arrayContaining(["--unshare-pid", "--unshare-ipc", "--die-with-parent", "--as-pid-1"]));
     const inner = args.indexOf("--");
-    expect(args.slice(2, inner)).toEqual(BWRAP_ARGS);
+    // /dev read-only last (a tmpfs of the playbook's user no disk check counts: attack 6).
+    expect(args.slice(2, inner)).toEqual([...BWRAP_ARGS, "--remount-ro", "/dev"]);
     expect(args.slice(inner + 1)).toEqual([
       "python3",
       "/opt/init.py",
@@ -80,6 +81,9 @@ describe("wrapPlaybook", () => {
       "--bind",
       tmp.jobDir,
       tmp.jobDir,
+      // After the binds: /dev/shm, a mount of its own, stays writable.
+      "--remount-ro",
+      "/dev",
     ]);
     // A job folder elsewhere is not hidden by the private /tmp: nothing to bind again.
     const elsewhere = wrapPlaybook(playbook, "/opt/init.py", "/srv/jobs/7/.hidden", true, {
@@ -92,6 +96,8 @@ describe("wrapPlaybook", () => {
       "--bind",
       "/srv/jobs/7",
       "/srv/jobs/7",
+      "--remount-ro",
+      "/dev",
     ]);
     // A folder this machine does not have is not mounted over (bwrap would have to create it).
     expect(privateTmpArgs(tmp, (folder) => folder !== "/run/lock")).not.toContain("/run/lock");
@@ -194,7 +200,7 @@ describe("wrapPlaybook", () => {
 
   it("network: false gives the playbook a network namespace of its own (loopback only)", () => {
     const { args } = wrapPlaybook(playbook, "/opt/init.py", "/jobs/1/.hidden", true, null, [], false);
-    expect(args.slice(2, args.indexOf("--"))).toEqual([...BWRAP_ARGS, "--unshare-net"]);
+    expect(args.slice(2, args.indexOf("--"))).toEqual([...BWRAP_ARGS, "--unshare-net", "--remount-ro", "/dev"]);
     expect(wrapPlaybook(playbook, "/opt/init.py", "/jobs/1/.hidden", true).args).not.toContain("--unshare-net");
   });
 
@@ -223,7 +229,8 @@ describe("wrapPlaybook", () => {
     const { file, args } = wrapPlaybook(listing, "/opt/init.py", null, true);
     expect(file).toBe("env");
     const inner = args.indexOf("--");
-    expect(args.slice(2, inner)).toEqual(BWRAP_ARGS);
+    // /dev read-only last (a tmpfs of the playbook's user no disk check counts: attack 6).
+    expect(args.slice(2, inner)).toEqual([...BWRAP_ARGS, "--remount-ro", "/dev"]);
     expect(args.slice(inner + 1)).toEqual([
       "python3",
       "/opt/init.py",

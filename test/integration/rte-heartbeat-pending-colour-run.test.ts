@@ -1,5 +1,7 @@
 /**
- * Attack 6 on issue 34: Masker.pending (server/security/mask.ts) is quadratic in a run of
+ * A partial line of colour resets held by the output batcher does not stall the RTE: Masker.pending
+ * is linear (collapseColourRuns, server/security/mask.ts; unit: test/unit/mask-pending-colour-run-cost.test.ts).
+ * Attack 6 on issue 34, before the fix: Masker.pending (server/security/mask.ts) was quadratic in a run of
  * colour escapes that ends in something else, when the tail holds a line break: the RTE's
  * output batcher asks it, on its event loop, what of a partial line to hold back, and
  * BASE64_BREAK_CUT_END (`(?:…ANSI…)$`, unanchored at its start) walks the run to its end from
@@ -19,9 +21,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiClient, type ApiClient } from "../../support/api";
-import { adminToken, startPlayform, type RunningPlayform } from "../../support/playform";
-import { ROOT } from "../../support/rte-harness";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
+import { ROOT } from "../support/rte-harness";
 
 let app: RunningPlayform;
 let api: ApiClient;
