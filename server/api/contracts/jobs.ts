@@ -312,6 +312,10 @@ export const jobRecap = endpoint({
   params: idParams,
   query: recapQuerySchema,
   responses: { 200: { description: "the recap", schema: recapSchema } },
+  errors: {
+    404: "no such job (or one the caller may not see); with `source=events`, a job without structured events",
+    410: "with `source=events|text`: the job's output was removed by retention, only the cached recap is left (ask without `source`)",
+  },
 });
 
 const countsSchema = z.record(z.string(), z.number());
