@@ -9,6 +9,22 @@ import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { waitFor } from "../support/wait";
 
+/** Processes under `pid` that are not zombies (a zombie waits for its frozen parent to reap it). */
+function liveDescendants(pid: number): number {
+  const rows = execFileSync("ps", ["-e", "-o", "pid=,ppid=,stat="], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
+    .map(([p, pp, stat]) => ({ pid: Number(p), ppid: Number(pp), zombie: (stat ?? "").startsWith("Z") }));
+  let live = 0;
+  for (let parents = [pid]; parents.length > 0;) {
+    const children = rows.filter((row) => parents.includes(row.ppid));
+    live += children.filter((child) => !child.zombie).length;
+    parents = children.map((child) => child.pid);
+  }
+  return live;
+}
+
 let app: RunningPlayform;
 let api: ApiClient;
 let frozen: number | null = null;
@@ -39,6 +55,11 @@ it("abandons the jobs of a silent runner instance, and a late end does not chang
   const current = await api.waitForEnd(id, 60_000);
   expect(current.status).toBe("abandoned");
   expect(current.statusReason).toMatch(/runner local \(local-0\) sent no heartbeat since/);
+
+  // The playbook runs on while its RTE is frozen. Wake the RTE only once it has ended: woken
+  // before (a slow, busy machine), the RTE hears the job was abandoned and aborts it, and its
+  // end is an abort, not the success this test is about.
+  await waitFor("the frozen RTE's playbook to end", () => liveDescendants(rtePid) === 0, { timeoutMs: 120_000 });
 
   // The RTE wakes up and reports the job's real end, which it spooled while frozen: the app
   // stores it, complete and once, and the job stays abandoned.

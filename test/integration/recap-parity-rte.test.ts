@@ -47,7 +47,9 @@ it("gives the same recap from the stored events as from the stored text", async 
 
   expect(Math.abs(events.elapsed_sec - text.elapsed_sec)).toBeLessThanOrEqual(1);
   // Timings: the plugin and profile_tasks read the clock separately; names must match, and
-  // each time within profile_tasks' rounding plus scheduling jitter on a loaded 2-core machine.
+  // each time within profile_tasks' rounding plus scheduling jitter on a loaded 2-core machine
+  // (0.12 s seen in a clean-clone run beside two other test runs: 0.25 s keeps the rule, a
+  // task timed from another task's start would be seconds off).
   const textTimes = new Map<string, number[]>();
   for (const t of text.slowest_tasks as { task: string; seconds: number }[])
     textTimes.set(t.task, [...(textTimes.get(t.task) ?? []), t.seconds]);
@@ -56,6 +58,6 @@ it("gives the same recap from the stored events as from the stored text", async 
   expect(shared.length).toBeGreaterThanOrEqual(Math.min(events.slowest_tasks.length, text.slowest_tasks.length) - 2);
   for (const t of shared) {
     const closest = Math.min(...textTimes.get(t.task)!.map((s) => Math.abs(s - t.seconds)));
-    expect(closest, t.task).toBeLessThanOrEqual(0.1);
+    expect(closest, t.task).toBeLessThanOrEqual(0.25);
   }
 });
