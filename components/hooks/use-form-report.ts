@@ -8,7 +8,7 @@ import { queryKeys } from "./query-keys";
  * it: the API's 400 then says what is wrong with it), as JSON or as a document to download.
  */
 export function formReportUrl(name: string, jobs: readonly number[] | string, format?: "md" | "csv" | "json"): string {
-  const list = typeof jobs === "string" ? encodeURIComponent(jobs) : jobs.join(",");
+  const list = typeof jobs === "string" ? encodeURIComponent(jobs).replaceAll("%2C", ",") : jobs.join(",");
   return `/api/forms/${encodeURIComponent(name)}/report?jobs=${list}${format ? `&format=${format}` : ""}`;
 }
 

@@ -142,12 +142,14 @@ it("refuses a report of one run, of a job of another form, of an unknown job, an
   expect(foreign.status).toBe(400);
   expect(foreign.json.error.message).toBe(`jobs: job ${other.id} is a run of form "other", not of "artifacts"`);
   expect((await ask(`${ran.plain},99999999`)).status).toBe(404);
-  expect((await ask(`${ran.plain},99999999999`)).json.error.message).toBe('jobs: "99999999999" is not a job id');
+  expect((await ask(`${ran.plain},99999999999`)).json.error.message).toBe(
+    'jobs: "99999999999" is not a job id (decimal digits, from 1 to 2147483647)',
+  );
   const twice = await ask(`${ran.plain},${ran.plain}`);
   expect(twice.json.error.message).toBe(`jobs: job ${ran.plain} is named twice`);
   const bad = await ask(`${ran.plain},abc`);
   expect(bad.status).toBe(400);
-  expect(bad.json.error.message).toBe('jobs: "abc" is not a job id');
+  expect(bad.json.error.message).toBe('jobs: "abc" is not a job id (decimal digits, from 1 to 2147483647)');
   const missing = await api.call("GET", "/api/forms/artifacts/report");
   expect(missing.status).toBe(400);
   expect(missing.json.error.message).toMatch(/^jobs: /);

@@ -5,8 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import type { TaskChanges } from "../../server/recap/idempotence";
-import type { Recap, RecapHostRow } from "../../server/recap/types";
-import { buildRunReport, describeOptions, parseReportJobs, reportCsv, reportMarkdown, type ReportRunInput } from "../../server/jobs/report";
+import type { Recap } from "../../server/recap/types";
+import { hostRow, recap } from "../support/recap-rows";
+import { reportQuerySchema } from "../../server/api/contracts/forms";
+import { zodMessage } from "../../server/api/errors";
+import { buildRunReport, checkReportJobs, describeOptions, reportCsv, reportMarkdown, type ReportRunInput } from "../../server/jobs/report";
 import type { RunOptionsView } from "../../server/jobs/run-kind";
 import { artifactDifferences } from "../../server/jobs/compare";
 
@@ -21,25 +24,6 @@ const OPTIONS: RunOptionsView = {
   environment: null,
   valuesHash: "0".repeat(64),
 };
-
-function host(name: string, counts: Partial<RecapHostRow> = {}): RecapHostRow {
-  return { host: name, ok: 1, changed: 0, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0, ...counts };
-}
-
-function recap(over: Partial<Recap> = {}): Recap {
-  return {
-    plays: [],
-    hosts: [],
-    elapsed_sec: null,
-    slowest_tasks: [],
-    changed_tasks: [],
-    ignored_failures: [],
-    failed_tasks: [],
-    unreachable_hosts: [],
-    status: "successful",
-    ...over,
-  };
-}
 
 const task = (play: string, name: string, ran: boolean, changed: string[], sec: number): TaskChanges => ({
   play,
@@ -77,13 +61,13 @@ describe("buildRunReport", () => {
   const runs = [
     run(
       7,
-      recap({ hosts: [host("web1", { changed: 1 }), host("db1")], playbook_sec: 12.5 }),
+      recap({ hosts: [hostRow("web1", { ok: 1, changed: 1 }), hostRow("db1", { ok: 1 })], playbook_sec: 12.5 }),
       [task("web", "Install", true, ["web1"], 10), task("web", "Restart", false, [], 0)],
       { version: "1.2", nodes: ["a"] },
     ),
     run(
       3,
-      recap({ hosts: [host("web1")], playbook_sec: 4 }),
+      recap({ hosts: [hostRow("web1", { ok: 1 })], playbook_sec: 4 }),
       [task("web", "Install", true, [], 3.25), task("web", "Restart", true, [], 0.5), task("db", "Backup", true, [], 1)],
       { version: "1.3" },
       { ...OPTIONS, tags: ["web"] },
@@ -92,7 +76,7 @@ describe("buildRunReport", () => {
     run(
       5,
       recap({
-        hosts: [host("web1", { changed: 2 })],
+        hosts: [hostRow("web1", { ok: 1, changed: 2 })],
         elapsed_sec: 9,
         changed_tasks: ["Install", "Old task"],
         slowest_tasks: [{ task: "Install", seconds: 6 }],
@@ -134,21 +118,29 @@ describe("buildRunReport", () => {
   });
 });
 
-describe("parseReportJobs", () => {
+describe("the report's jobs parameter", () => {
+  const parse = (jobs: string) => {
+    const parsed = reportQuerySchema.safeParse({ jobs });
+    if (!parsed.success) throw new Error(zodMessage(parsed.error));
+    return checkReportJobs(parsed.data.jobs);
+  };
   it("reads 2 to 20 distinct ids", () => {
-    expect(parseReportJobs("12, 13,20")).toEqual([12, 13, 20]);
-    expect(() => parseReportJobs("12")).toThrow("jobs: give 2 to 20 jobs, not 1");
-    expect(() => parseReportJobs(Array.from({ length: 21 }, (_, i) => i + 1).join(","))).toThrow("jobs: give 2 to 20 jobs, not 21");
-    expect(() => parseReportJobs("12,12")).toThrow("jobs: job 12 is named twice");
-    expect(() => parseReportJobs("12,,13")).toThrow("jobs: a job id is empty");
+    expect(parse("12, 13,20")).toEqual([12, 13, 20]);
+    expect(() => parse("12")).toThrow("jobs: give 2 to 20 jobs, not 1");
+    expect(() => parse(Array.from({ length: 21 }, (_, i) => i + 1).join(","))).toThrow("jobs: at most 20 ids, got 21");
+    expect(() => parse("12,12")).toThrow("jobs: job 12 is named twice");
+    expect(() => parse("12,,13")).toThrow('jobs: "" is not a job id');
+    expect(() => parse("")).toThrow("jobs: is required (comma-separated job ids, e.g. jobs=12,15)");
     for (const bad of ["-1", "0", "1e3", "0x10", "012", "2147483648", "12abc"])
-      expect(() => parseReportJobs(`5,${bad}`)).toThrow(`jobs: "${bad}" is not a job id`);
+      expect(() => parse(`5,${bad}`)).toThrow(`jobs: "${bad}" is not a job id (decimal digits, from 1 to 2147483647)`);
   });
 });
 
 describe("the documents", () => {
   const hostile = [
-    run(1, recap({ hosts: [host("=cmd|' /C calc'!A0")] }), [task("p|q", "a\nb <script>", true, ["x"], 1)], { "k|ey": "v`al|ue" }),
+    run(1, recap({ hosts: [hostRow("=cmd|' /C calc'!A0", { ok: 1 })] }), [task("p|q", "a\nb <script>", true, ["x"], 1)], {
+      "k|ey": "v`al|ue",
+    }),
     run(2, recap(), null, {}, { ...OPTIONS, tags: ["a", "b"], check: true, verbosity: 2, environment: "k8s" }),
   ];
   const report = { form: "lab", ...buildRunReport(hostile) };

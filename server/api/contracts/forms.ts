@@ -1,6 +1,8 @@
 /** Contracts of the form catalog and the analyses across a form's runs (server/api/contract.ts). */
 import { z } from "zod";
+import { REPORT_MAX_JOBS, REPORT_MIN_JOBS } from "../../jobs/report";
 import { endpoint } from "../contract";
+import { jobIdListParam } from "../id-list";
 import { queryInt } from "../route";
 
 const fieldSchema = z.looseObject({
@@ -177,9 +179,9 @@ export const formIdempotence = endpoint({
 });
 
 export const reportQuerySchema = z.object({
-  jobs: z
-    .string({ message: "give 2 to 20 job ids separated by commas, e.g. jobs=12,13" })
-    .meta({ description: "2 to 20 finished runs of the form, comma-separated, in the order the report shows them" }),
+  jobs: jobIdListParam("jobs", REPORT_MAX_JOBS).meta({
+    description: `${REPORT_MIN_JOBS} to ${REPORT_MAX_JOBS} finished runs of the form, comma-separated, in the order the report shows them`,
+  }),
   format: z
     .enum(["md", "csv", "json"], { message: "must be md, csv or json" })
     .optional()

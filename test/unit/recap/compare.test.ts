@@ -3,29 +3,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareRecaps, trendAcrossRuns } from "../../../server/recap/compare";
 import { parseRecapText } from "../../../server/recap/parse-text";
-import type { Recap, RecapHostRow } from "../../../server/recap/types";
+import type { Recap } from "../../../server/recap/types";
+import { hostRow as row, recap } from "../../support/recap-rows";
 
 const ROOT = join(import.meta.dirname, "../../fixtures/recap");
 const fixture = (name: string): Recap => parseRecapText(readFileSync(join(ROOT, name, "log.txt"), "utf8"));
-
-function row(host: string, counts: Partial<Omit<RecapHostRow, "host">> = {}): RecapHostRow {
-  return { host, ok: 0, changed: 0, unreachable: 0, failed: 0, skipped: 0, rescued: 0, ignored: 0, ...counts };
-}
-
-function recap(over: Partial<Recap>): Recap {
-  return {
-    plays: [],
-    hosts: [],
-    elapsed_sec: null,
-    slowest_tasks: [],
-    changed_tasks: [],
-    ignored_failures: [],
-    failed_tasks: [],
-    unreachable_hosts: [],
-    status: "successful",
-    ...over,
-  };
-}
 
 describe("compareRecaps", () => {
   // The same site.yml run for real (roles_handlers) and then with --check (check_mode).

@@ -9,6 +9,7 @@ import {
   type TaskChanges,
 } from "../../../server/recap/idempotence";
 import type { Recap, RecapStatus } from "../../../server/recap/types";
+import { recap } from "../../support/recap-rows";
 
 type Outcome = "ok" | "changed" | "skipped" | "failed";
 
@@ -32,22 +33,12 @@ function events(plays: { name: string; batch?: number; tasks: [string, Record<st
   return out;
 }
 
-function recap(status: RecapStatus, changed_tasks: string[] = []): Recap {
-  return {
-    plays: [],
-    hosts: [],
-    elapsed_sec: null,
-    slowest_tasks: [],
-    changed_tasks,
-    ignored_failures: [],
-    failed_tasks: [],
-    unreachable_hosts: [],
-    status,
-  };
+function recapOf(status: RecapStatus, changed_tasks: string[] = []): Recap {
+  return recap({ status, changed_tasks });
 }
 
 function run(id: number, tasks: TaskChanges[] | null, status: RecapStatus = "successful", changed: string[] = []): IdempotenceRunInput {
-  return { id: String(id), finishedAt: `2026-11-30T10:0${id}:00.000Z`, recap: recap(status, changed), tasks };
+  return { id: String(id), finishedAt: `2026-11-30T10:0${id}:00.000Z`, recap: recapOf(status, changed), tasks };
 }
 
 const PLAYBOOK = (first: boolean) =>

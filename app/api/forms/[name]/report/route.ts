@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { formReport as formReportContract } from "@/server/api/contracts/forms";
 import { parseQuery, requireViewer, route } from "@/server/api/route";
 import { requireFormOfRuns } from "@/server/access/policy";
-import { formReport, parseReportJobs, reportCsv, reportMarkdown } from "@/server/jobs/report";
+import { checkReportJobs, formReport, reportCsv, reportMarkdown } from "@/server/jobs/report";
 
 const FILES = {
   md: { contentType: "text/markdown; charset=utf-8", extension: "md", render: reportMarkdown },
@@ -22,7 +22,7 @@ export const GET = route(async (request: Request, { params }: { params: Promise<
   const viewer = await requireViewer(request);
   const { form } = await requireFormOfRuns(viewer, (await params).name);
   const query = parseQuery(request, formReportContract.query);
-  const report = await formReport(viewer, form.name, parseReportJobs(query.jobs));
+  const report = await formReport(viewer, form.name, checkReportJobs(query.jobs));
   if (query.format === undefined) return NextResponse.json(report);
   const file = FILES[query.format];
   const ids = report.jobs.map((job) => job.id).join("-");
