@@ -24,6 +24,7 @@ import { openJobUpdateBus } from "./data/job-update-bus";
 import { countJobsByStatus, findJobQueuedAt, oldestQueuedAt } from "./data/jobs";
 import { Dispatcher } from "./jobs/dispatcher";
 import { sweepUploads } from "./forms/uploads";
+import { recordJobHosts, startHostsCatchUp } from "./jobs/hosts";
 import { sweepJobFiles } from "./jobs/job-files";
 import { NotificationSender } from "./jobs/notify-delivery";
 import { startRetentionSchedule } from "./retention/schedule";
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
     publish,
     wakeDispatcher: () => dispatcher.kick(),
     onRunning: (jobId, at) => void observeLaunchToStart(jobId, at),
+    onFinished: (jobId) => void recordJobHosts(jobId),
   });
   const hub = new RteHub(config.PLAYFORM_NODE_ID, jobs, publish, { heartbeatTimeoutSeconds: config.RTE_HEARTBEAT_TIMEOUT_SECONDS });
   hub.attach(io);
@@ -192,6 +194,9 @@ async function main(): Promise<void> {
     syncDueSources().catch((error: unknown) => logger({ component: "sources" }).error({ err: error }, "periodic source sync failed"));
   }, SOURCE_SYNC_CHECK_MS);
   sourceSyncs.unref();
+  // Hosts of finished runs not written yet (server/jobs/hosts.ts): the backfill at start, then
+  // now and then for runs whose end a stopped node did not get to. Writes are idempotent per job.
+  const stopHostsCatchUp = startHostsCatchUp();
   // Schedules: every node looks every second; one claims each tick (server/schedules/scheduler.ts).
   const scheduler = new Scheduler(jobs);
   scheduler.start();
@@ -252,6 +257,7 @@ async function main(): Promise<void> {
       clearInterval(uploadSweeps);
       notifications.stop();
       stopRetention();
+      stopHostsCatchUp();
       clearInterval(sourceSyncs);
       scheduler.stop();
       // First the local RTE, which drains through this app: its link, and so the HTTP and

@@ -8,6 +8,7 @@
  */
 import type { JobUpdate } from "./hub/job-updates";
 import type { InventoryAnswer, ManifestEntry } from "./protocol/rte-messages";
+import { recordJobHosts } from "./jobs/hosts";
 import { JobLifecycle } from "./jobs/lifecycle";
 
 export interface PlayformRuntime {
@@ -61,5 +62,6 @@ export function jobLifecycle(): JobLifecycle {
   return new JobLifecycle({
     publish: (update) => runtime.publishJobUpdate(update),
     wakeDispatcher: () => runtime.kickDispatcher(),
+    onFinished: (jobId) => void recordJobHosts(jobId),
   });
 }

@@ -258,8 +258,9 @@ async function storeOnce(jobId: number, items: JobItem[], index: OutputIndexer):
     const maxSeq = Math.max(job.lastSeq, ...fresh.map((i) => i.seq));
     const moved = await tx.job.updateMany({
       where: { id: jobId, lines: job.lines, lastSeq: job.lastSeq },
-      // New items make a cached recap stale (see jobs/recap-cache.ts): cleared in the same write.
-      data: { lines: indexed.end.lines, outputAnsi: indexed.end.ansi, lastSeq: maxSeq, recap: Prisma.DbNull, recapSource: null },
+      // New items make a cached recap stale (see jobs/recap-cache.ts), and the hosts written from
+      // it (jobs/hosts.ts): both cleared in the same write.
+      data: { lines: indexed.end.lines, outputAnsi: indexed.end.ansi, lastSeq: maxSeq, recap: Prisma.DbNull, recapSource: null, hostsRecorded: false },
     });
     if (moved.count === 0) throw new CursorMoved();
     return fresh.map((item) => {

@@ -76,6 +76,8 @@ export interface JobLifecycleDeps {
   wakeDispatcher: () => void;
   /** A job moved to running (a runner took it) at `at`: for the metrics' launch-to-start latency. */
   onRunning?: (jobId: number, at: Date) => void;
+  /** A job ended (a final move): its hosts are written from its recap (server/jobs/hosts.ts). */
+  onFinished?: (jobId: number) => void;
 }
 
 export class JobLifecycle {
@@ -226,6 +228,7 @@ export class JobLifecycle {
     if (event) await enqueueJobNotifications(jobId, event);
     if (to === "queued") this.deps.wakeDispatcher();
     if (to === "running") this.deps.onRunning?.(jobId, now);
+    if (isFinalStatus(to)) this.deps.onFinished?.(jobId);
     return true;
   }
 

@@ -71,6 +71,8 @@ export const APP_ROUTES: readonly string[] = [
   "/api/groups",
   "/api/groups/[name]",
   "/api/groups/[name]/members",
+  "/api/hosts",
+  "/api/hosts/[name]",
   "/api/live",
   "/api/notifications",
   "/api/openapi.json",

@@ -115,6 +115,10 @@ const rows: Row[] = [
     expect: by(401, 404, PASS, 404, 404, PASS),
   },
   { route: "/api/jobs/progress", method: "GET", url: () => `/api/jobs/progress?ids=${jobs.finished}`, expect: SIGNED_IN },
+  // Hosts: the list for everyone (each sees the hosts of the runs they read); localhost ran only
+  // in the launcher's jobs, so those who read none of them get a 404.
+  { route: "/api/hosts", method: "GET", url: () => "/api/hosts", expect: SIGNED_IN },
+  { route: "/api/hosts/[name]", method: "GET", url: () => "/api/hosts/localhost", expect: SECURED_READERS },
   // Forms: the catalog for everyone, a secured form for its launchers; runs for launchers and readers.
   { route: "/api/forms", method: "GET", url: () => "/api/forms", expect: SIGNED_IN },
   { route: "/api/forms/[name]", method: "GET", url: () => "/api/forms/secured", expect: by(401, 404, 200, 404, 404, 200) },
@@ -340,6 +344,8 @@ beforeAll(async () => {
     schedules[owner] = saved.json.id;
   }
   for (const id of [jobs.finished, jobs.finished2, jobs.open]) expect((await launcher.waitForEnd(id)).status).toBe("success");
+  // A run's hosts are written just after it ends.
+  await waitFor("localhost among the hosts", async () => (await admin.call("GET", "/api/hosts/localhost")).status === 200);
 }, 240_000);
 
 afterAll(async () => {

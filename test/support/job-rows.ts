@@ -34,6 +34,8 @@ const COLUMNS: Record<"User" | "Runner" | "Form" | "Job", Columns> = {
     queuedAt: "timestamp(3)",
     startedAt: "timestamp(3)",
     finishedAt: "timestamp(3)",
+    recap: "jsonb",
+    recapSource: "text",
   },
 };
 
@@ -117,6 +119,9 @@ export interface JobRow {
   queuedAt?: Date | null;
   startedAt?: Date | null;
   finishedAt?: Date | null;
+  /** A recap already cached (Job.recap) and where it came from ("events" or "text"). */
+  recap?: object | null;
+  recapSource?: string | null;
 }
 
 export function insertUsers(databaseUrl: string, users: UserRow[]): Promise<void> {

@@ -6,6 +6,7 @@ import * as credentials from "./credentials";
 import * as forms from "./forms";
 import * as groups from "./groups";
 import * as health from "./health";
+import * as hosts from "./hosts";
 import * as jobs from "./jobs";
 import * as notifications from "./notifications";
 import * as oidc from "./oidc";
@@ -31,6 +32,7 @@ export const ENDPOINTS: readonly EndpointSpec[] = [
   oidc,
   forms,
   jobs,
+  hosts,
   preview,
   runners,
   credentials,

@@ -319,7 +319,7 @@ export const jobRecap = endpoint({
 });
 
 const countsSchema = z.record(z.string(), z.number());
-const runOptionsViewSchema = z
+export const runOptionsViewSchema = z
   .object({
     playbook: z.string(),
     tags: z.array(z.string()),
