@@ -60,39 +60,54 @@ export async function findJobForHosts(jobId: number): Promise<JobForHosts | null
 }
 
 /**
- * Replaces the job's host rows with `rows` and marks its hosts recorded, unless the job moved
- * on since `job` was read (another status, more items): then nothing is written and the answer
- * is false. Two nodes writing the same job at once: one wins, the other's rows are the same.
+ * Replaces the job's host rows with `rows`, adds their names to Host, and marks its hosts
+ * recorded, unless the job moved on since `job` was read (another status, more items): then
+ * nothing is written and the answer is false. Two nodes writing the same job, or runs with the
+ * same new host, at once: the loser's unique violation is tried once more, when the winner's
+ * rows are there.
  */
 export async function replaceJobHosts(job: JobForHosts, finishedAt: Date, rows: readonly HostRunInput[], options: unknown): Promise<boolean> {
-  try {
-    return await getDb().$transaction(async (tx) => {
-      const marked = await tx.job.updateMany({
-        where: { id: job.id, status: job.status, lastSeq: job.lastSeq },
-        data: { hostsRecorded: true },
-      });
-      if (marked.count === 0) return false;
-      await tx.hostRun.deleteMany({ where: { jobId: job.id } });
-      if (rows.length > 0) {
-        await tx.hostRun.createMany({
-          data: rows.map((row) => ({
-            ...row,
-            jobId: job.id,
-            formName: job.formName,
-            userId: job.userId,
-            status: job.status,
-            finishedAt,
-            options: options === null ? undefined : (options as Prisma.InputJsonValue),
-          })),
-        });
-      }
-      return true;
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) return false;
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeJobHosts(job, finishedAt, rows, options);
+    } catch (error) {
+      if (!isUniqueViolation(error) || attempt === 2) throw error;
+    }
   }
 }
+
+async function writeJobHosts(job: JobForHosts, finishedAt: Date, rows: readonly HostRunInput[], options: unknown): Promise<boolean> {
+  return getDb().$transaction(async (tx) => {
+    const marked = await tx.job.updateMany({
+      where: { id: job.id, status: job.status, lastSeq: job.lastSeq },
+      data: { hostsRecorded: true },
+    });
+    if (marked.count === 0) return false;
+    await tx.hostRun.deleteMany({ where: { jobId: job.id } });
+    for (let start = 0; start < rows.length; start += WRITE_BATCH) {
+      const batch = rows.slice(start, start + WRITE_BATCH);
+      const names = batch.map((row) => row.host);
+      const known = new Set((await tx.host.findMany({ where: { name: { in: names } }, select: { name: true } })).map((h) => h.name));
+      const fresh = names.filter((name) => !known.has(name));
+      if (fresh.length > 0) await tx.host.createMany({ data: fresh.map((name) => ({ name })) });
+      await tx.hostRun.createMany({
+        data: batch.map((row) => ({
+          ...row,
+          jobId: job.id,
+          formName: job.formName,
+          userId: job.userId,
+          status: job.status,
+          finishedAt,
+          options: options === null ? undefined : (options as Prisma.InputJsonValue),
+        })),
+      });
+    }
+    return true;
+  });
+}
+
+/** Rows per statement: well under both databases' limits on bound values. */
+const WRITE_BATCH = 500;
 
 /** A job whose hosts are not worth keeping (a preview): marked recorded, with no rows. */
 export async function markHostsRecorded(jobId: number): Promise<void> {
@@ -119,7 +134,7 @@ function scopeOfRuns(scope: JobScope): Prisma.HostRunWhereInput {
   return { OR: [{ userId: scope.userId }, { formName: { in: [...scope.formNames] } }] };
 }
 
-function nameContains(q: string): Prisma.StringFilter<"HostRun"> {
+function nameContains(q: string): { contains: string } {
   // SQLite's LIKE folds ASCII case itself; PostgreSQL's needs to be asked.
   return (databaseProvider() === "postgresql" ? { contains: q, mode: "insensitive" } : { contains: q }) as { contains: string };
 }
@@ -136,19 +151,28 @@ export async function listHostNames(scope: JobScope, query: { q?: string; after?
   const names: string[] = [];
   let after = query.after;
   for (;;) {
-    const host: Prisma.StringFilter<"HostRun"> = { ...(literal ? nameContains(literal) : {}), ...(after !== undefined ? { gt: after } : {}) };
-    const groups = await getDb().hostRun.groupBy({
-      by: ["host"],
-      where: { AND: [scopeOfRuns(scope), { host }] },
-      orderBy: { host: "asc" },
-      take: query.limit,
-    });
-    for (const { host: name } of groups) {
+    const filter: { contains?: string; gt?: string } = { ...(literal ? nameContains(literal) : {}), ...(after !== undefined ? { gt: after } : {}) };
+    // Every host (admins): the Host table, one row a name, not every run's row grouped.
+    // A scope: the names of its runs, grouped (an index per scope column serves it).
+    const batch = scope.all
+      ? (await getDb().host.findMany({ where: { name: filter }, orderBy: { name: "asc" }, take: query.limit, select: { name: true } })).map(
+          (host) => host.name,
+        )
+      : (
+          await getDb().hostRun.groupBy({
+            by: ["host"],
+            where: { AND: [scopeOfRuns(scope), { host: filter }] },
+            orderBy: { host: "asc" },
+            take: query.limit,
+          })
+        ).map((group) => group.host);
+    // A name without runs any more (its only run's recap changed) is left out by the caller.
+    for (const name of batch) {
       if (name.toLowerCase().includes(needle)) names.push(name);
       if (names.length === query.limit) return names;
     }
-    if (groups.length < query.limit) return names;
-    after = groups[groups.length - 1]!.host;
+    if (batch.length < query.limit) return names;
+    after = batch[batch.length - 1]!;
   }
 }
 

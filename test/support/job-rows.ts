@@ -14,7 +14,7 @@ type Value = string | number | boolean | Date | null | object;
 /** Column → its PostgreSQL type (for the casts of a bulk insert). */
 type Columns = Record<string, string>;
 
-const COLUMNS: Record<"User" | "Runner" | "Form" | "Job", Columns> = {
+const COLUMNS: Record<"User" | "Runner" | "Form" | "Job" | "Host" | "HostRun", Columns> = {
   User: { id: "text", username: "text", passwordHash: "text", role: '"Role"' },
   Runner: { id: "text", name: "text", status: '"RunnerStatus"' },
   Form: { id: "text", name: "text", title: "text", definition: "jsonb", sourceDir: "text", updatedAt: "timestamp(3)" },
@@ -36,6 +36,24 @@ const COLUMNS: Record<"User" | "Runner" | "Form" | "Job", Columns> = {
     finishedAt: "timestamp(3)",
     recap: "jsonb",
     recapSource: "text",
+  },
+  Host: { name: "text" },
+  HostRun: {
+    jobId: "integer",
+    host: "text",
+    formName: "text",
+    userId: "text",
+    status: "text",
+    finishedAt: "timestamp(3)",
+    ok: "integer",
+    changed: "integer",
+    unreachable: "integer",
+    failed: "integer",
+    skipped: "integer",
+    rescued: "integer",
+    ignored: "integer",
+    changedTasks: "jsonb",
+    options: "jsonb",
   },
 };
 
@@ -167,5 +185,33 @@ export function insertJobs(databaseUrl: string, jobs: JobRow[]): Promise<void> {
       manifest: [],
       runOptions: {},
     })),
+  );
+}
+
+export interface HostRunRow {
+  jobId: number;
+  host: string;
+  formName: string;
+  userId: string;
+  status: string;
+  finishedAt: Date;
+  ok: number;
+  changed: number;
+  failed: number;
+  unreachable: number;
+  changedTasks: string[];
+}
+
+/** Hosts of finished runs and their names (server/data/hosts.ts), as the app writes them; jobs not marked recorded. */
+export async function insertHostRuns(databaseUrl: string, runs: HostRunRow[]): Promise<void> {
+  await insertRows(
+    databaseUrl,
+    "Host",
+    [...new Set(runs.map((r) => r.host))].map((name) => ({ name })),
+  );
+  await insertRows(
+    databaseUrl,
+    "HostRun",
+    runs.map((r) => ({ ...r, skipped: 0, rescued: 0, ignored: 0, options: null })),
   );
 }
