@@ -35,4 +35,6 @@ export const queryKeys = {
   /** Personal API tokens: your own ("mine") or, for admins, everyone's ("all"). */
   tokens: (whose: "mine" | "all") => ["tokens", whose] as const,
   schedules: () => ["schedules"] as const,
+  hosts: (q: string) => ["hosts", "list", q] as const,
+  host: (name: string) => ["hosts", "detail", name] as const,
 };

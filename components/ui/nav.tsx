@@ -17,6 +17,7 @@ const ITEMS: NavItem[] = [
   { href: "/", label: "Forms", matches: (p) => p === "/" || p.startsWith("/forms") },
   { href: "/jobs", label: "Jobs", matches: (p) => p.startsWith("/jobs") },
   { href: "/schedules", label: "Schedules", matches: (p) => p.startsWith("/schedules") },
+  { href: "/hosts", label: "Hosts", matches: (p) => p.startsWith("/hosts") },
   { href: "/recap", label: "Analyse log", matches: (p) => p.startsWith("/recap") },
 ];
 

@@ -232,3 +232,27 @@ export async function listHostRuns(scope: JobScope, host: string, query: { befor
   });
   return rows.map(toStored);
 }
+
+/**
+ * The first output line of each named task (or handler) in each job, from the jobs' task index
+ * (JobMarker): `"<jobId>\u0000<name>"` → line. A job whose output retention removed has none.
+ */
+export async function firstTaskLines(tasks: readonly { jobId: number; names: readonly string[] }[]): Promise<Map<string, number>> {
+  const wanted = tasks.filter((t) => t.names.length > 0);
+  const lines = new Map<string, number>();
+  if (wanted.length === 0) return lines;
+  const markers = await getDb().jobMarker.findMany({
+    where: {
+      jobId: { in: wanted.map((t) => t.jobId) },
+      kind: { in: ["task", "handler"] },
+      name: { in: [...new Set(wanted.flatMap((t) => t.names))] },
+    },
+    orderBy: [{ line: "asc" }],
+    select: { jobId: true, name: true, line: true },
+  });
+  for (const marker of markers) {
+    const key = `${marker.jobId}\u0000${marker.name}`;
+    if (!lines.has(key)) lines.set(key, marker.line);
+  }
+  return lines;
+}

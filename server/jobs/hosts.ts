@@ -15,9 +15,10 @@
  */
 import { DomainError } from "../errors";
 import { jobScopeOf, type Viewer } from "../access/policy";
-import { getJobView, RUN_KIND } from "../data/jobs";
+import { getJobView, RUN_KIND, type JobStatus } from "../data/jobs";
 import {
   findJobForHosts,
+  firstTaskLines,
   latestHostRun,
   listHostNames,
   listHostRuns,
@@ -164,7 +165,7 @@ export interface HostResult {
 
 export interface HostSummary {
   name: string;
-  lastJob: { id: number; form: string; status: string; finishedAt: string };
+  lastJob: { id: number; form: string; status: JobStatus; finishedAt: string };
   lastResult: HostResult;
   /** Drift watch (issue 22 section 5) is not built: always null. */
   drift: null;
@@ -173,32 +174,35 @@ export interface HostSummary {
 export interface HostRunView {
   jobId: number;
   form: string;
-  status: string;
+  status: JobStatus;
   finishedAt: string;
   options: RunOptionsView | null;
   result: HostResult & { skipped: number; rescued: number; ignored: number };
   changedTasks: string[];
+  /** The first output line of each changed task (`/jobs/ID#L<line>`); null when not known (the output removed). */
+  changedTaskLines: (number | null)[];
 }
 
 function summaryOf(run: StoredHostRun): HostSummary {
   return {
     name: run.host,
-    lastJob: { id: run.jobId, form: run.formName, status: run.status, finishedAt: run.finishedAt.toISOString() },
+    lastJob: { id: run.jobId, form: run.formName, status: run.status as JobStatus, finishedAt: run.finishedAt.toISOString() },
     lastResult: { ok: run.ok, changed: run.changed, failed: run.failed, unreachable: run.unreachable },
     drift: null,
   };
 }
 
-function runView(run: StoredHostRun): HostRunView {
+function runView(run: StoredHostRun, lines: ReadonlyMap<string, number>): HostRunView {
   const { ok, changed, failed, unreachable, skipped, rescued, ignored } = run;
   return {
     jobId: run.jobId,
     form: run.formName,
-    status: run.status,
+    status: run.status as JobStatus,
     finishedAt: run.finishedAt.toISOString(),
     options: (run.options as RunOptionsView | null) ?? null,
     result: { ok, changed, failed, unreachable, skipped, rescued, ignored },
     changedTasks: run.changedTasks,
+    changedTaskLines: run.changedTasks.map((task) => lines.get(`${run.jobId}\u0000${task}`) ?? null),
   };
 }
 
@@ -267,9 +271,10 @@ export async function hostDetail(
   const runs = await listHostRuns(scope, name, { before, limit: query.limit + 1 });
   const page = runs.slice(0, query.limit);
   const last = page[page.length - 1];
+  const lines = await firstTaskLines(page.map((run) => ({ jobId: run.jobId, names: run.changedTasks })));
   return {
     host: summaryOf(latest),
-    runs: page.map(runView),
+    runs: page.map((run) => runView(run, lines)),
     nextCursor: runs.length > query.limit && last ? encodeCursor(["r", last.finishedAt.getTime(), last.jobId]) : null,
   };
 }

@@ -16,6 +16,8 @@ export const APP_ROUTES: readonly string[] = [
   "/credentials",
   "/forms/[name]",
   "/forms/[name]/report",
+  "/hosts",
+  "/hosts/[name]",
   "/jobs",
   "/jobs/[id]",
   "/login",

@@ -73,7 +73,12 @@ it("gives a host's runs newest first, with how each ran and the tasks that chang
     result: { ok: 2, changed: 1, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 },
     changedTasks: ["Touch web only"],
   });
-  expect((await admin.get("/api/hosts/db1")).runs[0].changedTasks).toEqual([]);
+  // Each changed task links to its banner in the job's output.
+  const [line] = web1.runs[0].changedTaskLines;
+  expect(line).toBeGreaterThan(0);
+  const { lines } = await admin.get(`/api/jobs/${runs[1]}/lines?from=${line}&count=1`);
+  expect(lines[0].text).toContain("TASK [Touch web only]");
+  expect((await admin.get("/api/hosts/db1")).runs[0]).toMatchObject({ changedTasks: [], changedTaskLines: [] });
   const page = await admin.get("/api/hosts/web1?limit=1");
   expect(page.runs.map((run: { jobId: number }) => run.jobId)).toEqual([runs[1]]);
   const next = await admin.get(`/api/hosts/web1?limit=1&cursor=${page.nextCursor}`);

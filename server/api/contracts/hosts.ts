@@ -49,6 +49,10 @@ const hostRunSchema = z.object({
     description:
       "the tasks with a changed result on this host, in the run's order (from the run's events; a run known only by its text names them only when it had one host)",
   }),
+  changedTaskLines: z.array(z.number().int().nullable()).meta({
+    description:
+      "the first output line of each changed task, for a link to /jobs/ID#L<line>; null when not known (the output removed by retention)",
+  }),
 });
 
 export const listHosts = endpoint({
