@@ -7,8 +7,10 @@
  *   for everyone else (no set-id bit survives), and only then renamed to its key: an entry exists
  *   whole or not at all. Staging folders of dead processes are removed at start.
  * - Installed once: jobs of this process with the same key wait for the one install (a promise per
- *   key); processes sharing the folder (RTE_REQUIREMENTS_DIR named by several RTEs on one machine)
- *   take `<key>.lock`, created exclusively, and wait while another living one holds it. A lock whose
+ *   key) and share its outcome: its entry, or its failure (they do not each try again; a job that
+ *   comes after the failure does; so does a waiter whose installer's job was cancelled). Processes
+ *   sharing the folder (RTE_REQUIREMENTS_DIR named by several RTEs on one machine) take
+ *   `<key>.lock`, created exclusively, and wait while another living one holds it. A lock whose
  *   holder is gone (same machine, its pid dead) or older than the install timeout is stale.
  * - Not the playbook user's: the folder is the RTE's (0711: entered, not listed) and every entry is
  *   the RTE's, 0755/0644. Under bubblewrap a job also sees its entry through a read-only mount.
@@ -53,6 +55,9 @@ export interface ObtainOptions {
   cancelled: () => boolean;
 }
 
+/** How an install of this process ended, as the jobs that waited for it see it. */
+type Attempt = { ok: true } | { ok: false; error: unknown; cancelled: boolean };
+
 interface LockHolder {
   pid: number;
   host: string;
@@ -60,7 +65,7 @@ interface LockHolder {
 }
 
 export class RequirementsCache {
-  private readonly inFlight = new Map<string, Promise<CacheEntry>>();
+  private readonly inFlight = new Map<string, Promise<Attempt>>();
 
   constructor(
     readonly dir: string,
@@ -121,18 +126,30 @@ export class RequirementsCache {
       const pending = this.inFlight.get(key);
       if (!pending) break;
       options.say(`requirements: another job is installing them (key ${key.slice(0, 12)}): waiting`);
-      // Its failure is its own job's: this one then tries itself (a cancelled install, a timeout).
       // A cancel of this job ends its wait at once, not when the other install ends.
       const cancel = whenCancelled(options.cancelled);
+      let outcome: Attempt | undefined;
       try {
-        await Promise.race([pending.catch(() => undefined), cancel.promise]);
+        outcome = await Promise.race([pending, cancel.promise.then(() => undefined)]);
       } finally {
         cancel.stop();
       }
       if (options.cancelled()) throw new InstallCancelled("cancelled while waiting for another job's install");
+      // The install it waited for failed: that is this job's failure too (the same files, the same
+      // sources: trying again at once would fail again, N jobs N times). Unless that install's own
+      // job was cancelled: then it says nothing of the requirements, and this job tries itself.
+      if (outcome && !outcome.ok && !outcome.cancelled) {
+        options.say(`requirements: the install this job waited for failed (key ${key.slice(0, 12)})`);
+        throw outcome.error;
+      }
     }
     const install = this.installOnce(key, options);
-    this.inFlight.set(key, install);
+    // Whether the installer's job was cancelled is read when the install ends, for its waiters.
+    const attempt: Promise<Attempt> = install.then(
+      (): Attempt => ({ ok: true }),
+      (error: unknown): Attempt => ({ ok: false, error, cancelled: error instanceof InstallCancelled || options.cancelled() }),
+    );
+    this.inFlight.set(key, attempt);
     try {
       return await install;
     } finally {

@@ -9,6 +9,7 @@
  *   module and the role; job 2 with the same requirements says "cached" and installs nothing;
  * - two jobs launched at once with requirements nobody installed yet install them once;
  * - a requirements.yml naming a missing tarball fails the job before the playbook, quoting galaxy;
+ *   jobs launched together with it run galaxy once and all fail so;
  * - the playbook cannot write into the cache entry it uses.
  */
 import { execa } from "execa";
@@ -110,6 +111,8 @@ beforeAll(async () => {
   // The same collection and role, under another key (a comment changes the file's bytes).
   form("req-twin", `# twin\n${both}`, vendor);
   form("req-missing", "collections:\n  - name: vendor/playform_test-missing-1.0.0.tar.gz\n    type: file\n");
+  // The same missing tarball under another key, for jobs launched together.
+  form("req-missing-many", "# many\ncollections:\n  - name: vendor/playform_test-missing-1.0.0.tar.gz\n    type: file\n");
   // The collection only, in collections/requirements.yml (the role's repository is in /tmp,
   // which a private /tmp hides from the install).
   form(
@@ -230,6 +233,23 @@ describe("a form's requirements.yml", () => {
     const key = /\(key ([0-9a-f]{12})\)/.exec(out)![1]!;
     expect(fs.readdirSync(requirementsDir).filter((name) => name.startsWith(key))).toEqual([]);
   }, 300_000);
+  it("jobs launched together whose install fails run galaxy once and all fail with its message", async () => {
+    const ids = await Promise.all([1, 2, 3].map(() => h.api.launch("req-missing-many")));
+    const jobs = await Promise.all(ids.map((id) => h.api.waitForEnd(id!)));
+    const outs = await Promise.all(ids.map((id) => h.api.output(id!)));
+    // Galaxy ran once: one job installed, the two others (dispatched at once to the one RTE, which
+    // runs up to RTE_MAX_JOBS 4) waited for it and took its failure.
+    expect(outs.map(installs).reduce((a, b) => a + b)).toBe(1);
+    expect(outs.filter((out) => out.includes("requirements: another job is installing them"))).toHaveLength(2);
+    for (const [i, job] of jobs.entries()) {
+      expect(job.status, outs[i]).toBe("failed");
+      expect(job.statusReason).toMatch(
+        /^requirements: ansible-galaxy collection install -r requirements\.yml failed \(exit \d+\): .*playform_test-missing-1\.0\.0\.tar\.gz/,
+      );
+      expect(outs[i]).not.toContain("PLAY [");
+    }
+  }, 300_000);
+
   it("an install that hangs is stopped by the job's abort, and nothing of it is left running", async () => {
     const id = await h.api.launch("req-hang");
     await h.waitUntil(

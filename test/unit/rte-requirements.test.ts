@@ -291,6 +291,46 @@ describe("RequirementsCache", () => {
     expect(fs.readdirSync(dir)).toEqual([KEY]);
   });
 
+  it("jobs waiting for a failed install get its failure, not an install of their own; a later job tries again", async () => {
+    const root = temp();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    let attempts = 0;
+    const failing = {
+      ...quiet,
+      install: async () => {
+        attempts++;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        throw new Error(`galaxy said no (attempt ${attempts})`);
+      },
+    };
+    const results = await Promise.allSettled([1, 2, 3].map(() => cache.obtain(KEY, failing)));
+    expect(attempts).toBe(1);
+    expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : "fulfilled"))).toEqual(
+      Array(3).fill("galaxy said no (attempt 1)"),
+    );
+    await expect(cache.obtain(KEY, failing)).rejects.toThrow("galaxy said no (attempt 2)");
+  });
+
+  it("a job waiting for an install that was cancelled installs itself", async () => {
+    const root = temp();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    let cancelled = false;
+    const first = cache.obtain(KEY, {
+      ...quiet,
+      cancelled: () => cancelled,
+      install: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        cancelled = true;
+        throw new InstallCancelled("the requirements install was cancelled");
+      },
+    });
+    const counter = { n: 0 };
+    const second = cache.obtain(KEY, { ...quiet, install: producer(root, counter) });
+    await expect(first).rejects.toThrow(InstallCancelled);
+    expect((await second).installed).toBe(true);
+    expect(counter.n).toBe(1);
+  });
+
   it("seals an install: the RTE's, no write for others, no set-id bit, no FIFO", () => {
     const root = temp();
     fs.mkdirSync(path.join(root, "d"), { mode: 0o777 });
