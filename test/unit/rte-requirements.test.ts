@@ -241,6 +241,10 @@ describe("RequirementsCache", () => {
     const again = await cache.obtain(KEY, options);
     expect(again).toMatchObject({ installed: false, folder: path.join(root, "requirements", KEY) });
     expect(counter.n).toBe(1);
+    // Held by the three uses (one lease file of this process), until the last one is released.
+    const lease = `${KEY}.use-${os.hostname()}-${process.pid}`;
+    expect(fs.readdirSync(path.join(root, "requirements")).sort()).toEqual([KEY, lease]);
+    for (let i = 0; i < 3; i++) cache.release(KEY);
     expect(fs.readdirSync(path.join(root, "requirements"))).toEqual([KEY]);
   });
 
@@ -271,6 +275,8 @@ describe("RequirementsCache", () => {
     expect(counter.n).toBe(1);
     expect(a.folder).toBe(b.folder);
     expect(said.some((line) => line.startsWith("requirements: another runner process (pid "))).toBe(true);
+    one.release(KEY);
+    two.release(KEY);
     expect(fs.readdirSync(dir)).toEqual([KEY]);
   });
 
@@ -286,6 +292,7 @@ describe("RequirementsCache", () => {
     const counter = { n: 0 };
     const entry = await cache.obtain(KEY, { ...quiet, install: producer(root, counter) });
     expect(entry.installed).toBe(true);
+    cache.release(KEY);
     fs.mkdirSync(path.join(dir, `.staging-${os.hostname()}-${2 ** 22 + 1}-abcd`));
     new RequirementsCache(dir, 60_000);
     expect(fs.readdirSync(dir)).toEqual([KEY]);
