@@ -444,6 +444,10 @@ export class RteAgent {
     if (!environment) return { ok: false, error: `this runner has no environment "${environmentName}"` };
     const answer = await listInventory(request, {
       environment,
+      requirements: {
+        cache: this.requirements,
+        ansibleCore: this.environmentReports?.find((report) => report.name === environment.name)?.ansibleCore ?? null,
+      },
       env: this.env,
       cache: this.cache,
       playbookUser: this.playbookUser,

@@ -115,7 +115,18 @@ export class RequirementsCache {
     this.uses.set(key, count + 1);
   }
 
-  /** Ends a use of `key` that obtain() began (see hold). */
+  /**
+   * The entry of `key` if it is installed, held for the caller (release(key) once done), else
+   * null (and not held): for what uses requirements without installing them (an inventory listing).
+   */
+  use(key: string): CacheEntry | null {
+    this.hold(key);
+    const entry = this.lookUp(key);
+    if (!entry) this.release(key);
+    return entry;
+  }
+
+  /** Ends a use of `key` that obtain() or use() began (see hold). */
   release(key: string): void {
     const count = this.uses.get(key) ?? 0;
     if (count <= 1) {
