@@ -116,6 +116,18 @@ describe("evictRequirements", () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it("an inventory listing's use of an entry holds it like a job's; a missing one is not held", async () => {
+    const { dir, cache } = await cacheWith({ [A]: 100 });
+    expect(cache.use(B)).toBeNull();
+    expect(fs.readdirSync(dir).filter((name) => name.includes(".use-"))).toEqual([]);
+    expect(cache.use(A)?.folder).toBe(path.join(dir, A));
+    const longAgo = new Date(NOW.getTime() - 100 * DAY);
+    fs.utimesSync(path.join(dir, A), longAgo, longAgo);
+    expect((await evictRequirements(cache, ageOnly, { now: () => NOW })).skipped).toEqual([{ key: A, why: "in use" }]);
+    cache.release(A);
+    expect((await evictRequirements(cache, ageOnly, { now: () => NOW })).removed.map((r) => r.key)).toEqual([A]);
+  });
+
   it("a job that obtains an entry after it was taken out installs it anew", async () => {
     const { root, dir, cache } = await cacheWith({ [A]: 100 });
     await evictRequirements(cache, ageOnly, { now: () => NOW });
