@@ -25,7 +25,7 @@ export interface PlayformRuntime {
   listInventory: (
     runnerId: string,
     /** `environment`: the form's (form.yaml), whose ansible-inventory lists it; absent: `default`. */
-    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string; environment?: string },
+    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string; environment?: string; playbook?: string },
     timeoutMs: number,
   ) => Promise<InventoryAnswer | null>;
   /** An inbound runner's settings changed (approved, re-pinned, TLS allowed off): connect to it anew now. */

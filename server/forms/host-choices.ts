@@ -105,7 +105,13 @@ async function listOnRunner(
     }
     const answer = await playformRuntime().listInventory(
       runner.id,
-      { sourceDir: form.sourceDir, manifest: files.manifest, inventory, environment: form.definition.environment },
+      {
+        sourceDir: form.sourceDir,
+        manifest: files.manifest,
+        inventory,
+        environment: form.definition.environment,
+        playbook: form.definition.playbook,
+      },
       LIST_TIMEOUT_MS,
     );
     if (answer === null)

@@ -484,7 +484,7 @@ export class RteHub {
    */
   async listInventory(
     runnerId: string,
-    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string; environment?: string },
+    request: { sourceDir: string; manifest: ManifestEntry[]; inventory: string; environment?: string; playbook?: string },
     timeoutMs: number,
   ): Promise<InventoryAnswer | null> {
     // The form's environment lists it, as it runs the form's jobs (its inventory plugins, collections).
@@ -517,6 +517,7 @@ export class RteHub {
         manifest: request.manifest,
         sourceDir: request.sourceDir,
         ...(environment !== DEFAULT_ENVIRONMENT ? { environment } : {}),
+        ...(request.playbook !== undefined ? { playbook: request.playbook } : {}),
       });
       const answer = inventoryAnswerSchema.safeParse(raw);
       return answer.success

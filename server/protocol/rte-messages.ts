@@ -241,6 +241,12 @@ export const inventoryListSchema = z.object({
   sourceDir: z.string().optional(),
   /** The form's environment (form.yaml `environment:`), whose ansible-inventory lists it; absent: `default`. */
   environment: z.string().regex(ENVIRONMENT_NAME).optional(),
+  /**
+   * The form's playbook (one of the manifest's): the requirements.yml beside it are the ones its
+   * jobs install, and the listing uses them where installed (an inventory plugin of a collection).
+   * Absent (an older app): the listing uses none.
+   */
+  playbook: z.string().min(1).max(500).optional(),
 });
 export type InventoryList = z.infer<typeof inventoryListSchema>;
 

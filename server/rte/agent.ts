@@ -48,6 +48,7 @@ import { JobRun } from "./job-run";
 import { RunningJobs } from "./leftovers";
 import type { PlaybookUser } from "./playbook-user";
 import { RequirementsCache } from "./requirements-cache";
+import { describeEviction, evictRequirements, type EvictionPolicy } from "./requirements-evict";
 import { Spool } from "./spool";
 
 /** What the agent uses of its link: a socket.io client socket (outbound) or server-side socket (inbound). */
@@ -66,6 +67,8 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 const HEARTBEAT_MS = 15_000;
 /** A cancel that arrives before its job is kept this long, and the job then starts aborted. */
 const EARLY_CANCEL_TTL_MS = 60_000;
+/** How often installed requirements are evicted (after the pass at start). */
+const EVICTION_INTERVAL_MS = 3600 * 1000;
 
 export class RteAgent {
   /** Outbound: the client socket to the app. */
@@ -83,6 +86,7 @@ export class RteAgent {
   private readonly inFlight = new Set<number>();
   private readonly earlyCancels = new Map<number, number>();
   private heartbeat: NodeJS.Timeout | null = null;
+  private eviction: NodeJS.Timeout | null = null;
   draining = false;
   readonly counters = { claimed: 0, refused: 0, success: 0, failed: 0, aborted: 0 };
 
@@ -119,6 +123,34 @@ export class RteAgent {
       this.wireSocket(this.socket);
     }
     this.startHeartbeat(HEARTBEAT_MS);
+    this.startEviction();
+  }
+
+  /**
+   * Evicts installed requirements (requirements-evict.ts) now and every hour: off the hot path (a
+   * job only ever looks its entry up), one pass at a time, and never fatal (a pass that fails is
+   * logged and the next one tries again).
+   */
+  private startEviction(): void {
+    const policy: EvictionPolicy = {
+      maxAgeMs: this.env.RTE_REQUIREMENTS_MAX_AGE_DAYS > 0 ? this.env.RTE_REQUIREMENTS_MAX_AGE_DAYS * 24 * 3600 * 1000 : null,
+      maxBytes: this.env.RTE_REQUIREMENTS_MAX_BYTES,
+    };
+    if (policy.maxAgeMs === null && policy.maxBytes === null) return;
+    let running = false;
+    const pass = () => {
+      if (running) return;
+      running = true;
+      evictRequirements(this.requirements, policy, { now: () => new Date() })
+        .then((result) => {
+          for (const line of describeEviction(result, policy)) this.log(line);
+        })
+        .catch((error: unknown) => this.log(`requirements cache: eviction failed: ${String(error)}`))
+        .finally(() => (running = false));
+    };
+    setImmediate(pass);
+    this.eviction = setInterval(pass, EVICTION_INTERVAL_MS);
+    this.eviction.unref();
   }
 
   /** What this RTE tells the app about itself: the outbound `auth`, the inbound `rte:hello`. */
@@ -412,6 +444,10 @@ export class RteAgent {
     if (!environment) return { ok: false, error: `this runner has no environment "${environmentName}"` };
     const answer = await listInventory(request, {
       environment,
+      requirements: {
+        cache: this.requirements,
+        ansibleCore: this.environmentReports?.find((report) => report.name === environment.name)?.ansibleCore ?? null,
+      },
       env: this.env,
       cache: this.cache,
       playbookUser: this.playbookUser,
@@ -509,6 +545,7 @@ export class RteAgent {
         .catch(() => undefined);
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.eviction) clearInterval(this.eviction);
     this.closing = true;
     this.socket?.close();
     // The HTTP(S) server it listens on is closed by main, with the health endpoints.

@@ -162,6 +162,27 @@ const rteEnvSchema = z.object({
   /** The longest a job's requirements install may take (all its ansible-galaxy commands together). */
   RTE_REQUIREMENTS_TIMEOUT_SECONDS: positiveInt(600),
   /**
+   * Installed requirements no job has used for longer are removed (requirements-evict.ts), at
+   * start and every hour. Days, fractions allowed; 0: kept however long unused.
+   */
+  RTE_REQUIREMENTS_MAX_AGE_DAYS: z.coerce.number().nonnegative().default(30),
+  /**
+   * The most the installed requirements may take together: past it the least recently used are
+   * removed (never one in use). A size (10GiB, 500MiB, 20GB); unset or empty: no size limit.
+   */
+  RTE_REQUIREMENTS_MAX_BYTES: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined || text.trim() === "") return null;
+      const bytes = parseByteSize(text);
+      if (bytes === null || bytes < 1) {
+        ctx.addIssue({ code: "custom", message: `${JSON.stringify(text)} is not a size (e.g. 10GiB, 500MiB, 20GB)` });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
+  /**
    * The Galaxy server requirements are installed from (ansible-galaxy --server): an internal
    * Galaxy or mirror, for runners without internet. Unset or empty: ansible's own (galaxy.ansible.com,
    * or what the runner's ansible.cfg / ANSIBLE_GALAXY_SERVER_LIST say).

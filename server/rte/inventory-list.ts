@@ -10,6 +10,13 @@
  * (setsid) is gone, and it could never see or signal a running job's processes by their pids;
  * without bwrap (RTE_SANDBOX=none, or none here) its process group is ended. Only the
  * names go back to the app, never the hosts' variables.
+ *
+ * The form's requirements.yml (beside its playbook, as a job finds them) are used where they are
+ * installed: the cache entry a job of the form would use comes first on the collections and roles
+ * paths, read-only, as for the job (an inventory plugin of a collection it names). A listing never
+ * installs them: any viewer of a form starts one, it has a minute, and an install runs the form's
+ * code for minutes. Not installed yet, the listing runs without them, and if it then fails, its
+ * error says so (the form's first job installs them). A requirements.txt's venv is not used.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -25,10 +32,13 @@ import { environmentEnv, environmentFolders, environmentProgram, playbookEnv } f
 import type { PlaybookUser } from "./playbook-user";
 import { terminateGroup } from "./process-group";
 import { removeTree, watchDisk } from "./disk-usage";
+import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements } from "./requirements";
+import type { CacheEntry, RequirementsCache } from "./requirements-cache";
 import {
   STATUS_FD,
   ansibleStateInJob,
   preparePrivateTmp,
+  privateTmpMountPoints,
   runnerFolders,
   ownUserAnsibleTmp,
   sandboxSupportFolders,
@@ -63,6 +73,40 @@ export interface InventoryDeps {
    * one's is the one beside ANSIBLE_PLAYBOOK) and its collections, which inventory plugins use.
    */
   environment: RteEnvironment;
+  /** The installed requirements, and the environment's ansible-core version (their key's, as a job computes it). */
+  requirements?: { cache: RequirementsCache; ansibleCore: string | null };
+}
+
+/** The form's requirements.yml for the listing: their installed entry (held), or why there is none. */
+type ListingRequirements = { entry: CacheEntry; key: string } | { missing: string } | null;
+
+function listingRequirements(request: InventoryList, dir: string, deps: InventoryDeps): ListingRequirements {
+  if (request.playbook === undefined || !deps.requirements) return null;
+  const { manifest } = request;
+  const files = findRequirementsFiles(request.playbook, (file) => manifest.some((entry) => entry.path === file));
+  if (files.length === 0) return null;
+  let key: string;
+  try {
+    key = readJobRequirements(
+      dir,
+      files,
+      {
+        environment: deps.environment.name,
+        ansible: deps.requirements.ansibleCore ?? environmentProgram(deps.environment, "ansible-galaxy"),
+        galaxyServer: deps.env.RTE_GALAXY_SERVER ?? null,
+      },
+      (written) => manifestDigest(manifest, written),
+    ).key;
+  } catch (error) {
+    return { missing: `the form's ${files.join(", ")} cannot be read: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const entry = deps.requirements.cache.use(key);
+  if (entry) return { entry, key };
+  return {
+    missing:
+      `the form's requirements (${files.join(", ")}, key ${key.slice(0, SHORT_KEY_LENGTH)}) are not installed on this runner yet, ` +
+      "and a listing does not install them: the form's first job does, list again after it",
+  };
 }
 
 export async function listInventory(request: InventoryList, deps: InventoryDeps): Promise<InventoryAnswer> {
@@ -77,8 +121,11 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
   // In the jobs folder, which the RTE's start made (0711 when playbooks run as another user:
   // never tightened here, or the running jobs' folders would close to their playbooks).
   const dir = path.join(deps.env.jobsDir, `inventory-${randomBytes(6).toString("hex")}`);
+  let requirements: ListingRequirements = null;
   try {
     await deps.cache.materialize(request.manifest, dir, deps.fetchFiles);
+    requirements = listingRequirements(request, dir, deps);
+    const installed = requirements !== null && "entry" in requirements ? requirements.entry : null;
     const user = deps.playbookUser;
     // Its /tmp is its own as a playbook's: what an inventory plugin leaves there goes with the listing.
     const environment = deps.environment;
@@ -91,6 +138,8 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       user ? { uid: user.uid, gid: user.primaryGid } : null,
     );
     if (privateTmp && !user) privateTmp.binds = ownUserAnsibleTmp(privateTmp);
+    // Before the folder is handed over: made by the RTE, never where the form's files put a link.
+    if (installed) privateTmpMountPoints(privateTmp, [installed.folder]);
     if (user) handOver(dir, { uid: user.uid, gid: user.primaryGid });
     const identity: Record<string, string> = {
       ...(user
@@ -104,7 +153,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       file: environmentProgram(environment, "ansible-inventory"),
       args: ["-i", path.join(dir, inventory), "--list"],
     };
-    const result = await runListing(listing, dir, deps, identity, privateTmp);
+    const result = await runListing(listing, dir, deps, identity, privateTmp, installed);
     if (result.diskExceeded !== null) return { ok: false, error: result.diskExceeded };
     if (result.tooLarge) return { ok: false, error: `ansible-inventory printed more than ${MAX_LIST_BYTES} bytes` };
     if (result.timedOut) return { ok: false, error: `ansible-inventory did not finish within ${INVENTORY_TIMEOUT_MS / 1000} s` };
@@ -112,7 +161,9 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       // ansible's last lines say why ("Failed to parse … with ini plugin: …", "No inventory was parsed").
       const output = [result.stderr, result.stdout].map((text) => text.trim()).find((text) => text !== "");
       const why = (output ?? result.problem ?? "it failed").split("\n").slice(-3).join(" ");
-      return { ok: false, error: `ansible-inventory cannot read it: ${why}`.slice(0, 2000) };
+      // First: what it says must not be cut off by the length limit.
+      const missing = requirements !== null && "missing" in requirements ? `${requirements.missing}. ` : "";
+      return { ok: false, error: `${missing}ansible-inventory cannot read it: ${why}`.slice(0, 2000) };
     }
     try {
       return { ok: true, ...inventoryNames(JSON.parse(result.stdout)) };
@@ -125,6 +176,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       error: `the runner could not read the inventory: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
     };
   } finally {
+    if (requirements !== null && "entry" in requirements) deps.requirements?.cache.release(requirements.key);
     await removeTree(dir).catch(() => undefined);
   }
 }
@@ -153,9 +205,11 @@ async function runListing(
   deps: InventoryDeps,
   identity: Record<string, string>,
   privateTmp: PrivateTmp | null,
+  /** The form's installed requirements: first on the paths, read-only (as for its jobs). */
+  installed: CacheEntry | null,
 ): Promise<ListingResult> {
   const { sandboxed, playbookUser: user } = deps;
-  const command = wrapPlaybook(listing, playbookInitScript(), null, sandboxed, privateTmp);
+  const command = wrapPlaybook(listing, playbookInitScript(), null, sandboxed, privateTmp, installed ? [installed.folder] : []);
   const child = execa(command.file, command.args, {
     cwd: dir,
     env: environmentEnv(
@@ -165,6 +219,7 @@ async function runListing(
         deps.env.RTE_PLAYBOOK_ENV_PASS,
       ),
       deps.environment,
+      installed ? { collections: [installed.collections], roles: [installed.roles] } : null,
     ),
     extendEnv: false,
     ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),

@@ -105,6 +105,8 @@ export class JobRun {
   /** Ending the process group: started by a cancel, or when ansible-playbook exits. */
   private ending: Promise<void> | null = null;
   private batcher: OutputBatcher | null = null;
+  /** The requirements cache entries this job obtained (held until it ends: RequirementsCache.release). */
+  private readonly heldEntries: string[] = [];
   /** The requirements install running, if any: a cancel stops it. */
   private install: SandboxedInstall | null = null;
   /** In the environment of everything the playbook starts: see leftovers.ts. */
@@ -525,6 +527,8 @@ export class JobRun {
       // Also when something above threw after the spawn: no job ends with its group alive.
       this.stopWatching();
       await this.endGroup();
+      // Nothing of the job runs any more: its cache entries may be evicted from now on.
+      for (const key of this.heldEntries.splice(0)) this.deps.requirements.cache.release(key);
       batcher.stop();
       await this.cleanup(paths);
       this.deps.running.forget(this.job.jobId);
@@ -620,6 +624,7 @@ export class JobRun {
       cancelled: () => this.cancelled,
       install,
     });
+    this.heldEntries.push(key);
     // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
     fs.rmSync(produced, { recursive: true, force: true });
     const ms = elapsed();

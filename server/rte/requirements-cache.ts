@@ -7,13 +7,20 @@
  *   for everyone else (no set-id bit survives), and only then renamed to its key: an entry exists
  *   whole or not at all. Staging folders of dead processes are removed at start.
  * - Installed once: jobs of this process with the same key wait for the one install (a promise per
- *   key); processes sharing the folder (RTE_REQUIREMENTS_DIR named by several RTEs on one machine)
- *   take `<key>.lock`, created exclusively, and wait while another living one holds it. A lock whose
+ *   key) and share its outcome: its entry, or its failure (they do not each try again; a job that
+ *   comes after the failure does; so does a waiter whose installer's job was cancelled). Processes
+ *   sharing the folder (RTE_REQUIREMENTS_DIR named by several RTEs on one machine) take
+ *   `<key>.lock`, created exclusively, and wait while another living one holds it. A lock whose
  *   holder is gone (same machine, its pid dead) or older than the install timeout is stale.
  * - Not the playbook user's: the folder is the RTE's (0711: entered, not listed) and every entry is
  *   the RTE's, 0755/0644. Under bubblewrap a job also sees its entry through a read-only mount.
- * - Each use touches the entry (its mtime), so an eviction can later remove the unused ones (not
- *   built yet: entries stay until removed by hand).
+ * - In use, never removed: each use touches the entry (its mtime: its last use), and while a job
+ *   uses it its process holds it: counted in the process, and a lease file `<key>.use-<host>-<pid>`
+ *   for the other processes, made before the entry is looked up. An eviction (requirements-evict.ts)
+ *   removes an entry only under its `<key>.lock` (so never one being installed), by renaming it to
+ *   a trash name first and then looking for holders: found one, it renames the entry back. Either
+ *   the holder's look came after the rename (it found nothing and installs anew) or its lease was
+ *   there to be seen. Trash folders of dead processes are removed at start, as staging ones.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -23,6 +30,7 @@ import { ensureOwnedDir } from "./private-fs";
 
 const LOCK_POLL_MS = 500;
 const INSTALLED_FILE = "installed.json";
+const KEY_NAME = /^[0-9a-f]{64}$/;
 
 export class InstallCancelled extends Error {}
 
@@ -53,6 +61,9 @@ export interface ObtainOptions {
   cancelled: () => boolean;
 }
 
+/** How an install of this process ended, as the jobs that waited for it see it. */
+type Attempt = { ok: true } | { ok: false; error: unknown; cancelled: boolean };
+
 interface LockHolder {
   pid: number;
   host: string;
@@ -60,7 +71,9 @@ interface LockHolder {
 }
 
 export class RequirementsCache {
-  private readonly inFlight = new Map<string, Promise<CacheEntry>>();
+  private readonly inFlight = new Map<string, Promise<Attempt>>();
+  /** Jobs of this process using each key (hold, release). */
+  private readonly uses = new Map<string, number>();
 
   constructor(
     readonly dir: string,
@@ -69,10 +82,108 @@ export class RequirementsCache {
   ) {
     ensureOwnedDir(dir, 0o711);
     for (const name of fs.readdirSync(dir)) {
-      const staging = /^\.staging-(.+)-(\d+)-[0-9a-f]+$/.exec(name);
-      if (staging && staging[1] === os.hostname() && !alive(Number(staging[2]))) {
+      const leftover = /^\.(?:staging|trash)-(.+)-(\d+)-[0-9a-f]+$/.exec(name);
+      if (leftover && leftover[1] === os.hostname() && !alive(Number(leftover[2]))) {
         fs.rmSync(path.join(dir, name), { recursive: true, force: true });
       }
+    }
+    this.removeDeadLeases();
+  }
+
+  /** The installed entries: key and last use (the folder's mtime). */
+  entries(): { key: string; lastUse: Date }[] {
+    const found: { key: string; lastUse: Date }[] = [];
+    for (const entry of fs.readdirSync(this.dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || !KEY_NAME.test(entry.name)) continue;
+      try {
+        found.push({ key: entry.name, lastUse: fs.statSync(this.folder(entry.name)).mtime });
+      } catch {
+        // Removed meanwhile.
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Marks `key` in use by a job of this process until release(key): no eviction removes it
+   * meanwhile. obtain() holds it (before it looks the entry up); the job releases it when its
+   * playbook has ended, or obtain() does when it throws.
+   */
+  private hold(key: string): void {
+    const count = this.uses.get(key) ?? 0;
+    if (count === 0) fs.writeFileSync(this.leaseFile(key), "", { mode: 0o600 });
+    this.uses.set(key, count + 1);
+  }
+
+  /**
+   * The entry of `key` if it is installed, held for the caller (release(key) once done), else
+   * null (and not held): for what uses requirements without installing them (an inventory listing).
+   */
+  use(key: string): CacheEntry | null {
+    this.hold(key);
+    const entry = this.lookUp(key);
+    if (!entry) this.release(key);
+    return entry;
+  }
+
+  /** Ends a use of `key` that obtain() or use() began (see hold). */
+  release(key: string): void {
+    const count = this.uses.get(key) ?? 0;
+    if (count <= 1) {
+      this.uses.delete(key);
+      fs.rmSync(this.leaseFile(key), { force: true });
+    } else this.uses.set(key, count - 1);
+  }
+
+  private leaseFile(key: string): string {
+    return path.join(this.dir, `${key}.use-${os.hostname()}-${process.pid}`);
+  }
+
+  /** Whether a job of any process uses `key`: this process's count, or a lease of a living (or another machine's) process. */
+  private inUse(key: string): boolean {
+    if (this.uses.has(key)) return true;
+    const prefix = `${key}.use-`;
+    return fs.readdirSync(this.dir).some((name) => name.startsWith(prefix) && leaseAlive(name.slice(prefix.length)));
+  }
+
+  /**
+   * Removes the leases of dead processes of this machine, and at start those naming this very
+   * process: a restarted container's RTE often has the pid of the one before it, whose leases
+   * would otherwise look alive for good.
+   */
+  private removeDeadLeases(): void {
+    const own = `${os.hostname()}-${process.pid}`;
+    for (const name of fs.readdirSync(this.dir)) {
+      const lease = /^[0-9a-f]{64}\.use-(.+)$/.exec(name);
+      if (lease && (lease[1] === own || !leaseAlive(lease[1]!))) fs.rmSync(path.join(this.dir, name), { force: true });
+    }
+  }
+
+  /**
+   * Takes the entry of `key` out of the cache, unless a job uses it or it is being installed: its
+   * folder, renamed to a trash name for the caller to remove (off the event loop), or why not.
+   * See the header for why the rename comes before the look for holders.
+   */
+  takeOut(key: string): { trash: string } | { busy: "in use" | "being installed" | "gone" } {
+    if (this.uses.has(key) || this.inFlight.has(key)) return { busy: "in use" };
+    const release = this.tryLock(key);
+    if (!release) return { busy: "being installed" };
+    try {
+      const trash = path.join(this.dir, `.trash-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
+      try {
+        fs.renameSync(this.folder(key), trash);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return { busy: "gone" };
+        throw error;
+      }
+      if (this.inUse(key)) {
+        // No install can have put a new entry there meanwhile: that takes the lock held here.
+        fs.renameSync(trash, this.folder(key));
+        return { busy: "in use" };
+      }
+      return { trash };
+    } finally {
+      release();
     }
   }
 
@@ -113,26 +224,51 @@ export class RequirementsCache {
     };
   }
 
-  /** The entry of `key`: the cached one, or installed once (whoever of this process asks at the same time waits for it). */
+  /**
+   * The entry of `key`: the cached one, or installed once (whoever of this process asks at the same
+   * time waits for it). Held for the caller, who calls release(key) once done with it.
+   */
   async obtain(key: string, options: ObtainOptions): Promise<CacheEntry> {
+    this.hold(key);
+    try {
+      return await this.obtainHeld(key, options);
+    } catch (error) {
+      this.release(key);
+      throw error;
+    }
+  }
+
+  private async obtainHeld(key: string, options: ObtainOptions): Promise<CacheEntry> {
     for (;;) {
       const cached = this.lookUp(key);
       if (cached) return cached;
       const pending = this.inFlight.get(key);
       if (!pending) break;
       options.say(`requirements: another job is installing them (key ${key.slice(0, 12)}): waiting`);
-      // Its failure is its own job's: this one then tries itself (a cancelled install, a timeout).
       // A cancel of this job ends its wait at once, not when the other install ends.
       const cancel = whenCancelled(options.cancelled);
+      let outcome: Attempt | undefined;
       try {
-        await Promise.race([pending.catch(() => undefined), cancel.promise]);
+        outcome = await Promise.race([pending, cancel.promise.then(() => undefined)]);
       } finally {
         cancel.stop();
       }
       if (options.cancelled()) throw new InstallCancelled("cancelled while waiting for another job's install");
+      // The install it waited for failed: that is this job's failure too (the same files, the same
+      // sources: trying again at once would fail again, N jobs N times). Unless that install's own
+      // job was cancelled: then it says nothing of the requirements, and this job tries itself.
+      if (outcome && !outcome.ok && !outcome.cancelled) {
+        options.say(`requirements: the install this job waited for failed (key ${key.slice(0, 12)})`);
+        throw outcome.error;
+      }
     }
     const install = this.installOnce(key, options);
-    this.inFlight.set(key, install);
+    // Whether the installer's job was cancelled is read when the install ends, for its waiters.
+    const attempt: Promise<Attempt> = install.then(
+      (): Attempt => ({ ok: true }),
+      (error: unknown): Attempt => ({ ok: false, error, cancelled: error instanceof InstallCancelled || options.cancelled() }),
+    );
+    this.inFlight.set(key, attempt);
     try {
       return await install;
     } finally {
@@ -181,6 +317,20 @@ export class RequirementsCache {
     return { ...entry, installed: true };
   }
 
+  /** Takes `<key>.lock` for this process if no one holds it: returns the release, or null. */
+  private tryLock(key: string): (() => void) | null {
+    const file = path.join(this.dir, `${key}.lock`);
+    try {
+      const fd = fs.openSync(file, "wx", 0o600);
+      fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: os.hostname(), since: Date.now() } satisfies LockHolder));
+      fs.closeSync(fd);
+      return () => fs.rmSync(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      return null;
+    }
+  }
+
   /**
    * Takes `<key>.lock` for this process; "installed" when the entry appeared while waiting for
    * another process's lock. Returns the release.
@@ -189,14 +339,8 @@ export class RequirementsCache {
     const file = path.join(this.dir, `${key}.lock`);
     let said = false;
     for (;;) {
-      try {
-        const fd = fs.openSync(file, "wx", 0o600);
-        fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: os.hostname(), since: Date.now() } satisfies LockHolder));
-        fs.closeSync(fd);
-        return () => fs.rmSync(file, { force: true });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
+      const release = this.tryLock(key);
+      if (release) return release;
       const holder = readHolder(file);
       const stale =
         holder === null
@@ -245,6 +389,16 @@ function lockAge(file: string): number {
   } catch {
     return Infinity;
   }
+}
+
+/**
+ * Whether the process a lease names (`<host>-<pid>`) may still use its entry: a living pid of
+ * this machine, or any of another machine's (which this one cannot ask; its own RTE removes it).
+ */
+function leaseAlive(holder: string): boolean {
+  const match = /^(.+)-(\d+)$/.exec(holder);
+  if (!match) return false;
+  return match[1] !== os.hostname() || alive(Number(match[2]));
 }
 
 function alive(pid: number): boolean {

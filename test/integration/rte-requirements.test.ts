@@ -9,7 +9,10 @@
  *   module and the role; job 2 with the same requirements says "cached" and installs nothing;
  * - two jobs launched at once with requirements nobody installed yet install them once;
  * - a requirements.yml naming a missing tarball fails the job before the playbook, quoting galaxy;
- * - the playbook cannot write into the cache entry it uses.
+ *   jobs launched together with it run galaxy once and all fail so;
+ * - the playbook cannot write into the cache entry it uses;
+ * - a hosts field's inventory listing uses an inventory plugin of the installed collection, and
+ *   before the first job says the requirements are not installed yet.
  */
 import { execa } from "execa";
 import fs from "node:fs";
@@ -62,6 +65,29 @@ if __name__ == "__main__":
     main()
 `;
 
+/** An inventory plugin of the collection: a form's inventory names it (`plugin: playform_test.reqs.fixed`). */
+const INVENTORY_PLUGIN = `from ansible.plugins.inventory import BaseInventoryPlugin
+
+DOCUMENTATION = """
+name: fixed
+short_description: two fixed hosts
+description: a test plugin
+"""
+
+
+class InventoryModule(BaseInventoryPlugin):
+    NAME = "playform_test.reqs.fixed"
+
+    def verify_file(self, path):
+        return path.endswith((".yml", ".yaml"))
+
+    def parse(self, inventory, loader, path, cache=True):
+        super().parse(inventory, loader, path, cache)
+        inventory.add_group("from_collection")
+        for name in ("plugin-host-1", "plugin-host-2"):
+            inventory.add_host(name, group="from_collection")
+`;
+
 /** A TCP server that accepts and never answers: a git clone from it hangs until it is stopped. */
 const silent = net.createServer(() => undefined);
 
@@ -83,6 +109,8 @@ beforeAll(async () => {
   const collectionDir = path.join(sources, "src", ...COLLECTION.split("."));
   fs.mkdirSync(path.join(collectionDir, "plugins", "modules"), { recursive: true });
   fs.writeFileSync(path.join(collectionDir, "plugins", "modules", "hello.py"), MODULE);
+  fs.mkdirSync(path.join(collectionDir, "plugins", "inventory"), { recursive: true });
+  fs.writeFileSync(path.join(collectionDir, "plugins", "inventory", "fixed.py"), INVENTORY_PLUGIN);
   await execa("ansible-galaxy", ["collection", "build", collectionDir, "--output-path", path.join(sources, "dist")]);
   const tarball = fs.readdirSync(path.join(sources, "dist")).find((name) => name.endsWith(".tar.gz"))!;
   // The role, in a git repository the playbook user can read (the install runs as it).
@@ -110,6 +138,8 @@ beforeAll(async () => {
   // The same collection and role, under another key (a comment changes the file's bytes).
   form("req-twin", `# twin\n${both}`, vendor);
   form("req-missing", "collections:\n  - name: vendor/playform_test-missing-1.0.0.tar.gz\n    type: file\n");
+  // The same missing tarball under another key, for jobs launched together.
+  form("req-missing-many", "# many\ncollections:\n  - name: vendor/playform_test-missing-1.0.0.tar.gz\n    type: file\n");
   // The collection only, in collections/requirements.yml (the role's repository is in /tmp,
   // which a private /tmp hides from the install).
   form(
@@ -122,6 +152,17 @@ beforeAll(async () => {
       fs.writeFileSync(path.join(dir, "collections", "requirements.yml"), `collections:\n  - name: vendor/${tarball}\n    type: file\n`);
     },
     PLAYBOOK.replace("  roles:\n    - greeter\n", ""),
+  );
+  // A hosts field whose inventory is a plugin of the collection its requirements.yml installs.
+  form(
+    "req-inventory",
+    `# inventory\ncollections:\n  - name: vendor/${tarball}\n    type: file\n`,
+    (dir) => {
+      vendor(dir);
+      fs.appendFileSync(path.join(dir, "form.yaml"), "inventories: [inventory.yml]\nfields:\n  - { name: target, type: hosts }\n");
+      fs.writeFileSync(path.join(dir, "inventory.yml"), "plugin: playform_test.reqs.fixed\n");
+    },
+    '- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n    - ansible.builtin.debug:\n        msg: "groups {{ groups.keys() | sort }}"\n',
   );
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   const port = (silent.address() as net.AddressInfo).port;
@@ -216,6 +257,32 @@ describe("a form's requirements.yml", () => {
     for (const out of [outA, outB]) expect(out).toContain("module=hello playform from playform_test.reqs");
   }, 300_000);
 
+  it("a hosts field's inventory listing uses the form's installed requirements, and says when they are not installed yet", async () => {
+    const field = async () => (await h.api.get("/api/forms/req-inventory")).form.fields.find((f: { name: string }) => f.name === "target");
+    // Before any job: the plugin's collection is not installed, and the listing does not install it.
+    const before = await field();
+    expect(before.choices ?? []).toEqual([]);
+    expect(before.choicesError).toMatch(
+      /the form's requirements \(requirements\.yml, key [0-9a-f]{12}\) are not installed on this runner yet, and a listing does not install them/,
+    );
+    // The form's first job installs them (its playbook reads the same inventory).
+    const id = await h.api.launch("req-inventory");
+    const job = await h.api.waitForEnd(id);
+    const out = await h.api.output(id);
+    expect(job.status, `${job.statusReason}\n${out}`).toBe("success");
+    expect(out).toContain("from_collection");
+    // Then the listing finds the plugin (once the app's rate limit after the failure has passed).
+    const after = await h.waitUntil(
+      "the listing with the installed collection",
+      async () => {
+        const current = await field();
+        return current.choices?.length > 0 ? current : null;
+      },
+      90_000,
+    );
+    expect(after.choices.map((c: { value: string }) => c.value)).toEqual(["plugin-host-1", "plugin-host-2"]);
+  }, 300_000);
+
   it("a requirements.yml naming a missing tarball fails the job before the playbook, with galaxy's message", async () => {
     const id = await h.api.launch("req-missing");
     const job = await h.api.waitForEnd(id);
@@ -230,6 +297,23 @@ describe("a form's requirements.yml", () => {
     const key = /\(key ([0-9a-f]{12})\)/.exec(out)![1]!;
     expect(fs.readdirSync(requirementsDir).filter((name) => name.startsWith(key))).toEqual([]);
   }, 300_000);
+  it("jobs launched together whose install fails run galaxy once and all fail with its message", async () => {
+    const ids = await Promise.all([1, 2, 3].map(() => h.api.launch("req-missing-many")));
+    const jobs = await Promise.all(ids.map((id) => h.api.waitForEnd(id!)));
+    const outs = await Promise.all(ids.map((id) => h.api.output(id!)));
+    // Galaxy ran once: one job installed, the two others (dispatched at once to the one RTE, which
+    // runs up to RTE_MAX_JOBS 4) waited for it and took its failure.
+    expect(outs.map(installs).reduce((a, b) => a + b)).toBe(1);
+    expect(outs.filter((out) => out.includes("requirements: another job is installing them"))).toHaveLength(2);
+    for (const [i, job] of jobs.entries()) {
+      expect(job.status, outs[i]).toBe("failed");
+      expect(job.statusReason).toMatch(
+        /^requirements: ansible-galaxy collection install -r requirements\.yml failed \(exit \d+\): .*playform_test-missing-1\.0\.0\.tar\.gz/,
+      );
+      expect(outs[i]).not.toContain("PLAY [");
+    }
+  }, 300_000);
+
   it("an install that hangs is stopped by the job's abort, and nothing of it is left running", async () => {
     const id = await h.api.launch("req-hang");
     await h.waitUntil(

@@ -241,6 +241,10 @@ describe("RequirementsCache", () => {
     const again = await cache.obtain(KEY, options);
     expect(again).toMatchObject({ installed: false, folder: path.join(root, "requirements", KEY) });
     expect(counter.n).toBe(1);
+    // Held by the three uses (one lease file of this process), until the last one is released.
+    const lease = `${KEY}.use-${os.hostname()}-${process.pid}`;
+    expect(fs.readdirSync(path.join(root, "requirements")).sort()).toEqual([KEY, lease]);
+    for (let i = 0; i < 3; i++) cache.release(KEY);
     expect(fs.readdirSync(path.join(root, "requirements"))).toEqual([KEY]);
   });
 
@@ -271,6 +275,8 @@ describe("RequirementsCache", () => {
     expect(counter.n).toBe(1);
     expect(a.folder).toBe(b.folder);
     expect(said.some((line) => line.startsWith("requirements: another runner process (pid "))).toBe(true);
+    one.release(KEY);
+    two.release(KEY);
     expect(fs.readdirSync(dir)).toEqual([KEY]);
   });
 
@@ -286,9 +292,50 @@ describe("RequirementsCache", () => {
     const counter = { n: 0 };
     const entry = await cache.obtain(KEY, { ...quiet, install: producer(root, counter) });
     expect(entry.installed).toBe(true);
+    cache.release(KEY);
     fs.mkdirSync(path.join(dir, `.staging-${os.hostname()}-${2 ** 22 + 1}-abcd`));
     new RequirementsCache(dir, 60_000);
     expect(fs.readdirSync(dir)).toEqual([KEY]);
+  });
+
+  it("jobs waiting for a failed install get its failure, not an install of their own; a later job tries again", async () => {
+    const root = temp();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    let attempts = 0;
+    const failing = {
+      ...quiet,
+      install: async () => {
+        attempts++;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        throw new Error(`galaxy said no (attempt ${attempts})`);
+      },
+    };
+    const results = await Promise.allSettled([1, 2, 3].map(() => cache.obtain(KEY, failing)));
+    expect(attempts).toBe(1);
+    expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : "fulfilled"))).toEqual(
+      Array(3).fill("galaxy said no (attempt 1)"),
+    );
+    await expect(cache.obtain(KEY, failing)).rejects.toThrow("galaxy said no (attempt 2)");
+  });
+
+  it("a job waiting for an install that was cancelled installs itself", async () => {
+    const root = temp();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    let cancelled = false;
+    const first = cache.obtain(KEY, {
+      ...quiet,
+      cancelled: () => cancelled,
+      install: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        cancelled = true;
+        throw new InstallCancelled("the requirements install was cancelled");
+      },
+    });
+    const counter = { n: 0 };
+    const second = cache.obtain(KEY, { ...quiet, install: producer(root, counter) });
+    await expect(first).rejects.toThrow(InstallCancelled);
+    expect((await second).installed).toBe(true);
+    expect(counter.n).toBe(1);
   });
 
   it("seals an install: the RTE's, no write for others, no set-id bit, no FIFO", () => {
