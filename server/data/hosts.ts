@@ -13,18 +13,12 @@
 import { databaseProvider, getDb } from "./db";
 import type { Prisma } from "./generated/sqlite/client";
 import type { JobStatus } from "./jobs";
+import type { RecapHostRow } from "../recap/types";
 import type { JobScope } from "./job-scope";
 import { isUniqueViolation } from "./unique";
 
-export interface HostRunCounts {
-  ok: number;
-  changed: number;
-  unreachable: number;
-  failed: number;
-  skipped: number;
-  rescued: number;
-  ignored: number;
-}
+/** The PLAY RECAP counters of one host in one run. */
+export type HostRunCounts = Omit<RecapHostRow, "host">;
 
 export interface HostRunInput extends HostRunCounts {
   host: string;

@@ -22,6 +22,7 @@ import { ALL_JOBS, type JobScope } from "../../server/data/job-scope";
 import { applyMigrations } from "../../server/data/migrate";
 import { insertForms, insertHostRuns, insertJobs, insertUsers, type HostRunRow, type JobRow } from "../support/job-rows";
 import { startPostgres } from "../support/postgres";
+import { generator, zipf } from "../support/seeded-random";
 
 const JOBS = Number(process.argv[2] ?? 100_000);
 const HOSTS = 10_000;
@@ -30,29 +31,6 @@ const USERS = 300;
 const LIMIT = 50;
 const RUNS = 7;
 const BUDGET_MS = 200;
-
-function generator(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function zipf(count: number, s: number, random: () => number): () => number {
-  const weights = Array.from({ length: count }, (_, k) => 1 / (k + 1) ** s);
-  const total = weights.reduce((a, b) => a + b, 0);
-  const cumulative: number[] = [];
-  let sum = 0;
-  for (const w of weights) cumulative.push((sum += w / total));
-  return () => {
-    const r = random();
-    const index = cumulative.findIndex((c) => c >= r);
-    return index < 0 ? count - 1 : index;
-  };
-}
 
 const pad = (n: number, width: number) => String(n).padStart(width, "0");
 const forms = Array.from({ length: FORMS }, (_, k) => ({ id: `form-id-${pad(k, 2)}`, name: `form-${pad(k, 2)}` }));

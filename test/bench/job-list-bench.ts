@@ -38,6 +38,7 @@ import { applyMigrations } from "../../server/data/migrate";
 import type { JobStatus } from "../../server/protocol/ui-messages";
 import { insertForms, insertJobs, insertRunners, insertUsers, type JobRow } from "../support/job-rows";
 import { startPostgres } from "../support/postgres";
+import { generator, zipf } from "../support/seeded-random";
 
 const JOBS = Number(process.argv[2] ?? 100_000);
 const LIMIT = 50;
@@ -46,30 +47,6 @@ const BUDGET_MS = 200;
 
 // ---------------------------------------------------------------------------------------------
 // The data: deterministic (a seeded generator), so both databases hold the same jobs.
-function generator(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Index k drawn with weight 1/(k+1)^s: a few very busy forms and users, a long tail of rare ones. */
-function zipf(count: number, s: number, random: () => number): () => number {
-  const weights = Array.from({ length: count }, (_, k) => 1 / (k + 1) ** s);
-  const total = weights.reduce((a, b) => a + b, 0);
-  const cumulative: number[] = [];
-  let sum = 0;
-  for (const w of weights) cumulative.push((sum += w / total));
-  return () => {
-    const r = random();
-    const index = cumulative.findIndex((c) => c >= r);
-    return index < 0 ? count - 1 : index;
-  };
-}
-
 const pad = (n: number, width: number) => String(n).padStart(width, "0");
 const FORMS = Array.from({ length: 40 }, (_, k) => ({ id: `form-id-${pad(k, 2)}`, name: `form-${pad(k, 2)}` }));
 const USERS = Array.from({ length: 300 }, (_, k) => ({ id: `user-id-${pad(k, 3)}`, username: `user-${pad(k, 3)}` }));

@@ -28,32 +28,12 @@ import {
   signature,
 } from "../../server/jobs/notify-message";
 import type { Recap, RecapHostRow } from "../../server/recap/types";
+import { hostRow as row, recap as emptyRecap } from "../support/recap-rows";
 import { useTempSqliteDatabase } from "../support/temp-db";
 
 const minimal = { name: "deploy-app", title: "Deploy the app", playbook: "site.yml" };
-const row = (host: string, counts: Partial<RecapHostRow>): RecapHostRow => ({
-  host,
-  ok: 0,
-  changed: 0,
-  unreachable: 0,
-  failed: 0,
-  skipped: 0,
-  rescued: 0,
-  ignored: 0,
-  ...counts,
-});
-const recap = (hosts: RecapHostRow[], partial?: RecapHostRow[]): Recap => ({
-  plays: [],
-  hosts,
-  elapsed_sec: null,
-  slowest_tasks: [],
-  changed_tasks: [],
-  ignored_failures: [],
-  failed_tasks: [],
-  unreachable_hosts: [],
-  status: partial ? "incomplete" : "successful",
-  ...(partial ? { partial_hosts: partial } : {}),
-});
+const recap = (hosts: RecapHostRow[], partial?: RecapHostRow[]): Recap =>
+  emptyRecap({ hosts, status: partial ? "incomplete" : "successful", ...(partial ? { partial_hosts: partial } : {}) });
 const job: JobView = {
   id: 12,
   form: "hello-world",
