@@ -5,8 +5,8 @@
  * blocks every other writer, so no statement holds the database for long.
  */
 import Database from "better-sqlite3";
-import pg from "pg";
 import { sqliteFilePath } from "./database-url";
+import { ADVISORY_LOCKS, withAdvisoryLock } from "./advisory-lock";
 import { databaseProvider, databaseUrl, getDb } from "./db";
 import type { Prisma } from "./generated/sqlite/client";
 import type { JobStatus } from "./jobs";
@@ -149,27 +149,7 @@ export async function sqliteReleaseFreePages(): Promise<number | null> {
   }
 }
 
-/** PostgreSQL advisory lock key of retention (Prisma Migrate's is 72707369). */
-const PG_RETENTION_LOCK_KEY = 72707370;
-
-/**
- * Runs `work` unless another app node runs retention: on PostgreSQL a session advisory lock
- * on a connection of its own (released by the unlock, or by PostgreSQL if the node dies);
- * SQLite has one app node, whose own runs the caller keeps apart. Null when the lock was held.
- */
-export async function withRetentionLock<T>(work: () => Promise<T>): Promise<T | null> {
-  if (databaseProvider() !== "postgresql") return work();
-  const client = new pg.Client({ connectionString: databaseUrl() });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [PG_RETENTION_LOCK_KEY]);
-    if (!rows[0]?.locked) return null;
-    try {
-      return await work();
-    } finally {
-      await client.query("SELECT pg_advisory_unlock($1)", [PG_RETENTION_LOCK_KEY]).catch(() => undefined);
-    }
-  } finally {
-    await client.end();
-  }
+/** Runs `work` unless another app node runs retention (server/data/advisory-lock.ts); null when the lock was held. */
+export function withRetentionLock<T>(work: () => Promise<T>): Promise<T | null> {
+  return withAdvisoryLock(ADVISORY_LOCKS.retention, work);
 }

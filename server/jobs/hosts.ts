@@ -7,7 +7,7 @@
  *   changed it (the recap's changed_results; a text recap names changed tasks without their
  *   hosts, so only a single-host run gets them).
  * - When: right after a run ends (the lifecycle's final move), off the move's path; and by the
- *   catch-up, which every node runs now and then, for finished runs whose hosts are not written:
+ *   catch-up, which one node at a time runs now and then, for finished runs whose hosts are not written:
  *   those that ended before hosts were kept (the backfill), on a node that stopped before it
  *   wrote them, or whose recap changed because items arrived after the end.
  * - Read in the reader's scope (server/access/policy.ts jobScopeOf): a host seen only in runs
@@ -29,6 +29,7 @@ import {
   type HostRunPosition,
   type StoredHostRun,
 } from "../data/hosts";
+import { ADVISORY_LOCKS, withAdvisoryLock } from "../data/advisory-lock";
 import { loggerFor } from "../logging/logger";
 import type { Recap, RecapHostRow } from "../recap/types";
 import { FINAL_STATUSES, isFinalStatus } from "./lifecycle";
@@ -133,9 +134,10 @@ export function startHostsCatchUp(intervalMs = HOSTS_CATCH_UP_MS): () => void {
   const tick = () => {
     if (running || stopped) return;
     running = true;
-    recordMissingHosts(() => stopped)
+    // One node at a time: a backfill of many jobs done once, not by every node over again.
+    withAdvisoryLock(ADVISORY_LOCKS.hostsCatchUp, () => recordMissingHosts(() => stopped))
       .then((count) => {
-        if (count > 0) log().info(`hosts catch-up: wrote the hosts of ${count} finished job(s)`);
+        if (count) log().info(`hosts catch-up: wrote the hosts of ${count} finished job(s)`);
       })
       .catch((error: unknown) => log().error({ err: error }, "hosts catch-up failed"))
       .finally(() => {
