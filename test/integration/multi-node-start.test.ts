@@ -43,7 +43,17 @@ it("starts all three nodes, and what a start writes exists once", async () => {
   const count = async (sql: string) => (await dbQuery<{ n: number }>(node, sql))[0]!.n;
   expect(await count(`SELECT count(*)::int AS n FROM "User"`)).toBe(1);
   const forms = await dbQuery<{ name: string }>(node, `SELECT name FROM "Form" ORDER BY name`);
-  expect(forms.map((f) => f.name)).toEqual(["big-output", "hello-world", "lab", "system-report", "user-accounts", "vault-demo"]);
+  expect(forms.map((f) => f.name)).toEqual([
+    "big-output",
+    "choose-runner",
+    "fails-on-purpose",
+    "hello-world",
+    "lab",
+    "needs-approval",
+    "system-report",
+    "user-accounts",
+    "vault-demo",
+  ]);
   expect(await count(`SELECT count(*)::int AS n FROM "Credential"`)).toBe(1);
   expect(await count(`SELECT count(*)::int AS n FROM "Runner"`)).toBe(1);
 
