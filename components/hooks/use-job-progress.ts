@@ -5,6 +5,16 @@ import { queryKeys } from "./query-keys";
 
 /** How often a running job's progress is asked again; between answers the time left counts down locally. */
 export const JOB_PROGRESS_REFRESH_MS = 3000;
+/**
+ * Before its first task the answer is asked again sooner: a short job's first task starts within
+ * a second, and "no task started yet" next to TASK lines in the output reads as a fault.
+ */
+export const JOB_PROGRESS_FIRST_TASK_REFRESH_MS = 1000;
+
+/** When to ask again after `progress` (none yet, or no task seen: soon). */
+export function jobProgressRefreshMs(progress: Pick<JobProgress, "tasks_seen"> | undefined): number {
+  return progress === undefined || progress.tasks_seen === 0 ? JOB_PROGRESS_FIRST_TASK_REFRESH_MS : JOB_PROGRESS_REFRESH_MS;
+}
 
 /** A running job's progress and time left (GET /api/jobs/ID/progress), refreshed while it runs. */
 export function useJobProgress(id: number, running: boolean) {
@@ -12,7 +22,7 @@ export function useJobProgress(id: number, running: boolean) {
     queryKey: queryKeys.jobProgress(id),
     queryFn: ({ signal }) => apiFetch<JobProgress>(`/api/jobs/${id}/progress`, { signal }),
     enabled: running,
-    refetchInterval: running ? JOB_PROGRESS_REFRESH_MS : false,
+    refetchInterval: (query) => (running ? jobProgressRefreshMs(query.state.data) : false),
   });
 }
 

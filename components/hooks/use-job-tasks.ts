@@ -6,6 +6,13 @@ import { queryKeys } from "./query-keys";
 
 /** While the job runs, the index is read again at most this often (when its output grew). */
 const REFRESH_MS = 5000;
+/** ... and this often while it is still empty: the first task's banner should not wait 5 s ("No tasks yet" beside TASK lines). */
+const FIRST_TASK_REFRESH_MS = 1000;
+
+/** How long after the index was last read it may be read again (an empty index: sooner). */
+export function taskIndexRefreshMs(tasks: readonly unknown[] | undefined): number {
+  return tasks === undefined || tasks.length === 0 ? FIRST_TASK_REFRESH_MS : REFRESH_MS;
+}
 
 /**
  * Where each play, task, handler and the PLAY RECAP start in a job's output (GET
@@ -21,6 +28,7 @@ export function useJobTasks(jobId: number, live?: { lines: number; final: boolea
     retry: 1,
   });
   const { refetch, dataUpdatedAt, isFetching } = query;
+  const refreshMs = taskIndexRefreshMs(query.data);
   // The line count the index was last asked for (a ref: only the effect below reads it).
   const readAt = useRef<{ jobId: number; lines: number; final: boolean } | null>(null);
   const lines = live?.lines;
@@ -40,10 +48,10 @@ export function useJobTasks(jobId: number, live?: { lines: number; final: boolea
         readAt.current = { jobId, lines, final };
         void refetch({ cancelRefetch: false });
       },
-      final ? 0 : Math.max(0, dataUpdatedAt + REFRESH_MS - Date.now()),
+      final ? 0 : Math.max(0, dataUpdatedAt + refreshMs - Date.now()),
     );
     return () => clearTimeout(timer);
-  }, [jobId, lines, final, dataUpdatedAt, isFetching, refetch]);
+  }, [jobId, lines, final, dataUpdatedAt, isFetching, refetch, refreshMs]);
 
   return query;
 }
