@@ -1,7 +1,7 @@
 "use client";
 
 import { usePathname, useSearchParams } from "next/navigation";
-import { useEffect, useEffectEvent, useState, type FormEvent } from "react";
+import { useEffect, useEffectEvent, useRef, useState, type FormEvent } from "react";
 import { ApiError } from "@/components/api/client";
 import type { JobStatus } from "@/components/api/types";
 import { useForms } from "@/components/hooks/use-forms";
@@ -27,9 +27,20 @@ export function JobsClient() {
 
   // Every change is a history entry: the back button undoes it. Next keeps useSearchParams in
   // step with pushState, and the page's server part is not asked again.
-  const show = (next: JobListView) => window.history.pushState(null, "", `${pathname}${viewSearch(next)}`);
+  const show = (next: JobListView, replace = false) =>
+    window.history[replace ? "replaceState" : "pushState"](null, "", `${pathname}${viewSearch(next)}`);
   /** A filter change starts again on the first page. */
   const filter = (change: Partial<JobListView>) => show({ ...view, ...change, cursor: "" });
+  // Typing in a name box commits whenever it pauses: "nob", then "nobody". One entry for the
+  // whole word, not one per pause: a commit replaces the previous one of the same box when
+  // nothing else changed the address since (Back then skips the half-typed name).
+  const typed = useRef<{ field: "user" | "runner"; search: string } | null>(null);
+  const typeFilter = (field: "user" | "runner", value: string) => {
+    const next = { ...view, [field]: value, cursor: "" };
+    const last = typed.current;
+    show(next, last !== null && last.field === field && last.search === window.location.search);
+    typed.current = { field, search: viewSearch(next) };
+  };
   const clearFilters = () => show({ ...DEFAULT_VIEW, sort: view.sort });
   const page = (cursor: string) => {
     show({ ...view, cursor });
@@ -95,8 +106,8 @@ export function JobsClient() {
               {view.form && !formNames.includes(view.form) && <option value={view.form}>{view.form}</option>}
             </select>
           </label>
-          <NameFilter label="User" value={view.user} onCommit={(user) => filter({ user })} placeholder="username" />
-          <NameFilter label="Runner" value={view.runner} onCommit={(runner) => filter({ runner })} placeholder="runner name" />
+          <NameFilter label="User" value={view.user} onCommit={(user) => typeFilter("user", user)} placeholder="username" />
+          <NameFilter label="Runner" value={view.runner} onCommit={(runner) => typeFilter("runner", runner)} placeholder="runner name" />
           <label className="text-xs text-zinc-600">
             Created from
             <input

@@ -119,4 +119,14 @@ it("filters by status and pages through the cursor, with the state in the addres
   await expect.poll(() => page.getByLabel("Filter by user").inputValue()).toBe("");
   await page.getByTestId("jobs-table").waitFor();
   await screenshot(page, "jobs-oldest-first");
+
+  // A name typed with a pause in it is one step back, not one per pause (issue 36).
+  const user = page.getByLabel("Filter by user");
+  await user.pressSequentially("ali");
+  await page.waitForURL((url) => url.searchParams.get("user") === "ali");
+  await user.pressSequentially("ce");
+  await page.waitForURL((url) => url.searchParams.get("user") === "alice");
+  await page.goBack();
+  await page.waitForURL((url) => url.search === "?sort=created");
+  await expect.poll(() => user.inputValue()).toBe("");
 });
