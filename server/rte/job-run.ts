@@ -50,6 +50,7 @@ import {
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
 import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
 import { GalaxyInstall, PipInstall, RequirementsInstallError, type SandboxedInstall, type VenvDetails } from "./requirements-install";
+import { installConfigEnv } from "./install-config";
 import { findPipRequirementsFile, isFolderLink, readPipRequirements, type PipSettings } from "./requirements-pip";
 
 const EVENTS_FD = 3;
@@ -588,10 +589,20 @@ export class JobRun {
     return { indexUrl: this.deps.env.RTE_PIP_INDEX_URL ?? null, findLinks: this.deps.env.RTE_PIP_FIND_LINKS ?? null };
   }
 
-  /** The command environment of an install: the playbook's, without colours. */
-  private installEnv(identity: Record<string, string>, requirements: RequirementsPaths | null): Record<string, string> {
+  /**
+   * The command environment of an install: the playbook's, without colours, with the runner's
+   * ansible and pip configuration pinned (install-config.ts: never the form's ansible.cfg).
+   */
+  private installEnv(
+    jobDir: string,
+    run: { user: { uid: number; gid: number } | null; privateTmp: PrivateTmp | null; identity: Record<string, string> },
+    requirements: RequirementsPaths | null,
+  ): Record<string, string> {
     const { env, environment } = this.deps;
-    return environmentEnv(
+    const pinned = installConfigEnv(jobDir, process.env, run.user, run.privateTmp);
+    if (pinned.note !== null) this.batcher?.log(pinned.note);
+    const identity = run.identity;
+    const commandEnv = environmentEnv(
       playbookEnv(
         process.env,
         { [RUN_ID_VARIABLE]: this.runId, ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
@@ -600,6 +611,7 @@ export class JobRun {
       environment,
       requirements,
     );
+    return { ...commandEnv, ...pinned.env };
   }
 
   /**
@@ -665,7 +677,7 @@ export class JobRun {
         galaxyServer: env.RTE_GALAXY_SERVER ?? null,
         // Searched as the playbook will search the entry: first (and galaxy does not warn that
         // its -p folder is not on the collections path).
-        env: this.installEnv(run.identity, {
+        env: this.installEnv(paths.jobDir, run, {
           collections: [path.join(paths.requirements, "collections")],
           roles: [path.join(paths.requirements, "roles")],
         }),
@@ -700,7 +712,7 @@ export class JobRun {
         target: paths.pipRequirements,
         settings: this.pipSettings(),
         jobDir: paths.jobDir,
-        env: this.installEnv(run.identity, null),
+        env: this.installEnv(paths.jobDir, run, null),
         user: run.user,
         sandboxed: this.deps.sandboxed,
         privateTmp: run.privateTmp,
