@@ -51,6 +51,7 @@ import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequire
 import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
 import { GalaxyInstall, PipInstall, RequirementsInstallError, type SandboxedInstall, type VenvDetails } from "./requirements-install";
 import { installConfigEnv } from "./install-config";
+import { endInstallLeftovers } from "./install-leftovers";
 import { findPipRequirementsFile, isFolderLink, readPipRequirements, type PipSettings } from "./requirements-pip";
 
 const EVENTS_FD = 3;
@@ -635,6 +636,8 @@ export class JobRun {
       say: (line) => batcher.log(line),
       cancelled: () => this.cancelled,
       install,
+      // Without the sandbox a process of the install may outlive it holding its files: copied, not moved.
+      copy: !this.deps.sandboxed,
     });
     this.heldEntries.push(key);
     // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
@@ -645,12 +648,20 @@ export class JobRun {
     return entry;
   }
 
-  /** Runs one install of this job: a cancel stops it. */
-  private async running<T>(install: SandboxedInstall, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one install of this job: a cancel stops it. Without the sandbox, what the install left
+   * running (a setsid child) is ended before its folder goes to the cache (install-leftovers.ts).
+   */
+  private async running<T>(install: SandboxedInstall, jobDir: string, user: { uid: number } | null, work: () => Promise<T>): Promise<T> {
     this.install = install;
     if (this.cancelled) install.stop();
     try {
-      return await work();
+      const result = await work();
+      if (!this.deps.sandboxed) {
+        const ended = await endInstallLeftovers(jobDir, this.runId, user?.uid ?? process.getuid?.() ?? 0);
+        if (ended > 0) this.batcher?.log(`requirements: ended ${ended} process(es) the install left running`);
+      }
+      return result;
     } finally {
       this.install = null;
     }
@@ -687,7 +698,7 @@ export class JobRun {
         timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
         say: (line) => batcher.log(line),
       });
-      await this.running(install, () => install.install());
+      await this.running(install, paths.jobDir, run.user, () => install.install());
       return paths.requirements;
     });
   }
@@ -719,7 +730,7 @@ export class JobRun {
         timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
         say: (line) => batcher.log(line),
       });
-      const details = await this.running(install, () => install.install());
+      const details = await this.running(install, paths.jobDir, run.user, () => install.install());
       return { folder: paths.pipRequirements, details: { ...details } };
     });
     const { python, ansiblePlaybook } = entry.details;
