@@ -50,6 +50,7 @@ const HARMLESS_OPTIONS: readonly RegExp[] = [
 /** What pip takes for an archive by its name (pip's is_archive_file): a path, then, whatever else the line says. */
 const ARCHIVE = /\.(?:whl|zip|tar|tgz|tbz|txz|tlz|gz|bz2|xz|lz|lzma)$/i;
 /** Line breaks of Python's str.splitlines() other than \n: pip splits on them, so a line here could be two there. */
+// eslint-disable-next-line no-control-regex -- these control characters are what is looked for
 const OTHER_LINE_BREAKS = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
 
 /**
