@@ -50,6 +50,8 @@ import {
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
 import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
 import { GalaxyInstall, PipInstall, RequirementsInstallError, type SandboxedInstall, type VenvDetails } from "./requirements-install";
+import { installConfigEnv } from "./install-config";
+import { endInstallLeftovers } from "./install-leftovers";
 import { findPipRequirementsFile, isFolderLink, readPipRequirements, type PipSettings } from "./requirements-pip";
 
 const EVENTS_FD = 3;
@@ -588,10 +590,20 @@ export class JobRun {
     return { indexUrl: this.deps.env.RTE_PIP_INDEX_URL ?? null, findLinks: this.deps.env.RTE_PIP_FIND_LINKS ?? null };
   }
 
-  /** The command environment of an install: the playbook's, without colours. */
-  private installEnv(identity: Record<string, string>, requirements: RequirementsPaths | null): Record<string, string> {
+  /**
+   * The command environment of an install: the playbook's, without colours, with the runner's
+   * ansible and pip configuration pinned (install-config.ts: never the form's ansible.cfg).
+   */
+  private installEnv(
+    jobDir: string,
+    run: { user: { uid: number; gid: number } | null; privateTmp: PrivateTmp | null; identity: Record<string, string> },
+    requirements: RequirementsPaths | null,
+  ): Record<string, string> {
     const { env, environment } = this.deps;
-    return environmentEnv(
+    const pinned = installConfigEnv(jobDir, process.env, run.user, run.privateTmp);
+    if (pinned.note !== null) this.batcher?.log(pinned.note);
+    const identity = run.identity;
+    const commandEnv = environmentEnv(
       playbookEnv(
         process.env,
         { [RUN_ID_VARIABLE]: this.runId, ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
@@ -600,6 +612,7 @@ export class JobRun {
       environment,
       requirements,
     );
+    return { ...commandEnv, ...pinned.env };
   }
 
   /**
@@ -623,6 +636,8 @@ export class JobRun {
       say: (line) => batcher.log(line),
       cancelled: () => this.cancelled,
       install,
+      // Without the sandbox a process of the install may outlive it holding its files: copied, not moved.
+      copy: !this.deps.sandboxed,
     });
     this.heldEntries.push(key);
     // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
@@ -633,12 +648,20 @@ export class JobRun {
     return entry;
   }
 
-  /** Runs one install of this job: a cancel stops it. */
-  private async running<T>(install: SandboxedInstall, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one install of this job: a cancel stops it. Without the sandbox, what the install left
+   * running (a setsid child) is ended before its folder goes to the cache (install-leftovers.ts).
+   */
+  private async running<T>(install: SandboxedInstall, jobDir: string, user: { uid: number } | null, work: () => Promise<T>): Promise<T> {
     this.install = install;
     if (this.cancelled) install.stop();
     try {
-      return await work();
+      const result = await work();
+      if (!this.deps.sandboxed) {
+        const ended = await endInstallLeftovers(jobDir, this.runId, user?.uid ?? process.getuid?.() ?? 0);
+        if (ended > 0) this.batcher?.log(`requirements: ended ${ended} process(es) the install left running`);
+      }
+      return result;
     } finally {
       this.install = null;
     }
@@ -665,7 +688,7 @@ export class JobRun {
         galaxyServer: env.RTE_GALAXY_SERVER ?? null,
         // Searched as the playbook will search the entry: first (and galaxy does not warn that
         // its -p folder is not on the collections path).
-        env: this.installEnv(run.identity, {
+        env: this.installEnv(paths.jobDir, run, {
           collections: [path.join(paths.requirements, "collections")],
           roles: [path.join(paths.requirements, "roles")],
         }),
@@ -675,7 +698,7 @@ export class JobRun {
         timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
         say: (line) => batcher.log(line),
       });
-      await this.running(install, () => install.install());
+      await this.running(install, paths.jobDir, run.user, () => install.install());
       return paths.requirements;
     });
   }
@@ -700,14 +723,14 @@ export class JobRun {
         target: paths.pipRequirements,
         settings: this.pipSettings(),
         jobDir: paths.jobDir,
-        env: this.installEnv(run.identity, null),
+        env: this.installEnv(paths.jobDir, run, null),
         user: run.user,
         sandboxed: this.deps.sandboxed,
         privateTmp: run.privateTmp,
         timeoutMs: env.RTE_REQUIREMENTS_TIMEOUT_SECONDS * 1000,
         say: (line) => batcher.log(line),
       });
-      const details = await this.running(install, () => install.install());
+      const details = await this.running(install, paths.jobDir, run.user, () => install.install());
       return { folder: paths.pipRequirements, details: { ...details } };
     });
     const { python, ansiblePlaybook } = entry.details;

@@ -59,6 +59,13 @@ export interface ObtainOptions {
   say: (line: string) => void;
   /** Checked while waiting for another's install: true ends the wait (InstallCancelled). */
   cancelled: () => boolean;
+  /**
+   * Copy the installed tree into the staging folder (new files) instead of renaming it: without
+   * the sandbox a process the install left behind may hold a descriptor on one of its files (or
+   * folders) and write through it after the seal; a rename keeps the inode, a copy leaves that
+   * descriptor on the job's old file, never the entry's.
+   */
+  copy?: boolean;
 }
 
 /** How an install of this process ended, as the jobs that waited for it see it. */
@@ -284,23 +291,33 @@ export class RequirementsCache {
       const cached = this.lookUp(key);
       if (cached) return cached;
       const produced = await options.install();
-      return typeof produced === "string" ? this.store(key, produced, {}) : this.store(key, produced.folder, produced.details);
+      const copy = options.copy === true;
+      return typeof produced === "string" ? this.store(key, produced, {}, copy) : this.store(key, produced.folder, produced.details, copy);
     } finally {
       release();
     }
   }
 
-  /** Moves an install's folder in as the entry of `key`: staged, made the RTE's and read-only, then renamed. */
-  private store(key: string, produced: string, details: Record<string, unknown>): CacheEntry {
+  /**
+   * Moves (or with `copy`, copies: ObtainOptions.copy) an install's folder in as the entry of
+   * `key`: staged, made the RTE's and read-only, then renamed.
+   */
+  private store(key: string, produced: string, details: Record<string, unknown>, copy: boolean): CacheEntry {
     const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
       try {
-        fs.renameSync(produced, staging);
+        if (copy) copyTree(produced, staging);
+        else fs.renameSync(produced, staging);
       } catch (error) {
         // The job's folder is on another file system than this one.
         if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-        fs.cpSync(produced, staging, { recursive: true, verbatimSymlinks: true });
+        copyTree(produced, staging);
+      }
+      // The job's cleanup removes it too, should this fail.
+      try {
         fs.rmSync(produced, { recursive: true, force: true });
+      } catch {
+        // Left to the job's cleanup.
       }
       for (const sub of ["collections", "roles"]) fs.mkdirSync(path.join(staging, sub), { recursive: true });
       fs.writeFileSync(path.join(staging, INSTALLED_FILE), JSON.stringify({ key, installedAt: new Date().toISOString(), details }));
@@ -408,6 +425,22 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * Copies an installed tree: folders, files (each a new file, so a hard link or a descriptor held
+ * on the original reaches nothing of the copy) and symbolic links as they are; a FIFO, a socket
+ * or a device is left out (seal would remove it; copying a FIFO would wait on it).
+ */
+export function copyTree(from: string, to: string): void {
+  fs.cpSync(from, to, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (source) => {
+      const st = fs.lstatSync(source);
+      return st.isDirectory() || st.isFile() || st.isSymbolicLink();
+    },
+  });
 }
 
 /**

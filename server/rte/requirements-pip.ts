@@ -1,6 +1,6 @@
 /**
- * A job's Python requirements (requirements.txt): where the file is, what local files it names,
- * the key of the cache entry (requirements-cache.ts) holding the virtual environment they are
+ * A job's Python requirements (requirements.txt): where the file is, whether it may read the job's
+ * files, the key of the cache entry (requirements-cache.ts) holding the virtual environment they are
  * installed into, and pip's command line. No process is run here; only the file is read.
  *
  * Where: `requirements.txt` beside the playbook only. AWX's `collections/requirements.txt` is no
@@ -10,9 +10,11 @@
  *
  * The key is the sha256 of what decides what pip installs and that the runner knows without
  * running anything: the environment (name, ansible-core and Python versions, as the probe found
- * them), the file's bytes, the bytes (manifest sha256) of every local file it names (a wheel
- * shipped beside the playbook, another requirements file it includes with -r or -c), and the
- * runner's index and find-links settings. A package named by version range is named, not
+ * them), the file's bytes, the runner's index and find-links settings, and, unless every line is a
+ * plain requirement or an option that reads nothing local (isPlainPipRequirements), the digest of
+ * every file of the job (manifest sha256s): a wheel beside the playbook, a `-r` file, a folder
+ * named by `--find-links ./wheels` or `-e ./pkg`. So two forms share an entry only for a file
+ * that means the same in both; a file naming local files shares it with no other form's. A package named by version range is named, not
  * resolved: a new release on the index is not installed until the file changes (pin versions).
  */
 import fs from "node:fs";
@@ -28,34 +30,63 @@ export function findPipRequirementsFile(playbook: string, has: (relativePath: st
   return has(candidate) ? candidate : null;
 }
 
+/** A distribution's name (PEP 508), or an extra's. */
+const NAME = "[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?";
+/** One version clause: `==1.2.*`, `>=1.0`, `~=2.1`. */
+const SPECIFIER = "(?:===|==|!=|~=|<=|>=|<|>)[ \t]*[A-Za-z0-9.*+!_-]+";
+/** `name[extras] <specifiers> ; <markers>`, then only --hash options. Spaces and tabs only: see isPlainPipRequirements. */
+const PLAIN_REQUIREMENT = new RegExp(
+  `^${NAME}(?:[ \t]*\\[[ \t]*${NAME}(?:[ \t]*,[ \t]*${NAME})*[ \t]*\\])?` +
+    `(?:[ \t]*${SPECIFIER}(?:[ \t]*,[ \t]*${SPECIFIER})*)?` +
+    `(?:[ \t]*;[ \t]*[A-Za-z0-9_.<>=!~'"() \t-]+?)?` +
+    `(?:[ \t]+--hash(?:=|[ \t]+)[a-z0-9]+:[0-9a-fA-F]+)*$`,
+);
+/** Options that read nothing of the job's folder (an index given by an http(s) URL; the binary choices). */
+const HARMLESS_OPTIONS: readonly RegExp[] = [
+  /^(?:--pre|--prefer-binary|--require-hashes|--no-index)$/,
+  /^--(?:only|no)-binary(?:=|[ \t]+)(?::all:|:none:|[A-Za-z0-9._,-]+)$/,
+  /^(?:-i|--index-url|--extra-index-url)(?:=|[ \t]+)https?:\/\/[A-Za-z0-9._~:/?#[\]@!&'()*+,;=%-]+$/,
+];
+/** What pip takes for an archive by its name (pip's is_archive_file): a path, then, whatever else the line says. */
+const ARCHIVE = /\.(?:whl|zip|tar|tgz|tbz|txz|tlz|gz|bz2|xz|lz|lzma)$/i;
+/** Line breaks of Python's str.splitlines() other than \n: pip splits on them, so a line here could be two there. */
+// eslint-disable-next-line no-control-regex -- these control characters are what is looked for
+const OTHER_LINE_BREAKS = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
 /**
- * The local paths a requirements.txt names, as written: `-r`/`-c` files, and requirement lines
- * that are paths (`./pkg`, `vendor/x-1.0-py3-none-any.whl`, `/abs/x.tar.gz`). Paths of pip are
- * relative to the file's folder; the caller resolves them (pipLocalPaths).
+ * Whether every line of a requirements.txt is a plain requirement (`name[extras] <version
+ * specifiers> ; <markers>`, optionally with `--hash=…`) or an option that reads nothing local
+ * (HARMLESS_OPTIONS); blank lines and comments aside. Only such a file means the same in every
+ * form, so only its key leaves out the form's files. Anything else may read the job's folder:
+ * `-r`/`-c` includes (whose own lines are not read here), `-e ./pkg`, `--find-links ./wheels`,
+ * `vendor/pkg`, `pkg @ file:./pkg`, `./pkg[extra]`, a name that is an archive, a line continued
+ * with `\`, `${VAR}`, or an option not listed; pip reads a local folder even for a bare name when
+ * it looks like a path. Rather than follow each of pip's options (a list that grows with pip),
+ * such a file's key holds every file of the job (readPipRequirements).
  */
-export function parsePipLocalPaths(text: string): string[] {
-  const found: string[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.replace(/(^|\s)#.*$/, "").trim();
+export function isPlainPipRequirements(text: string): boolean {
+  const normalized = text.replace(/\r\n/g, "\n");
+  if (OTHER_LINE_BREAKS.test(normalized)) return false;
+  for (const raw of normalized.split("\n")) {
+    // pip's comment: `#` at the start or after whitespace, to the end of the line.
+    // Only spaces and tabs trimmed: any other character stays and fails the patterns below.
+    const line = raw.replace(/(^|[ \t]+)#.*$/, "").replace(/^[ \t]+|[ \t]+$/g, "");
     if (line === "") continue;
-    const include = /^(?:-r|--requirement|-c|--constraint)(?:\s+|=)(\S+)/.exec(line);
-    if (include) {
-      found.push(include[1]!);
+    if (line.endsWith("\\")) return false;
+    if (line.startsWith("-")) {
+      if (!HARMLESS_OPTIONS.some((option) => option.test(line))) return false;
       continue;
     }
-    if (line.startsWith("-")) continue; // an option (--hash, -e, --pre ...): nothing local to hash
-    const first = line.split(/\s|;/)[0]!;
-    if (/^[a-z+]+:\/\//i.test(first)) continue;
-    if (/^(\.{1,2}\/|\/)/.test(first) || /\.(whl|tar\.gz|tgz|zip)$/.test(first)) found.push(first);
+    if (!PLAIN_REQUIREMENT.test(line)) return false;
+    const requirement = line.split(/[ \t]+--hash/)[0]!;
+    // pip reads options from the first word starting with `-` (`pkg ; x -e .`), and takes a name ending like an archive for a file.
+    if (/[ \t]-/.test(requirement) || ARCHIVE.test(requirement.split(/[ \t]*;/)[0]!)) return false;
   }
-  return [...new Set(found)];
+  return true;
 }
 
-/** A local path as the job folder's relative path (pip resolves it against the file's folder). */
-export function pipLocalPath(file: string, written: string): string {
-  if (path.posix.isAbsolute(written)) return written;
-  return path.posix.normalize(path.posix.join(path.posix.dirname(file), written));
-}
+/** The path whose digest stands for every file of the job (manifestDigest of the job's folder). */
+export const WHOLE_JOB = ".";
 
 export interface PipSettings {
   /** RTE_PIP_INDEX_URL: pip's --index-url. */
@@ -71,15 +102,19 @@ export interface PipKeyInput extends PipSettings {
   /** The environment's Python version as the probe found it (null: unknown). */
   python: string | null;
   file: { path: string; bytes: Buffer };
-  /** Each local path the file names with its digest (null: not a file of the job). */
-  local: { path: string; digest: string | null }[];
+  /**
+   * The digest of every file of the job (manifestDigest of WHOLE_JOB) when the file may read
+   * any of them (not isPlainPipRequirements); null for a plain file, whose entry any form shares.
+   */
+  jobFiles: string | null;
 }
 
 /** The cache entry's key: sha256 hex of every input, length-prefixed, and never equal to a requirements.yml key. */
 export function pipRequirementsKey(input: PipKeyInput): string {
-  const { part, local, digest } = keyHasher();
+  const { part, digest } = keyHasher();
   part("kind", "pip");
-  part("v", "1");
+  // 2: the job's files instead of the local paths parsed from the file (attack 7): entries of 1 are never used again.
+  part("v", "2");
   part("environment", input.environment);
   part("ansible", input.ansible);
   part("python", input.python ?? "");
@@ -87,7 +122,7 @@ export function pipRequirementsKey(input: PipKeyInput): string {
   part("find-links", input.findLinks ?? "");
   part("file", input.file.path);
   part("bytes", input.file.bytes);
-  local(input.local);
+  part("job-files", input.jobFiles ?? "-");
   return digest();
 }
 
@@ -146,18 +181,16 @@ export const LAYER_SCRIPT =
 
 /**
  * Reads a job's requirements.txt (`file`, from findPipRequirementsFile) and computes its key;
- * `digest` gives the local paths' digests (the job's manifestDigest), by their path in the job.
+ * `digest` gives a path's digest in the job (the job's manifestDigest), here of the whole job
+ * (WHOLE_JOB) when the file is not plain (isPlainPipRequirements).
  */
 export function readPipRequirements(
   jobDir: string,
   file: string,
-  context: Omit<PipKeyInput, "file" | "local">,
+  context: Omit<PipKeyInput, "file" | "jobFiles">,
   digest: (relativePath: string) => string | null,
 ): { file: string; key: string } {
   const bytes = fs.readFileSync(path.join(jobDir, file));
-  const local = parsePipLocalPaths(bytes.toString("utf8")).map((written) => {
-    const relative = pipLocalPath(file, written);
-    return { path: relative, digest: digest(relative) };
-  });
-  return { file, key: pipRequirementsKey({ ...context, file: { path: file, bytes }, local }) };
+  const jobFiles = isPlainPipRequirements(bytes.toString("utf8")) ? null : (digest(WHOLE_JOB) ?? "-");
+  return { file, key: pipRequirementsKey({ ...context, file: { path: file, bytes }, jobFiles }) };
 }

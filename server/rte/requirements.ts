@@ -136,7 +136,9 @@ export function keyHasher() {
 /** The cache entry's key: sha256 hex of every input, each length-prefixed so none can pose as another. */
 export function requirementsKey(input: KeyInput): string {
   const { part, local, digest } = keyHasher();
-  part("v", "1");
+  // 2: installs read the runner's ansible configuration, no longer the form's ansible.cfg (attack 7):
+  // an entry of 1 may come from a server a form chose, and is never used again.
+  part("v", "2");
   part("environment", input.environment);
   part("ansible", input.ansible);
   part("galaxy-server", input.galaxyServer ?? "");

@@ -2,16 +2,16 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { requirementsKey } from "../../server/rte/requirements";
+import { manifestDigest, requirementsKey } from "../../server/rte/requirements";
 import { relocateVenv } from "../../server/rte/requirements-cache";
 import { PipInstall, RequirementsInstallError } from "../../server/rte/requirements-install";
 import {
   findPipRequirementsFile,
+  isPlainPipRequirements,
   parseAnsibleInterpreter,
-  parsePipLocalPaths,
   pipInstallArgs,
-  pipLocalPath,
   pipRequirementsKey,
+  readPipRequirements,
   type PipKeyInput,
 } from "../../server/rte/requirements-pip";
 
@@ -29,35 +29,96 @@ describe("findPipRequirementsFile", () => {
   });
 });
 
-describe("parsePipLocalPaths", () => {
-  it("names included files and requirement lines that are paths, not packages, URLs or options", () => {
+describe("isPlainPipRequirements", () => {
+  it("is true of plain requirements (extras, versions, markers, hashes) and options that read nothing local", () => {
     const text = [
       "# pinned",
       "netaddr==0.8.0  # a comment",
-      "jmespath>=1.0; python_version >= '3.8'",
-      "-r more.txt",
-      "--constraint=constraints.txt",
-      "./vendor/acme-1.0-py3-none-any.whl",
-      "vendor/tool-2.0.tar.gz",
-      "/srv/wheels/x-1.0-py3-none-any.whl",
-      "https://example.com/y-1.0-py3-none-any.whl",
-      "--hash=sha256:abc",
-      "-e git+https://example.com/z.git#egg=z",
+      "jmespath>=1.0,<2; python_version >= '3.8'",
+      "requests[socks, security] ~= 2.31",
+      "Zope.Interface",
+      "cryptography==42.0.5 --hash=sha256:abc123 --hash sha256:DEF456",
+      "\t",
+      "--pre",
+      "--prefer-binary",
+      "--only-binary=:all:",
+      "--no-binary cryptography,lxml",
+      "--require-hashes",
+      "--no-index",
+      "-i https://pypi.internal/simple",
+      "--extra-index-url=http://mirror.example:8080/simple/",
       "",
-    ].join("\n");
-    expect(parsePipLocalPaths(text)).toEqual([
-      "more.txt",
-      "constraints.txt",
-      "./vendor/acme-1.0-py3-none-any.whl",
-      "vendor/tool-2.0.tar.gz",
-      "/srv/wheels/x-1.0-py3-none-any.whl",
-    ]);
+    ].join("\r\n");
+    expect(isPlainPipRequirements(text)).toBe(true);
+    expect(isPlainPipRequirements("")).toBe(true);
   });
 
-  it("resolves them against the file's folder, as pip does", () => {
-    expect(pipLocalPath("deploy/requirements.txt", "./vendor/a.whl")).toBe("deploy/vendor/a.whl");
-    expect(pipLocalPath("requirements.txt", "vendor/a.whl")).toBe("vendor/a.whl");
-    expect(pipLocalPath("deploy/requirements.txt", "/srv/a.whl")).toBe("/srv/a.whl");
+  it("is false as soon as one line may read a file of the job, or is not understood", () => {
+    const unplain = [
+      "-r more.txt",
+      "--requirement=more.txt",
+      "-c constraints.txt",
+      "-e ./pkg",
+      "--editable=./pkg",
+      "-e git+https://example.com/z.git#egg=z",
+      "--find-links ./wheels",
+      "-f ./wheels",
+      "-f https://example.com/wheels",
+      "-i ./simple",
+      "--index-url file:///srv/simple",
+      "--extra-index-url ./simple",
+      "vendor/pkg",
+      "./pkg[extra]",
+      ".",
+      "../pkg",
+      "/srv/pkg",
+      "pkg @ file:./pkg",
+      "pkg@https://example.com/pkg-1.0.tar.gz",
+      "https://example.com/y-1.0-py3-none-any.whl",
+      "acme-1.0-py3-none-any.whl",
+      "acme.tar.gz",
+      "acme==1.0.zip",
+      "pkg ; python_version > '3' -e .",
+      "netaddr==${VERSION}",
+      "netaddr==0.8.0 \\",
+      "netaddr==0.8.0 --config-settings=x=./y",
+      "--use-feature=truststore",
+      "netaddr==0.8.0\r-e ./pkg",
+      "netaddr==0.8.0 #\u2028-e ./pkg",
+      "\ufeff-e ./pkg",
+    ];
+    for (const line of unplain) expect(isPlainPipRequirements(`netaddr==0.8.0\n${line}\n`), JSON.stringify(line)).toBe(false);
+  });
+});
+
+describe("readPipRequirements", () => {
+  const context = { environment: "default", ansible: "2.14.18", python: "3.11.2", indexUrl: null, findLinks: null };
+  const keyOf = (text: string, wheel: string) => {
+    const job = fs.mkdtempSync(path.join(os.tmpdir(), "playform-pip-key-"));
+    temps.push(job);
+    fs.writeFileSync(path.join(job, "requirements.txt"), text);
+    const manifest = [
+      { path: "requirements.txt", sha256: "r" },
+      { path: "playbook.yml", sha256: "p" },
+      { path: "wheels/playform_poison-1.0.0-py3-none-any.whl", sha256: wheel },
+    ];
+    return readPipRequirements(job, "requirements.txt", context, (relative) => manifestDigest(manifest, relative)).key;
+  };
+
+  it("keys a plain file alike in every form, whatever else the forms hold", () => {
+    expect(keyOf("netaddr==0.8.0\n", "attacker")).toBe(keyOf("netaddr==0.8.0\n", "victim"));
+  });
+
+  it("keys a file that may read the form's files by all of them (attack 7: --find-links ./wheels)", () => {
+    for (const text of [
+      "--no-index\n--find-links ./wheels\nplayform-poison==1.0.0\n",
+      "-r more.txt\n",
+      "vendor/pkg\n",
+      "pkg @ file:./pkg\n",
+    ]) {
+      expect(keyOf(text, "attacker"), text).not.toBe(keyOf(text, "victim"));
+      expect(keyOf(text, "same"), text).toBe(keyOf(text, "same"));
+    }
   });
 });
 
@@ -69,10 +130,10 @@ describe("pipRequirementsKey", () => {
     indexUrl: null,
     findLinks: "/srv/wheels",
     file: { path: "requirements.txt", bytes: Buffer.from("netaddr==0.8.0\n") },
-    local: [{ path: "vendor/a.whl", digest: "aa" }],
+    jobFiles: "aa",
   };
 
-  it("changes with every input, and not with the order of local paths", () => {
+  it("changes with every input", () => {
     const key = pipRequirementsKey(base);
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(pipRequirementsKey({ ...base })).toBe(key);
@@ -85,20 +146,15 @@ describe("pipRequirementsKey", () => {
       { findLinks: null },
       { file: { path: "requirements.txt", bytes: Buffer.from("netaddr==1.3.0\n") } },
       { file: { path: "deploy/requirements.txt", bytes: Buffer.from("netaddr==0.8.0\n") } },
-      { local: [{ path: "vendor/a.whl", digest: "bb" }] },
-      { local: [{ path: "vendor/a.whl", digest: null }] },
+      { jobFiles: "bb" },
+      { jobFiles: null },
     ];
     for (const change of changed) expect(pipRequirementsKey({ ...base, ...change }), JSON.stringify(change)).not.toBe(key);
-    const two = [
-      { path: "a", digest: "1" },
-      { path: "b", digest: "2" },
-    ];
-    expect(pipRequirementsKey({ ...base, local: two })).toBe(pipRequirementsKey({ ...base, local: [...two].reverse() }));
   });
 
   it("is never a requirements.yml key of the same inputs", () => {
     const galaxy = requirementsKey({ environment: "default", ansible: "2.14.18", galaxyServer: null, files: [base.file], local: [] });
-    expect(pipRequirementsKey({ ...base, findLinks: null, python: null, local: [] })).not.toBe(galaxy);
+    expect(pipRequirementsKey({ ...base, findLinks: null, python: null, jobFiles: null })).not.toBe(galaxy);
   });
 });
 

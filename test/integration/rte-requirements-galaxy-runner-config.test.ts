@@ -1,16 +1,15 @@
 /**
- * Attack 7 on issue 34: one form decides what another form's jobs run, through the shared
- * requirements.yml cache. ansible-galaxy runs in the job folder, so it reads the form's own
- * `ansible.cfg` (`[galaxy] server=`): the form chooses where its collections come from, but the
- * cache key (requirementsKey, server/rte/requirements.ts) holds only the runner's galaxy
- * server (RTE_GALAXY_SERVER, unset here), the requirements file's bytes and local paths. Two
- * forms with the same requirements.yml (`attack7.poison` 1.0.0), each with an ansible.cfg
- * naming its Galaxy server (a private hub, as AWX projects ship it): the first to run installs
- * from its server, and the other form's jobs then run that collection. Two fake Galaxy v3
- * servers on 127.0.0.1 serve a collection of the same name and version with a different filter.
- *
- * Seen on today's code: the victim's job says `requirements: cached since …` and prints
- * `mark=from-the-attacker-server`.
+ * Attack 7 on issue 34, fixed: a form's `ansible.cfg` does not choose where its requirements.yml
+ * installs from. ansible-galaxy runs in the job folder, where it would read the form's own
+ * `ansible.cfg` (`[galaxy] server=`), which the cache key does not hold: two forms with the same
+ * requirements.yml, each naming its own Galaxy server, shared one entry, and the second form's
+ * jobs ran the first form's collection (`mark=from-the-attacker-server`). Now every install
+ * command gets ANSIBLE_CONFIG pinned to the runner's configuration (server/rte/install-config.ts):
+ * three fake Galaxy v3 servers on 127.0.0.1 serve a collection of the same name and version, each
+ * with its own `mark` filter. Without a configuration of the runner's (the attack's setting) the
+ * install reads an empty one: the form's server is never asked (the install goes to the default
+ * Galaxy, unreachable here, and fails). With the RTE's ANSIBLE_CONFIG naming a third server, both
+ * forms' jobs run that server's collection, and the forms' servers are never asked either.
  */
 import { execa } from "execa";
 import { createHash } from "node:crypto";
@@ -20,13 +19,15 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "galaxycfgrun";
 const forms = fs.mkdtempSync(path.join(os.tmpdir(), "playform-attack7-galaxy-forms-"));
 const sources = fs.mkdtempSync(path.join(os.tmpdir(), "playform-attack7-galaxy-sources-"));
 const h = new RteHarness(forms, RUNNER);
 const servers: http.Server[] = [];
+/** Requests each fake Galaxy server received, by its base URL. */
+const asked = new Map<string, number>();
 
 const PLAYBOOK = `- name: Uses its collection
   hosts: localhost
@@ -61,6 +62,7 @@ async function galaxy(tarball: string): Promise<string> {
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const server = http.createServer((request, response) => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    asked.set(`${base}/api/`, (asked.get(`${base}/api/`) ?? 0) + 1);
     const url = (request.url ?? "").split("?")[0];
     const json = (body: unknown) => {
       response.writeHead(200, { "content-type": "application/json" });
@@ -112,12 +114,23 @@ function form(name: string, server: string): void {
   fs.chmodSync(dir, 0o755);
 }
 
+let attackerServer = "";
+let victimServer = "";
+let runnerConfig = "";
+
 beforeAll(async () => {
-  form("galaxy-attacker", await galaxy(await collection("evil", "from-the-attacker-server")));
-  form("galaxy-victim", await galaxy(await collection("good", "from-the-victim-server")));
+  attackerServer = await galaxy(await collection("evil", "from-the-attacker-server"));
+  victimServer = await galaxy(await collection("good", "from-the-victim-server"));
+  const runnerServer = await galaxy(await collection("runner", "from-the-runner-server"));
+  form("galaxy-attacker", attackerServer);
+  form("galaxy-victim", victimServer);
   fs.chmodSync(forms, 0o755);
+  // The runner's own configuration, readable by the playbook user (the harness keeps the
+  // runner's /tmp in sight of the sandbox: a configuration hidden from the install is replaced by an empty one).
+  runnerConfig = path.join(sources, "runner-ansible.cfg");
+  fs.writeFileSync(runnerConfig, `[galaxy]\nserver = ${runnerServer}\n`, { mode: 0o644 });
+  fs.chmodSync(sources, 0o755);
   await h.start();
-  h.startRte({ instanceId: "galaxycfg-0", ...h.dirs("galaxycfg-0") });
 }, 180_000);
 
 afterAll(async () => {
@@ -127,21 +140,33 @@ afterAll(async () => {
   fs.rmSync(sources, { recursive: true, force: true });
 });
 
-it("a form's jobs do not run a collection another form's ansible.cfg chose for the same requirements.yml", async () => {
+it("without a configuration of the runner's, the install reads none: the form's ansible.cfg names a server never asked", async () => {
+  const rte = h.startRte({ instanceId: "galaxycfg-0", ...h.dirs("galaxycfg-0") });
+  try {
+    const attacker = await h.api.launch("galaxy-attacker");
+    const job = await h.api.waitForEnd(attacker, 240_000);
+    const out = await h.api.output(attacker);
+    expect(out).not.toContain("mark=from-the-attacker-server");
+    expect(job.status, out).toBe("failed");
+    expect(job.statusReason ?? "", out).toMatch(/^requirements: ansible-galaxy collection install/);
+    expect(asked.get(attackerServer) ?? 0).toBe(0);
+  } finally {
+    await h.kill(rte, { groups: true });
+  }
+}, 600_000);
+
+it("a form's ansible.cfg does not choose the Galaxy server of its requirements: the runner's configuration does", async () => {
+  h.startRte({ instanceId: "galaxycfg-1", ...h.dirs("galaxycfg-1"), env: { ANSIBLE_CONFIG: runnerConfig } });
   const attacker = await h.api.launch("galaxy-attacker");
   const job1 = await h.api.waitForEnd(attacker, 240_000);
   const out1 = await h.api.output(attacker);
   expect(job1.status, `${job1.statusReason}\n${out1}`).toBe("success");
-  expect(out1).toContain("mark=from-the-attacker-server");
+  expect(/mark=[a-z-]+/.exec(out1)?.[0]).toBe("mark=from-the-runner-server");
 
   const victim = await h.api.launch("galaxy-victim");
   const job2 = await h.api.waitForEnd(victim, 240_000);
   const out2 = await h.api.output(victim);
   expect(job2.status, `${job2.statusReason}\n${out2}`).toBe("success");
-  const line = /mark=[a-z-]+/.exec(out2)?.[0];
-  const requirements = /requirements: (?:cached since|(?:ansible-galaxy )?install)[^\n]*/.exec(out2)?.[0];
-  expect({ line, cached: requirements?.startsWith("requirements: cached since") }, out2).toEqual({
-    line: "mark=from-the-victim-server",
-    cached: false,
-  });
+  expect(/mark=[a-z-]+/.exec(out2)?.[0]).toBe("mark=from-the-runner-server");
+  expect({ attacker: asked.get(attackerServer) ?? 0, victim: asked.get(victimServer) ?? 0 }).toEqual({ attacker: 0, victim: 0 });
 }, 600_000);

@@ -1,24 +1,20 @@
 /**
- * Attack 7 on issue 34: one form decides what another form's jobs run, through the shared pip
- * requirements cache. The cache key (pipRequirementsKey, server/rte/requirements-pip.ts) hashes
- * requirements.txt's bytes and the local files it names, but parsePipLocalPaths skips every
- * option line ("an option (--hash, -e, --pre ...): nothing local to hash"): `--find-links
- * ./wheels` (`-f`) makes pip install from a folder of the form that is not in the key. Two
- * forms with the same requirements.txt text (a form copied from another, a template) and
- * different wheels share one entry: the first to run installs its own wheel, and the other
- * form's jobs then import that code, in their controller with their credentials. docs/security.md
- * claims that what a requirements install put in the cache "cannot be changed by a later job"
- * and names as its limit only that another form's entry can be read.
+ * Attack 7 on issue 34, fixed: one form must not decide what another form's jobs run through the
+ * shared pip requirements cache. Two forms with the same requirements.txt text (`--no-index`,
+ * `--find-links ./wheels`, a pinned package) and different wheels: the file is not plain
+ * (isPlainPipRequirements, server/rte/requirements-pip.ts), so its key holds every file of the
+ * job and the second form installs its own wheel instead of running the first form's.
  *
- * Seen on today's code: the victim's job says `requirements: cached since …` with the
- * attacker's key and prints `poison=from-the-attacker-form`.
+ * Before the fix, the key left out option lines (parsePipLocalPaths skipped them): the victim's
+ * job said `requirements: cached since …` with the attacker's key and printed
+ * `poison=from-the-attacker-form`.
  */
 import { execa } from "execa";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "poisonrun";
 const forms = fs.mkdtempSync(path.join(os.tmpdir(), "playform-attack7-forms-"));

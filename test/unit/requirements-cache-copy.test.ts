@@ -1,0 +1,104 @@
+import { execa } from "execa";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { endInstallLeftovers, installProcesses } from "../../server/rte/install-leftovers";
+import { RequirementsCache } from "../../server/rte/requirements-cache";
+
+const temps: string[] = [];
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function scratch(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-cache-copy-"));
+  temps.push(dir);
+  return dir;
+}
+
+const KEY = "a".repeat(64);
+
+/**
+ * An install whose folder holds venv/lib/mod.py, with a descriptor opened on it (and one on its
+ * folder) before the cache takes it: what a process left by the install holds. Then writes through them.
+ */
+async function installThenWrite(copy: boolean): Promise<{ entry: string; dir: string }> {
+  const root = scratch();
+  const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+  const produced = path.join(root, "job", ".playform_pip_requirements");
+  let held: number | null = null;
+  const entry = await cache.obtain(KEY, {
+    say: () => undefined,
+    cancelled: () => false,
+    copy,
+    install: async () => {
+      fs.mkdirSync(path.join(produced, "venv", "lib"), { recursive: true });
+      fs.writeFileSync(path.join(produced, "venv", "lib", "mod.py"), 'MARK = "as-installed"\n');
+      held = fs.openSync(path.join(produced, "venv", "lib", "mod.py"), "a");
+      return produced;
+    },
+  });
+  fs.writeSync(held!, 'MARK = "changed-after-sealing"\n');
+  fs.closeSync(held!);
+  return { entry: fs.readFileSync(path.join(entry.folder, "venv", "lib", "mod.py"), "utf8"), dir: entry.folder };
+}
+
+describe("RequirementsCache.obtain with copy (an install without the sandbox)", () => {
+  it("takes new files into the entry: a descriptor held on the installed file does not change it", async () => {
+    const copied = await installThenWrite(true);
+    expect(copied.entry).toBe('MARK = "as-installed"\n');
+    // What the rename did (and still does under the sandbox, where nothing of the install outlives it).
+    const moved = await installThenWrite(false);
+    expect(moved.entry).toContain("changed-after-sealing");
+  });
+
+  it("leaves out a FIFO or socket of the install (seal would remove it; a copy would wait on it)", async () => {
+    const root = scratch();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    const produced = path.join(root, "job", "out");
+    const entry = await cache.obtain(KEY, {
+      say: () => undefined,
+      cancelled: () => false,
+      copy: true,
+      install: async () => {
+        fs.mkdirSync(path.join(produced, "collections"), { recursive: true });
+        await execa("mkfifo", [path.join(produced, "collections", "fifo")]);
+        fs.symlinkSync("collections", path.join(produced, "link"));
+        return produced;
+      },
+    });
+    expect(fs.readdirSync(path.join(entry.folder, "collections"))).toEqual([]);
+    expect(fs.readlinkSync(path.join(entry.folder, "link"))).toBe("collections");
+    expect(fs.existsSync(produced)).toBe(false);
+  });
+});
+
+describe("endInstallLeftovers", () => {
+  it("ends a process of the install that left its group (by its run id, or its descriptors in the job folder)", async () => {
+    const job = scratch();
+    fs.writeFileSync(path.join(job, "held"), "");
+    const runId = "f".repeat(32);
+    const uid = process.getuid?.() ?? 0;
+    // One marked with the run id, one without it (env -i) holding a file of the job open, each in a session of its own.
+    const marked = execa("setsid", ["sleep", "60"], { env: { PLAYFORM_RUN_ID: runId }, extendEnv: false, cwd: "/", reject: false });
+    const holding = execa("setsid", ["sh", "-c", `exec 3<"${job}/held"; exec sleep 60`], {
+      env: {},
+      extendEnv: false,
+      cwd: "/",
+      reject: false,
+    });
+    const other = execa("sleep", ["60"], { cwd: "/", reject: false });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const found = installProcesses(job, runId, uid);
+    expect(found).toEqual(expect.arrayContaining([marked.pid, holding.pid]));
+    expect(found).not.toContain(other.pid);
+    expect(found).not.toContain(process.pid);
+    expect(await endInstallLeftovers(job, runId, uid)).toBeGreaterThanOrEqual(2);
+    expect((await marked).signal).toBe("SIGKILL");
+    expect((await holding).signal).toBe("SIGKILL");
+    expect(installProcesses(job, runId, uid)).toEqual([]);
+    other.kill("SIGKILL");
+    await other;
+  });
+});
