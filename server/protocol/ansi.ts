@@ -132,6 +132,41 @@ export function stripAnsi(input: string): string {
   return ESCAPE_OR_CONTROL_TEST.test(input) ? input.replace(ESCAPE_OR_CONTROL, "") : input;
 }
 
+/**
+ * Where each escape sequence and control character of `input` is, as [start, end) pairs one
+ * after the other: what parseAnsi and stripAnsi drop. The masker reads the output as the app
+ * shows it by this same definition (server/security/mask-rendered.ts): a secret with an escape
+ * inside it is stored with the escape, and shown whole without it.
+ */
+export function hiddenRanges(input: string): number[] {
+  const ranges: number[] = [];
+  if (!ESCAPE_OR_CONTROL_TEST.test(input)) return ranges;
+  ESCAPE_OR_CONTROL.lastIndex = 0;
+  for (let match = ESCAPE_OR_CONTROL.exec(input); match !== null; match = ESCAPE_OR_CONTROL.exec(input)) {
+    ranges.push(match.index, match.index + match[0].length);
+  }
+  return ranges;
+}
+
+/*
+ * An escape sequence of ESCAPE_OR_CONTROL's first alternative cut short by the end of a text: ESC
+ * alone or with intermediates only (`ESC(` of `ESC(B`), a CSI without its final byte (`ESC[01;3`:
+ * ESCAPE_OR_CONTROL takes `ESC[` as a two-byte escape and shows `01;3`), an OSC without its
+ * terminator on its line (the app strips an OSC line by line: server/jobs/output.ts).
+ */
+// eslint-disable-next-line no-control-regex
+const ESCAPE_CUT = /^\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*|[ -/]*)$/;
+
+/**
+ * Where an escape sequence cut short by the end of `input` starts, or input.length. Shown now,
+ * it reads otherwise than with the text that completes it: output that ends inside one waits
+ * for the rest (the masker's pending), or a secret around it would be read whole once it came.
+ */
+export function escapeCutAt(input: string): number {
+  const at = input.lastIndexOf("\x1b");
+  return at !== -1 && ESCAPE_CUT.test(input.slice(at)) ? at : input.length;
+}
+
 /** The style in force after `input`, starting from `initial` (parseAnsi's end style, without building segments). */
 export function advanceStyle(initial: AnsiStyle, input: string): AnsiStyle {
   if (!input.includes("\x1b")) return initial;

@@ -14,8 +14,8 @@
  * the secret is removed the same way by the plain-text download.
  */
 import { describe, expect, it } from "vitest";
-import { stripAnsi } from "../../../server/protocol/ansi";
-import { createMasker } from "../../../server/security/mask";
+import { stripAnsi } from "../../server/protocol/ansi";
+import { createMasker } from "../../server/security/mask";
 
 const secret = "Wr4ngl3r-s3cret-7f2a9c";
 const mask = createMasker([secret]);
