@@ -13,9 +13,10 @@
  * same lines coloured with `ESC[...m` only: 0). A NUL, DEL or any C0/C1 control character in
  * the secret is removed the same way by the plain-text download.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { stripAnsi } from "../../server/protocol/ansi";
-import { createMasker } from "../../server/security/mask";
+import { OutputBatcher } from "../../server/rte/output-batcher";
+import { createMasker, MASK } from "../../server/security/mask";
 
 const secret = "Wr4ngl3r-s3cret-7f2a9c";
 const mask = createMasker([secret]);
@@ -62,4 +63,82 @@ describe("wrapped base64 whose lines carry an escape that is no colour", () => {
       expect(decoded).toEqual([]);
     },
   );
+});
+
+describe("the 8-bit CSI inside the secret (a terminal reads `\\x9b1m` as one sequence; so does the app)", () => {
+  it.each([
+    ["\\x9b1m", "\x9b1m"],
+    ["\\x9bK", "\x9bK"],
+  ])("%s", (_, escape) => {
+    const shown: number[] = [];
+    for (let at = 1; at < secret.length; at++) {
+      const stored = mask(`password: ${secret.slice(0, at)}${escape}${secret.slice(at)}\n`);
+      if (stripAnsi(stored).includes(secret) || stored.replace(/\x9b[0-?]*[ -/]*[@-~]/g, "").includes(secret)) shown.push(at);
+    }
+    expect(shown).toEqual([]);
+  });
+});
+
+describe("escapes JSON-escaped between the pieces of a secret (debug of stdout_lines), as a reader skips them", () => {
+  // grep --color=always around each digit run of the secret, as the e2e fixture prints it.
+  const grepped = secret.replace(/[0-9]+/g, (digits) => `\x1b[01;31m\x1b[K${digits}\x1b[m\x1b[K`);
+  const skipEscapes = (text: string) => text.replace(/\\+(?:u001[bB]|x1[bB])\[[0-9;]*[A-Za-z]/g, "");
+  it.each([
+    ["a JSON list (debug of stdout_lines)", (line: string) => JSON.stringify({ msg: ["port=5432", line] })],
+    ["JSON inside a JSON string", (line: string) => JSON.stringify({ msg: JSON.stringify([line]) })],
+    ["Python's repr of a list", (line: string) => `['${line.replace(/\x1b/g, "\\x1b")}']`],
+  ])("%s", (_, print) => {
+    const stored = mask(`ok: [local] => ${print(`password=${grepped}`)}\n`);
+    expect(skipEscapes(stored)).not.toContain(secret);
+    expect(stored).toContain("password=");
+  });
+  it("masks the secret from its first character to its last: the text and the escapes around it stay", () => {
+    const stored = mask(`${JSON.stringify([`password=${grepped} \x1b[01;31m\x1b[K8080\x1b[m\x1b[K`])}\n`);
+    expect(stored).toBe(`["password=${MASK} \\u001b[01;31m\\u001b[K8080\\u001b[m\\u001b[K"]\n`);
+  });
+});
+
+describe("a secret with escapes in it, cut by the end of a write (the playbook pauses), through the batcher", () => {
+  const INTERVAL = 500;
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(1_700_000_000_000);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  const printed = (writes: string[]) => {
+    const out: string[] = [];
+    const batcher = new OutputBatcher({
+      intervalMs: INTERVAL,
+      maxBatchBytes: 64 * 1024,
+      maxBuffer: 50 * 1024 * 1024,
+      mask,
+      emit: (items) => items.forEach((item) => item.kind === "output" && out.push(item.text)),
+    });
+    batcher.start();
+    for (const [i, write] of writes.entries()) {
+      if (i > 0) vi.advanceTimersByTime(4 * INTERVAL);
+      batcher.write("stdout", write);
+    }
+    vi.advanceTimersByTime(INTERVAL);
+    batcher.stop();
+    return out;
+  };
+  it.each([
+    ["grep's colours", `password=${secret.replace(/[0-9]+/g, (d) => `\x1b[01;31m\x1b[K${d}\x1b[m\x1b[K`)}\n`],
+    ["an OSC title", `password=Wr4ng\x1b]0;title\x07l3r-s3cret-7f2a9c\n`],
+    ["the 8-bit CSI", `password=Wr4ng\x9b01;31ml3r-s3cret-7f2a9c\n`],
+    ["JSON-escaped colours", `["password=Wr\\u001b[01;31m\\u001b[K4\\u001b[m\\u001b[Kngl3r-s3cret-7f2a9c"]\n`],
+  ])("%s, the write cut at every character", (_, text) => {
+    const shown: number[] = [];
+    for (let at = 1; at < text.length; at++) {
+      const items = printed([text.slice(0, at), text.slice(at)]);
+      // The pane renders line by line across items; the plain-text download strips item by item.
+      const joined = items.join("");
+      const read = (t: string) => stripAnsi(t).replace(/\\u001b\[[0-9;]*[A-Za-z]/g, "");
+      if (read(joined).includes(secret) || items.map(stripAnsi).join("").includes(secret)) shown.push(at);
+    }
+    expect(shown).toEqual([]);
+  });
 });
