@@ -50,8 +50,8 @@ export const PLAIN: AnsiStyle = { fg: null, bold: false };
  *     two-byte escapes (ESC ( B, ESC 7, ...); a lone trailing ESC is matched too.
  *  3. Other C0/C1 control characters except tab and newline (\r, \b, bell, ...).
  */
-// eslint-disable-next-line no-control-regex
 const ESCAPE_OR_CONTROL =
+  // eslint-disable-next-line no-control-regex
   /(?:\x1b\[|\x9b)([0-?]*)([ -/]*)([@-~])|\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])?|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 // The same alternatives, to test for any match without the global flag's lastIndex state.
