@@ -147,7 +147,9 @@ export function hiddenRanges(input: string): number[] {
   if (!ESCAPE_OR_CONTROL_TEST.test(input)) return ranges;
   ESCAPE_OR_CONTROL.lastIndex = 0;
   for (let match = ESCAPE_OR_CONTROL.exec(input); match !== null; match = ESCAPE_OR_CONTROL.exec(input)) {
-    ranges.push(match.index, match.index + match[0].length);
+    // One range for a run of them: a run of a million escapes is two numbers, not two million.
+    if (ranges.at(-1) === match.index) ranges[ranges.length - 1] = match.index + match[0].length;
+    else ranges.push(match.index, match.index + match[0].length);
   }
   return ranges;
 }

@@ -144,14 +144,25 @@ export function maskRendered(text: string, mask: string, reserved: string, mark:
 }
 
 /**
+ * The escapes looked at before the end of a text besides the longest form of a secret (see
+ * pendingRendered): grep's colours around each digit of a 64-character secret are some 1,300
+ * characters, an OSC 8 link a few hundred.
+ */
+const PENDING_ESCAPES = 16 * 1024;
+
+/**
  * How many characters at the end of `text` may be the start of a secret as the app shows it
  * (`pendingOf`, the masker's pending, over the view), or an escape cut short by the end: the
  * batcher holds them back, so the escape is read whole and the secret around it is masked whole.
+ * Only the last `longest` + PENDING_ESCAPES characters are looked at: what is held stays bounded,
+ * and so does the cost of each call (the batcher asks at every flush while a line grows; over
+ * the whole line that was quadratic in a line of escapes with no end).
  */
-export function pendingRendered(text: string, pendingOf: (view: string) => number): number {
-  const view = renderedView(text);
+export function pendingRendered(text: string, pendingOf: (view: string) => number, longest: number): number {
+  const tail = text.length > longest + PENDING_ESCAPES ? text.slice(-(longest + PENDING_ESCAPES)) : text;
+  const view = renderedView(tail);
   if (!view) return 0;
   const held = pendingOf(view.text);
   const from = held > 0 ? Math.min(view.start[view.text.length - held]!, view.cut) : view.cut;
-  return text.length - from;
+  return tail.length - from;
 }

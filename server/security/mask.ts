@@ -903,7 +903,8 @@ export function createMasker(secrets: readonly string[]): Masker {
     if (literals.length === 0 && untrimmed.length === 0) return (text) => text;
     const literalsOnly = withRendered((text, marker) => maskUntrimmed(maskLiterals(text, marker), marker));
     const literalsPending = (text: string) => literalPending(text, literals);
-    literalsOnly.pending = (text) => Math.max(literalsPending(text), pendingRendered(text, literalsPending));
+    const longestLiteral = Math.max(0, ...[...literals, ...untrimmed].map((form) => form.length));
+    literalsOnly.pending = (text) => Math.max(literalsPending(text), pendingRendered(text, literalsPending, longestLiteral));
     return literalsOnly;
   }
   // Longest first, so a secret's base64 is masked whole rather than leaving a padded tail, and
@@ -1063,7 +1064,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   };
   // The start of a secret as the app shows the end of the text too (an escape between its
   // characters, or an escape cut short at the end: see mask-rendered.ts).
-  masker.pending = (text) => Math.max(pendingOf(text), pendingRendered(text, pendingOf));
+  masker.pending = (text) => Math.max(pendingOf(text), pendingRendered(text, pendingOf, window));
   return masker;
 }
 

@@ -143,3 +143,21 @@ describe("a secret with escapes in it, cut by the end of a write (the playbook p
     expect(shown).toEqual([]);
   });
 });
+
+describe("pending() over escapes", () => {
+  it("holds a secret's start with escapes between its characters, and an escape cut short", () => {
+    const start = "password: Wr\x1b[01;31m\x1b[K4\x1b[m\x1b[Kngl";
+    expect(mask.pending!(start)).toBe(start.length - "password: ".length);
+    expect(mask.pending!("done \x1b[01;3")).toBe("\x1b[01;3".length);
+    expect(mask.pending!("done \x1b]0;a title")).toBe("\x1b]0;a title".length);
+    expect(mask.pending!('["done \\u001b[01;3')).toBe("\\u001b[01;3".length);
+    expect(mask.pending!("done \x1b[0m")).toBe(0);
+  });
+  it("looks at a bounded end of a line of escapes: what it holds stays bounded while the line grows", () => {
+    const near = "x W" + "\x1b[0m".repeat(1_000) + "r4";
+    expect(mask.pending!(near)).toBe(near.length - 2);
+    // Past the bound (the longest form of a secret and 16 KiB of escapes) nothing of it is held.
+    const far = "x W" + "\x1b[0m".repeat(250_000) + "r4\x1b[01;3";
+    expect(mask.pending!(far)).toBe("\x1b[01;3".length);
+  });
+});
