@@ -100,19 +100,22 @@ export function renderedView(text: string): RenderedView | null {
 const MARKERS_FROM = 0xe000;
 const MARKERS_TO = 0xf900;
 
-/**
- * A character in neither `text` nor `reserved` (the secrets): what marks a masked character of
- * the view. Null when every private-use character is taken (6,400 of them in one text).
- */
-function freeMarker(text: string, reserved: string): string | null {
-  const taken = new Uint8Array(MARKERS_TO - MARKERS_FROM);
-  for (const source of [text, reserved]) {
-    for (let i = 0; i < source.length; i++) {
-      const code = source.charCodeAt(i);
-      if (code >= MARKERS_FROM && code < MARKERS_TO) taken[code - MARKERS_FROM] = 1;
-    }
+/** The private-use characters of `text`, one flag each (see freeMarker). */
+export function markersIn(text: string, taken = new Uint8Array(MARKERS_TO - MARKERS_FROM)): Uint8Array {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= MARKERS_FROM && code < MARKERS_TO) taken[code - MARKERS_FROM] = 1;
   }
-  const free = taken.indexOf(0);
+  return taken;
+}
+
+/**
+ * A character in neither `text` nor `reserved` (markersIn of the secrets, worked out once): what
+ * marks a masked character of the view. Null when every private-use character is taken (6,400 of
+ * them in one text).
+ */
+function freeMarker(text: string, reserved: Uint8Array): string | null {
+  const free = markersIn(text, reserved.slice()).indexOf(0);
   return free === -1 ? null : String.fromCharCode(MARKERS_FROM + free);
 }
 
@@ -120,9 +123,9 @@ function freeMarker(text: string, reserved: string): string | null {
  * `text` with every secret the view of it shows masked: `mark(view, marker)` is the masker over
  * the view with each matched character replaced by `marker` (the same length). Each run of
  * marked characters becomes `mask` over the original, from where its first character starts to
- * where its last one ends. `reserved`: the characters of the secrets, never a marker.
+ * where its last one ends. `reserved`: markersIn of the secrets, never a marker.
  */
-export function maskRendered(text: string, mask: string, reserved: string, mark: (view: string, marker: string) => string): string {
+export function maskRendered(text: string, mask: string, reserved: Uint8Array, mark: (view: string, marker: string) => string): string {
   const view = renderedView(text);
   if (!view) return text;
   const marker = freeMarker(view.text, reserved);

@@ -21,8 +21,12 @@
  * jsonEscapedForms), and its base64 base64'd again within a run of base64 (a .dockerconfigjson's
  * auth field: see base64Middles). Not masked: hex, base32, UTF-16, or any other encoding not
  * named here.
+ *
+ * All of it is applied twice when the text holds an escape sequence or a control character: to
+ * the text as stored, and to the text as the app shows it, without them (see mask-rendered.ts:
+ * a secret with `ESC[K` or grep's colours inside it is shown whole).
  */
-import { maskRendered, pendingRendered } from "./mask-rendered";
+import { markersIn, maskRendered, pendingRendered } from "./mask-rendered";
 
 export const MASK = "********";
 
@@ -894,7 +898,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   const maskLiterals = (text: string, marker: Marker) => maskForms(text, literals, marker);
   const maskUntrimmed = (text: string, marker: Marker) => maskForms(text, untrimmed, marker);
   // The characters of every secret: never the marker of a view (see mask-rendered.ts).
-  const reserved = secrets.join("");
+  const reserved = markersIn(secrets.join(""));
   /** `core`, then over the view of its result as the app shows it (see mask-rendered.ts). */
   const withRendered = (core: (text: string, marker: Marker) => string): Masker => {
     return (text) => maskRendered(core(text, null), MASK, reserved, core);
