@@ -42,13 +42,17 @@ export const PLAIN: AnsiStyle = { fg: null, bold: false };
 
 /*
  * One pass over the text finds, in order of the alternatives:
- *  1. ESC-prefixed sequences: CSI (ESC [ params intermediates final, group 1-3), OSC
- *     (ESC ] ... BEL or ESC \, or unterminated), and two-byte escapes (ESC ( B, ESC 7, ...);
- *     a lone trailing ESC is matched too.
- *  2. Other C0/C1 control characters except tab and newline (\r, \b, bell, ...).
+ *  1. CSI: ESC [ or its 8-bit form (U+009B), params, intermediates, final (group 1-3). A
+ *     terminal reads `\x9b1m` as one sequence: showing its `1m` would let a secret with one
+ *     inside it read whole in a terminal and not here, and the masker reads what this shows
+ *     (server/security/mask-rendered.ts).
+ *  2. Other ESC-prefixed sequences: OSC (ESC ] ... BEL or ESC \, or unterminated), and
+ *     two-byte escapes (ESC ( B, ESC 7, ...); a lone trailing ESC is matched too.
+ *  3. Other C0/C1 control characters except tab and newline (\r, \b, bell, ...).
  */
-// eslint-disable-next-line no-control-regex
-const ESCAPE_OR_CONTROL = /\x1b(?:\[([0-?]*)([ -/]*)([@-~])|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])?|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const ESCAPE_OR_CONTROL =
+  // eslint-disable-next-line no-control-regex
+  /(?:\x1b\[|\x9b)([0-?]*)([ -/]*)([@-~])|\x1b(?:\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~])?|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 // The same alternatives, to test for any match without the global flag's lastIndex state.
 // eslint-disable-next-line no-control-regex
@@ -132,9 +136,46 @@ export function stripAnsi(input: string): string {
   return ESCAPE_OR_CONTROL_TEST.test(input) ? input.replace(ESCAPE_OR_CONTROL, "") : input;
 }
 
+/**
+ * Where each escape sequence and control character of `input` is, as [start, end) pairs one
+ * after the other: what parseAnsi and stripAnsi drop. The masker reads the output as the app
+ * shows it by this same definition (server/security/mask-rendered.ts): a secret with an escape
+ * inside it is stored with the escape, and shown whole without it.
+ */
+export function hiddenRanges(input: string): number[] {
+  const ranges: number[] = [];
+  if (!ESCAPE_OR_CONTROL_TEST.test(input)) return ranges;
+  ESCAPE_OR_CONTROL.lastIndex = 0;
+  for (let match = ESCAPE_OR_CONTROL.exec(input); match !== null; match = ESCAPE_OR_CONTROL.exec(input)) {
+    // One range for a run of them: a run of a million escapes is two numbers, not two million.
+    if (ranges.at(-1) === match.index) ranges[ranges.length - 1] = match.index + match[0].length;
+    else ranges.push(match.index, match.index + match[0].length);
+  }
+  return ranges;
+}
+
+/*
+ * An escape sequence of ESCAPE_OR_CONTROL cut short by the end of a text: ESC alone or with
+ * intermediates only (`ESC(` of `ESC(B`), a CSI without its final byte (`ESC[01;3`: then
+ * ESCAPE_OR_CONTROL takes `ESC[` as a two-byte escape and shows `01;3`; `\x9b01;3`), an OSC without its
+ * terminator on its line (the app strips an OSC line by line: server/jobs/output.ts).
+ */
+// eslint-disable-next-line no-control-regex
+const ESCAPE_CUT = /^(?:\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*|[ -/]*)|\x9b[0-?]*[ -/]*)$/;
+
+/**
+ * Where an escape sequence cut short by the end of `input` starts, or input.length. Shown now,
+ * it reads otherwise than with the text that completes it: output that ends inside one waits
+ * for the rest (the masker's pending), or a secret around it would be read whole once it came.
+ */
+export function escapeCutAt(input: string): number {
+  const at = Math.max(input.lastIndexOf("\x1b"), input.lastIndexOf("\x9b"));
+  return at !== -1 && ESCAPE_CUT.test(input.slice(at)) ? at : input.length;
+}
+
 /** The style in force after `input`, starting from `initial` (parseAnsi's end style, without building segments). */
 export function advanceStyle(initial: AnsiStyle, input: string): AnsiStyle {
-  if (!input.includes("\x1b")) return initial;
+  if (!input.includes("\x1b") && !input.includes("\x9b")) return initial;
   let style = initial;
   ESCAPE_OR_CONTROL.lastIndex = 0;
   for (let match = ESCAPE_OR_CONTROL.exec(input); match !== null; match = ESCAPE_OR_CONTROL.exec(input)) {

@@ -21,8 +21,25 @@
  * jsonEscapedForms), and its base64 base64'd again within a run of base64 (a .dockerconfigjson's
  * auth field: see base64Middles). Not masked: hex, base32, UTF-16, or any other encoding not
  * named here.
+ *
+ * All of it is applied twice when the text holds an escape sequence or a control character: to
+ * the text as stored, and to the text as the app shows it, without them (see mask-rendered.ts:
+ * a secret with `ESC[K` or grep's colours inside it is shown whole).
  */
+import { markersIn, maskRendered, pendingRendered } from "./mask-rendered";
+
 export const MASK = "********";
+
+/**
+ * What a match is replaced with: null for MASK; over the view of the output as the app shows it
+ * (see mask-rendered.ts), a character that marks each character of the match, so the view keeps
+ * its length and each match can be mapped back onto the output.
+ */
+type Marker = string | null;
+
+function hide(match: string, marker: Marker): string {
+  return marker === null ? MASK : marker.repeat(match.length);
+}
 
 /** Alternatives in one compiled regular expression at most (see createMasker). */
 const REGEXP_ALTERNATIVES = 32;
@@ -496,10 +513,10 @@ function replaceWrapped(text: string, mask: (block: string) => string): string {
  * What replaces a match of a wrapped pattern: the mask on every piece, the breaks kept, so the
  * lines stay lines and no piece of the secret's base64 is left on either side of a break.
  */
-function maskPieces(match: string): string {
+function maskPieces(match: string, marker: Marker): string {
   return match
     .split(BASE64_BREAK_SPLIT)
-    .map((piece, i) => (i % 2 === 1 || piece === "" ? piece : MASK))
+    .map((piece, i) => (i % 2 === 1 || piece === "" ? piece : hide(piece, marker)))
     .join("");
 }
 
@@ -876,13 +893,22 @@ export function createMasker(secrets: readonly string[]): Masker {
   }
   // Longest first, like the patterns: a long secret's raw form before a shorter base64 of it.
   literals.sort((a, b) => b.length - a.length);
-  const maskLiterals = (text: string) =>
-    literals.reduce((masked, literal) => (masked.includes(literal) ? masked.split(literal).join(MASK) : masked), text);
-  const maskUntrimmed = (text: string) => untrimmed.reduce((out, form) => (out.includes(form) ? out.split(form).join(MASK) : out), text);
+  const maskForms = (text: string, forms: readonly string[], marker: Marker) =>
+    forms.reduce((out, form) => (out.includes(form) ? out.split(form).join(hide(form, marker)) : out), text);
+  const maskLiterals = (text: string, marker: Marker) => maskForms(text, literals, marker);
+  const maskUntrimmed = (text: string, marker: Marker) => maskForms(text, untrimmed, marker);
+  // The characters of every secret: never the marker of a view (see mask-rendered.ts).
+  const reserved = markersIn(secrets.join(""));
+  /** `core`, then over the view of its result as the app shows it (see mask-rendered.ts). */
+  const withRendered = (core: (text: string, marker: Marker) => string): Masker => {
+    return (text) => maskRendered(core(text, null), MASK, reserved, core);
+  };
   if (alternatives.size === 0) {
     if (literals.length === 0 && untrimmed.length === 0) return (text) => text;
-    const literalsOnly: Masker = (text) => maskUntrimmed(maskLiterals(text));
-    literalsOnly.pending = (text) => literalPending(text, literals);
+    const literalsOnly = withRendered((text, marker) => maskUntrimmed(maskLiterals(text, marker), marker));
+    const literalsPending = (text: string) => literalPending(text, literals);
+    const longestLiteral = Math.max(0, ...[...literals, ...untrimmed].map((form) => form.length));
+    literalsOnly.pending = (text) => Math.max(literalsPending(text), pendingRendered(text, literalsPending, longestLiteral));
     return literalsOnly;
   }
   // Longest first, so a secret's base64 is masked whole rather than leaving a padded tail, and
@@ -907,7 +933,10 @@ export function createMasker(secrets: readonly string[]): Masker {
       chunks.push(new RegExp(sorted.slice(i, i + REGEXP_ALTERNATIVES).join("|"), "g"));
     return chunks;
   };
-  const replaceAll = (text: string, regExps: readonly RegExp[]) => regExps.reduce((out, re) => out.replace(re, MASK), text);
+  const replaceAll = (text: string, regExps: readonly RegExp[], marker: Marker) =>
+    marker === null
+      ? regExps.reduce((out, re) => out.replace(re, MASK), text)
+      : regExps.reduce((out, re) => out.replace(re, (match) => marker.repeat(match.length)), text);
   const testAny = (text: string, regExps: readonly RegExp[]) =>
     regExps.some((re) => {
       re.lastIndex = 0;
@@ -928,7 +957,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   let broken: RegExp | null = null;
   // Most blocks (a certificate, a file dumped in base64) hold no secret: the block without its
   // breaks goes through the fast patterns first (measured 10 times faster over 1 MB of base64).
-  const unwrapBlock = (block: string) => {
+  const unwrapBlock = (block: string, marker: Marker) => {
     const joined = block.replace(BASE64_BREAKS, "");
     if (!testAny(joined, first) && !testAny(joined, second)) return block;
     // Where each character of `joined` is in the block.
@@ -959,26 +988,26 @@ export function createMasker(secrets: readonly string[]): Masker {
       }
       const start = at[match.index]!;
       const end = at[match.index + match[0].length - 1]! + 1;
-      out += block.slice(done, start) + maskPieces(block.slice(start, end));
+      out += block.slice(done, start) + maskPieces(block.slice(start, end), marker);
       done = end;
     }
     return out + block.slice(done);
   };
-  const unwrap = (text: string) => replaceWrapped(text, unwrapBlock);
+  const unwrap = (text: string, marker: Marker) => replaceWrapped(text, (block) => unwrapBlock(block, marker));
   // Base64 of base64 only inside a run of base64 characters: as alternatives of the passes
   // above, its patterns (which start with common letters) made them three times slower.
   const third = regExps(doubled);
-  const maskDoubled = (run: string) => replaceAll(run, third);
-  const masked = (text: string) => {
-    const twice = replaceAll(replaceAll(unwrap(text), first), second);
-    return third.length > 0 ? twice.replace(BASE64_RUN, maskDoubled) : twice;
+  const masked = (text: string, marker: Marker) => {
+    const twice = replaceAll(replaceAll(unwrap(text, marker), first, marker), second, marker);
+    return third.length > 0 ? twice.replace(BASE64_RUN, (run) => replaceAll(run, third, marker)) : twice;
   };
   // The exact forms after the patterns, longest first: a pattern's match is often longer (the
   // escapes around a secret's backslashes or quotes), and masking a copy inside it first would
   // leave the rest of it in the text.
   exact.sort((a, b) => b.length - a.length);
-  const maskExact = (text: string) => exact.reduce((out, form) => (out.includes(form) ? out.split(form).join(MASK) : out), text);
-  const masker: Masker = (text) => maskExact(masked(maskUntrimmed(literals.length === 0 ? text : maskLiterals(text))));
+  const masker = withRendered((text, marker) =>
+    maskForms(masked(maskUntrimmed(literals.length === 0 ? text : maskLiterals(text, marker), marker), marker), exact, marker),
+  );
   // The start of a form at the end of a text: a proper prefix, maybe cut inside one of its
   // characters (base64 also at a line break). Sought only in the last `window` characters: no
   // form of a secret is longer than 64 characters per character of the secret (eight backslashes and U0001f600,
@@ -1029,7 +1058,7 @@ export function createMasker(secrets: readonly string[]): Masker {
   };
   let withoutBreaks: RegExp | null = null;
   let joinedPattern: RegExp | null = null;
-  masker.pending = (text) => {
+  const pendingOf = (text: string) => {
     const tail = text.length > window ? text.slice(-window) : text;
     const match = (withoutBreaks ??= pendingPattern()).exec(tail);
     let held = match ? tail.length - match.index : 0;
@@ -1037,6 +1066,9 @@ export function createMasker(secrets: readonly string[]): Masker {
     held = Math.max(held, literalPending(text, exact));
     return literals.length === 0 ? held : Math.max(held, literalPending(text, literals));
   };
+  // The start of a secret as the app shows the end of the text too (an escape between its
+  // characters, or an escape cut short at the end: see mask-rendered.ts).
+  masker.pending = (text) => Math.max(pendingOf(text), pendingRendered(text, pendingOf, window));
   return masker;
 }
 

@@ -8,8 +8,8 @@ import { createMasker } from "../../server/security/mask";
 const secret = "Wr4ngl3r-s3cret-7f2a9c";
 const mask = createMasker([secret]);
 /** What a terminal shows: every escape sequence removed (CSI 7/8-bit, OSC to BEL or ST, ESC + one char). */
-// eslint-disable-next-line no-control-regex
 const render = (text: string) =>
+  // eslint-disable-next-line no-control-regex
   text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]/g, "");
 
 const escapes: Record<string, string> = {

@@ -10,8 +10,8 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiClient, type ApiClient } from "../../support/api";
-import { adminToken, startPlayform, type RunningPlayform } from "../../support/playform";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
 let api: ApiClient;
@@ -19,7 +19,7 @@ let token: string;
 const PW = "Wr4ngl3r-s3cret-7f2a9c";
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../../fixtures/forms-attack7") } });
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-attack7") } });
   token = await adminToken(app);
   api = apiClient(app, token);
 }, 120_000);
