@@ -3,7 +3,9 @@
  * reused by every job with the same key.
  *
  * - A half-written or failed install is never used: the install writes into a folder of its job
- *   (as the playbook user), which is moved here under a staging name, made the RTE's and read-only
+ *   (as the playbook user), which is moved here under a staging name (without the sandbox: copied,
+ *   new files, after the processes the install left are ended: a descriptor one of them kept on
+ *   an installed file cannot change the entry; install-leftovers.ts), made the RTE's and read-only
  *   for everyone else (no set-id bit survives), and only then renamed to its key: an entry exists
  *   whole or not at all. Staging folders of dead processes are removed at start.
  * - Installed once: jobs of this process with the same key wait for the one install (a promise per

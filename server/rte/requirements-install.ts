@@ -8,7 +8,9 @@
  * command of an install (ansible-galaxy, python -m venv, pip) runs exactly as
  * the playbook will: in the job's folder, as the playbook user with the job's group, with the
  * playbook's environment (playbookEnv: an allow list, none of the RTE's variables; the
- * environment's bin first on PATH), through playbook-init.py and, where bubblewrap works, in the
+ * environment's bin first on PATH) but the runner's configuration, never the form's (ANSIBLE_CONFIG
+ * and PIP_CONFIG_FILE pinned: install-config.ts; a form's ansible.cfg would otherwise choose the
+ * Galaxy server of an entry other forms share), through playbook-init.py and, where bubblewrap works, in the
  * same sandbox (pid namespace, private /tmp); network on. It installs into a folder of the job
  * (`.playform_requirements`), which the cache takes over once it succeeded (requirements-cache.ts).
  * Everything it started ends with it. One limit for the whole install
