@@ -36,6 +36,8 @@ export const API_METHODS: Readonly<Record<string, readonly string[]>> = {
   "/api/groups": ["GET", "POST"],
   "/api/groups/[name]": ["DELETE"],
   "/api/groups/[name]/members": ["PUT"],
+  "/api/hosts": ["GET"],
+  "/api/hosts/[name]": ["GET"],
   "/api/jobs": ["GET", "POST"],
   "/api/jobs/[id]": ["GET"],
   "/api/jobs/[id]/abort": ["POST"],

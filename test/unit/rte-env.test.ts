@@ -60,6 +60,8 @@ describe("loadRteEnv", () => {
       // 1 GiB per stream (50 MB once cut big jobs; the disk holds it, not memory).
       PROCESS_MAX_BUFFER: 1024 * 1024 * 1024,
       ANSIBLE_PLAYBOOK: "ansible-playbook",
+      RTE_REQUIREMENTS_MAX_AGE_DAYS: 30,
+      RTE_REQUIREMENTS_MAX_BYTES: null,
       RTE_REQUIREMENTS_TIMEOUT_SECONDS: 600,
       spoolDir: own("spool"),
       workDir: own("work"),
@@ -234,6 +236,8 @@ describe("loadRteEnv", () => {
         "RTE_METRICS_TOKEN",
         "RTE_ENVIRONMENTS",
         "RTE_REQUIREMENTS_DIR",
+        "RTE_REQUIREMENTS_MAX_AGE_DAYS",
+        "RTE_REQUIREMENTS_MAX_BYTES",
         "RTE_REQUIREMENTS_TIMEOUT_SECONDS",
         "RTE_GALAXY_SERVER",
       ].sort(),
