@@ -10,6 +10,10 @@
  *   installs them from the job folder (checked by hand with ansible-core 2.14), the key's
  *   local paths leave them out (collectionLocalPath, roleLocalPath).
  *
+ * - a collection entry written with YAML 1.1's merge key (`- <<: {name: ./poisoncoll, type: dir}`):
+ *   ansible-galaxy (PyYAML) installs ./poisoncoll (checked by hand), the yaml package (YAML 1.2)
+ *   reads `{"<<": {...}}`, an entry without a name.
+ *
  * Fails today: each pair of forms gets one key.
  */
 import fs from "node:fs";
@@ -73,6 +77,8 @@ describe("requirements.yml naming a folder or tarball of the form without ./", (
   it.each([
     ["collections: - poisoncoll", "collections:\n  - poisoncoll\n"],
     ["collections: - name: poisoncoll", "collections:\n  - name: poisoncoll\n"],
+    // YAML 1.1's merge key: PyYAML (ansible-galaxy) merges it, the yaml package (YAML 1.2) reads a key "<<".
+    ["a merge key: - <<: {name: ./poisoncoll, type: dir}", "collections:\n  - <<: {name: ./poisoncoll, type: dir}\n"],
   ])("%s: the key holds the folder", (_, text) => {
     expect(keyOf(text, collection("from-the-attacker-form"))).not.toBe(keyOf(text, collection("from-the-victim-form")));
   });
