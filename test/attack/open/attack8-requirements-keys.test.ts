@@ -14,6 +14,9 @@
  *   ansible-galaxy (PyYAML) installs ./poisoncoll (checked by hand), the yaml package (YAML 1.2)
  *   reads `{"<<": {...}}`, an entry without a name.
  *
+ * - `-i=https://x/simple`: optparse's value of the short option `-i` is `=https://x/simple`,
+ *   which pip reads as the form's folder `=https:/x/simple` when it exists.
+ *
  * Fails today: each pair of forms gets one key.
  */
 import fs from "node:fs";
@@ -58,6 +61,12 @@ describe("requirements.txt decoded by its coding declaration", () => {
       "# coding=utf-7\n--no-index\n-i https://pypi.example/simple+AAo---find-links+AD0-.+AC8-wheels\nplayform-poison==1.0.0\n",
     ],
   ])("%s: the key holds the form's files", (_, text) => {
+    expect(keyOf(text, "attacker")).not.toBe(keyOf(text, "victim"));
+  });
+
+  // Not a coding declaration: -i is a short option, its value is "=https://x/simple", a path of the form when it exists.
+  it("-i=URL, whose value pip reads as a local folder: the key holds the form's files", () => {
+    const text = "-i=https://x/simple\nplayform-poison==1.0.0\n";
     expect(keyOf(text, "attacker")).not.toBe(keyOf(text, "victim"));
   });
 });
