@@ -29,7 +29,7 @@ fs.chownSync(tree, user, user);
 const swapper = spawn("/usr/bin/python3", [path.join(import.meta.dirname, "attack8-copy-race.py"), tree, secret, String(files)], {
   uid: user,
   gid: user,
-  env: {},
+  env: {} as NodeJS.ProcessEnv,
   cwd: "/",
   detached: true,
   stdio: "ignore",

@@ -42,7 +42,7 @@ it.skipIf(!root)(
     const swapper = spawn("/usr/bin/python3", [path.join(ATTACK, "attack8-copy-race.py"), tree, fifo, "1"], {
       uid: user,
       gid: user,
-      env: {},
+      env: {} as NodeJS.ProcessEnv,
       cwd: "/",
       detached: true,
       stdio: "ignore",

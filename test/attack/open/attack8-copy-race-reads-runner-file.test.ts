@@ -47,7 +47,7 @@ it.skipIf(!root)(
     const swapper = spawn("/usr/bin/python3", [SWAPPER, tree, secret, "1"], {
       uid: user,
       gid: user,
-      env: {},
+      env: {} as NodeJS.ProcessEnv,
       cwd: "/",
       detached: true,
       stdio: "ignore",
