@@ -45,8 +45,18 @@ const PLAIN_REQUIREMENT = new RegExp(
 const HARMLESS_OPTIONS: readonly RegExp[] = [
   /^(?:--pre|--prefer-binary|--require-hashes|--no-index)$/,
   /^--(?:only|no)-binary(?:=|[ \t]+)(?::all:|:none:|[A-Za-z0-9._,-]+)$/,
-  /^(?:-i|--index-url|--extra-index-url)(?:=|[ \t]+)https?:\/\/[A-Za-z0-9._~:/?#[\]@!&'()*+,;=%-]+$/,
+  // `=` only after a long option: optparse takes `-i=URL`'s value as `=URL`, a folder of the form's when it exists (attack 8).
+  /^(?:-i[ \t]+|--index-url(?:=|[ \t]+)|--extra-index-url(?:=|[ \t]+))https?:\/\/[A-Za-z0-9._~:/?#[\]@!&'()*+,;=%-]+$/,
 ];
+/**
+ * What makes pip decode the file otherwise than as UTF-8 (pip's auto_decode): a byte order mark,
+ * or a PEP 263 declaration (`# -*- coding: utf-7 -*-`, `# vim: set fileencoding=…`) on one of the
+ * first two lines. Looked for on every line, not only the first two: a rule that reads less than
+ * pip needs no second guess of where pip stops looking.
+ */
+const CODING_DECLARATION = /coding[:=]/;
+// Any byte but tab, line breaks and printable ASCII.
+const NOT_ASCII = /[^\t\n\r\x20-\x7e]/;
 /** What pip takes for an archive by its name (pip's is_archive_file): a path, then, whatever else the line says. */
 const ARCHIVE = /\.(?:whl|zip|tar|tgz|tbz|txz|tlz|gz|bz2|xz|lz|lzma)$/i;
 /** Line breaks of Python's str.splitlines() other than \n: pip splits on them, so a line here could be two there. */
@@ -61,16 +71,22 @@ const OTHER_LINE_BREAKS = /[\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
  * `-r`/`-c` includes (whose own lines are not read here), `-e ./pkg`, `--find-links ./wheels`,
  * `vendor/pkg`, `pkg @ file:./pkg`, `./pkg[extra]`, a name that is an archive, a line continued
  * with `\`, `${VAR}`, or an option not listed; pip reads a local folder even for a bare name when
- * it looks like a path. Rather than follow each of pip's options (a list that grows with pip),
+ * it looks like a path. Nor a file pip may decode otherwise than this rule reads it: a BOM, a
+ * `coding[:=]` anywhere (PEP 263: pip honours it), any byte that is not printable ASCII. Rather than follow each of pip's options (a list that grows with pip),
  * such a file's key holds every file of the job (readPipRequirements).
  */
-export function isPlainPipRequirements(text: string): boolean {
+export function isPlainPipRequirements(bytes: Buffer | string): boolean {
+  const raw = typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes;
+  // In another encoding the same bytes are other lines: in UTF-7 `+AAo-` is a line break, `+AD0-`
+  // a `=` (attack 8), so only ASCII read as ASCII is judged. A BOM is not ASCII.
+  const text = raw.toString("latin1");
+  if (NOT_ASCII.test(text) || CODING_DECLARATION.test(text)) return false;
   const normalized = text.replace(/\r\n/g, "\n");
   if (OTHER_LINE_BREAKS.test(normalized)) return false;
-  for (const raw of normalized.split("\n")) {
+  for (const written of normalized.split("\n")) {
     // pip's comment: `#` at the start or after whitespace, to the end of the line.
     // Only spaces and tabs trimmed: any other character stays and fails the patterns below.
-    const line = raw.replace(/(^|[ \t]+)#.*$/, "").replace(/^[ \t]+|[ \t]+$/g, "");
+    const line = written.replace(/(^|[ \t]+)#.*$/, "").replace(/^[ \t]+|[ \t]+$/g, "");
     if (line === "") continue;
     if (line.endsWith("\\")) return false;
     if (line.startsWith("-")) {
@@ -113,8 +129,10 @@ export interface PipKeyInput extends PipSettings {
 export function pipRequirementsKey(input: PipKeyInput): string {
   const { part, digest } = keyHasher();
   part("kind", "pip");
-  // 2: the job's files instead of the local paths parsed from the file (attack 7): entries of 1 are never used again.
-  part("v", "2");
+  // 2: the job's files instead of the local paths parsed from the file (attack 7). 3: a file in
+  // another encoding, or `-i=URL`, is no longer plain, and no install runs a form's module as pip
+  // (attack 8): an entry of 2 may hold a form's files under a plain file's key, and is never used again.
+  part("v", "3");
   part("environment", input.environment);
   part("ansible", input.ansible);
   part("python", input.python ?? "");
@@ -191,6 +209,6 @@ export function readPipRequirements(
   digest: (relativePath: string) => string | null,
 ): { file: string; key: string } {
   const bytes = fs.readFileSync(path.join(jobDir, file));
-  const jobFiles = isPlainPipRequirements(bytes.toString("utf8")) ? null : (digest(WHOLE_JOB) ?? "-");
+  const jobFiles = isPlainPipRequirements(bytes) ? null : (digest(WHOLE_JOB) ?? "-");
   return { file, key: pipRequirementsKey({ ...context, file: { path: file, bytes }, jobFiles }) };
 }

@@ -89,6 +89,40 @@ describe("isPlainPipRequirements", () => {
     ];
     for (const line of unplain) expect(isPlainPipRequirements(`netaddr==0.8.0\n${line}\n`), JSON.stringify(line)).toBe(false);
   });
+
+  // pip decodes by a BOM or a PEP 263 declaration (auto_decode): in UTF-7 `+AAo-` is a line break (attack 8).
+  it("is false of a file pip may decode otherwise: a BOM, a coding declaration anywhere, any byte not printable ASCII", () => {
+    const plain = "--no-index\nplayform-poison==1.0.0\n";
+    expect(isPlainPipRequirements(plain)).toBe(true);
+    for (const text of [
+      `# -*- coding: utf-7 -*-\n${plain}`,
+      `\n# vim: set fileencoding=utf-7 :\n${plain}`,
+      `# coding=latin-1\n${plain}`,
+      `${plain}# coding: utf-8\n`,
+      `\ufeff${plain}`,
+      `${plain}# caf\u00e9\n`,
+      `${plain}netaddr==0.8.0\u0000\n`,
+    ]) {
+      expect(isPlainPipRequirements(text), JSON.stringify(text)).toBe(false);
+    }
+    expect(isPlainPipRequirements(Buffer.from([0xef, 0xbb, 0xbf, ...Buffer.from(plain)]))).toBe(false);
+    expect(isPlainPipRequirements(Buffer.from([0xff, 0xfe, ...Buffer.from(plain)]))).toBe(false);
+  });
+
+  // -i is a short option: optparse's value of `-i=URL` is `=URL`, a folder of the form's when it exists (attack 8).
+  it("takes an index URL only as `-i URL`, `--index-url URL|=URL`, `--extra-index-url URL|=URL`", () => {
+    for (const line of [
+      "-i https://x/simple",
+      "-i\thttps://x/simple",
+      "--index-url=https://x/simple",
+      "--extra-index-url https://x/simple",
+    ]) {
+      expect(isPlainPipRequirements(`${line}\nnetaddr==0.8.0\n`), line).toBe(true);
+    }
+    for (const line of ["-i=https://x/simple", "-ihttps://x/simple", "-i = https://x/simple", "--index-url= https://x/simple"]) {
+      expect(isPlainPipRequirements(`${line}\nnetaddr==0.8.0\n`), line).toBe(false);
+    }
+  });
 });
 
 describe("readPipRequirements", () => {
