@@ -13,6 +13,12 @@
  * Galaxy server of an entry other forms share), through playbook-init.py and, where bubblewrap works, in the
  * same sandbox (pid namespace, private /tmp); network on. It installs into a folder of the job
  * (`.playform_requirements`), which the cache takes over once it succeeded (requirements-cache.ts).
+ * Every Python an install runs itself (`python -c`, `python -m venv`, `python -m pip`) runs isolated
+ * (`-I`, PYTHON_ISOLATED): `-c` and `-m` would put the working folder, the job's, first on
+ * sys.path, and a form's `pip/__main__.py`, `venv/` or `json.py` ran in place of the module, in an
+ * install whose entry other forms share (attack 8). `-I` also drops PYTHON* variables and the user
+ * site (HOME is the job folder); it keeps site-packages and their .pth files, which the venv's
+ * layering (LAYER_SCRIPT) needs.
  * Everything it started ends with it. One limit for the whole install
  * (RTE_REQUIREMENTS_TIMEOUT_SECONDS); the job's cancel stops it.
  */
@@ -27,6 +33,8 @@ import { STATUS_FD, wrapPlaybook, type PrivateTmp } from "./sandbox";
 const REASON_LINES = 3;
 const REASON_CHARS = 1_500;
 const GRACE_MS = 2_000;
+/** Python's isolated mode: no working folder (the job's) on sys.path, no PYTHON* variables, no user site. */
+const PYTHON_ISOLATED = "-I";
 
 export class RequirementsInstallError extends Error {}
 
@@ -235,17 +243,27 @@ export class PipInstall extends SandboxedInstall {
       );
     }
     const python = parseEnvironmentPython(
-      await this.command(found.python, ["-c", ENVIRONMENT_PYTHON_SCRIPT], `${found.python} (the environment's Python)`, true),
+      await this.command(
+        found.python,
+        [PYTHON_ISOLATED, "-c", ENVIRONMENT_PYTHON_SCRIPT],
+        `${found.python} (the environment's Python)`,
+        true,
+      ),
     );
     const venv = path.join(pip.target, "venv");
     // The environment's pip, if it has one, is importable in the venv (the layered folders) and installs into it.
-    const venvArgs = ["-m", "venv", "--system-site-packages", ...(python.pip ? ["--without-pip"] : []), venv];
+    const venvArgs = [PYTHON_ISOLATED, "-m", "venv", "--system-site-packages", ...(python.pip ? ["--without-pip"] : []), venv];
     pip.say(`requirements: python ${found.python} ${venvArgs.slice(0, -1).join(" ")} (layered on the environment's packages)`);
     await this.command(found.python, venvArgs, `${found.python} -m venv`);
     const folders = python.folders;
     const venvPython = path.join(venv, "bin", "python");
-    await this.command(venvPython, ["-c", LAYER_SCRIPT, JSON.stringify(folders)], "the new virtual environment's python", true);
-    await this.command(venvPython, ["-m", "pip", ...pipInstallArgs(pip.file, pip.settings)], `pip install -r ${pip.file}`);
+    await this.command(
+      venvPython,
+      [PYTHON_ISOLATED, "-c", LAYER_SCRIPT, JSON.stringify(folders)],
+      "the new virtual environment's python",
+      true,
+    );
+    await this.command(venvPython, [PYTHON_ISOLATED, "-m", "pip", ...pipInstallArgs(pip.file, pip.settings)], `pip install -r ${pip.file}`);
     return { python: found.python, ansiblePlaybook: found.script };
   }
 }

@@ -155,7 +155,7 @@ describe("a form's requirements.txt", () => {
     const out1 = await h.api.output(first);
     expect(job1.status, `${job1.statusReason}\n${out1}`).toBe("success");
     expect(out1).toMatch(/requirements: pip installing requirements\.txt into a virtual environment \(key [0-9a-f]{12}\)/);
-    expect(out1).toMatch(/requirements: python \/\S+ -m venv --system-site-packages/);
+    expect(out1).toMatch(/requirements: python \/\S+ -I -m venv --system-site-packages/);
     // pip's own lines, then the playbook.
     expect(out1).toMatch(/Successfully installed playform-pipdemo-1\.0\.0/);
     expect(out1).toMatch(/requirements: installed in \d+\.\d s \(key [0-9a-f]{12}\)/);
@@ -209,7 +209,7 @@ describe("a form's requirements.txt", () => {
     const job = await h.api.waitForEnd(id);
     const out = await h.api.output(id);
     expect(job.status, `${job.statusReason}\n${out}`).toBe("success");
-    expect(out).toContain(`requirements: python ${path.join(sources, "envvenv", "bin", "python")} -m venv --system-site-packages`);
+    expect(out).toContain(`requirements: python ${path.join(sources, "envvenv", "bin", "python")} -I -m venv --system-site-packages`);
     expect(out).toContain("envpkg=from-the-environment");
     expect(out).toContain("controller=HI!");
     expect(out).toMatch(/module=MOD! from=\S+\/venv\/lib\/python3[^/]*\/site-packages\/playform_pipdemo\/__init__\.py/);
