@@ -19,7 +19,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { keyHasher } from "./requirements";
+import { keyHasher, WHOLE_JOB } from "./requirements";
 
 export const PIP_REQUIREMENTS_FILE = "requirements.txt";
 
@@ -100,9 +100,6 @@ export function isPlainPipRequirements(bytes: Buffer | string): boolean {
   }
   return true;
 }
-
-/** The path whose digest stands for every file of the job (manifestDigest of the job's folder). */
-export const WHOLE_JOB = ".";
 
 export interface PipSettings {
   /** RTE_PIP_INDEX_URL: pip's --index-url. */

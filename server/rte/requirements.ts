@@ -11,9 +11,14 @@
  * can know without installing: the environment (name, and its ansible-core version or, when the
  * probe has not told it, its ansible-galaxy), the Galaxy server (RTE_GALAXY_SERVER), each
  * requirements file's path and bytes, and the bytes of every local file or folder a file names
- * (a tarball beside the playbook: changing it changes the key). What lies elsewhere is named, not
- * hashed: a git URL or a version range is part of the file's bytes only, so a moving git branch
- * or a new release on the server is not fetched again until the file changes (docs/forms.md).
+ * (a tarball beside the playbook: changing it changes the key). Unless every entry is plainly
+ * remote (plainlyRemoteNames), every file of the job too: ansible-galaxy takes for a path more
+ * than the names written as one (`- poisoncoll` when it is a folder of the job, a role tarball
+ * without extension, an entry merged in with YAML 1.1's `<<`: attack 8), so a file that names
+ * anything but Galaxy names and URLs shares its entry with no other form. What lies elsewhere is
+ * named, not hashed: a git URL or a version range is part of the file's bytes only, so a moving
+ * git branch or a new release on the server is not fetched again until the file changes
+ * (docs/forms.md).
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -39,6 +44,12 @@ export interface ParsedRequirements {
   roles: number;
   /** Paths the file names that are local files or folders (tarballs, collection folders), as written. */
   localPaths: string[];
+  /**
+   * When every entry is plainly remote (plainlyRemoteNames), the Galaxy names it installs by,
+   * which must name no file or folder of the job; null when some entry is not: the job's files
+   * then go into the key.
+   */
+  galaxyNames: string[] | null;
 }
 
 export class RequirementsFileError extends Error {}
@@ -51,7 +62,7 @@ export function parseRequirements(text: string, file: string): ParsedRequirement
   } catch (error) {
     throw new RequirementsFileError(`${file}: not valid YAML: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
   }
-  if (data === null || data === undefined) return { collections: 0, roles: 0, localPaths: [] };
+  if (data === null || data === undefined) return { collections: 0, roles: 0, localPaths: [], galaxyNames: [] };
   let collections: unknown[];
   let roles: unknown[];
   if (Array.isArray(data)) {
@@ -71,7 +82,83 @@ export function parseRequirements(text: string, file: string): ParsedRequirement
     throw new RequirementsFileError(`${file}: must be a list of roles or a mapping with collections: and roles: lists`);
   }
   const localPaths = [...collections.flatMap(collectionLocalPath), ...roles.flatMap(roleLocalPath)];
-  return { collections: collections.length, roles: roles.length, localPaths: [...new Set(localPaths)] };
+  return {
+    collections: collections.length,
+    roles: roles.length,
+    localPaths: [...new Set(localPaths)],
+    galaxyNames: plainlyRemoteNames(text, collections, roles),
+  };
+}
+
+/** A collection's Galaxy name, `namespace.name` (ansible-galaxy's is_valid_collection_name, roughly). */
+const COLLECTION_NAME = /^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/;
+/** A role's Galaxy name: `namespace.name` or a plain name. */
+const ROLE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)?$/;
+/** A remote source: a Galaxy server's URL, or a role's archive or repository. */
+const REMOTE_URL = /^(?:https?|git\+https):\/\/[^\s]+$/;
+/**
+ * What YAML 1.1 (PyYAML, ansible-galaxy's) reads otherwise than YAML 1.2 (the yaml package, ours):
+ * a merge key `<<`, anchors `&a` and aliases `*a` (what they copy), and tags `!…`. Looked for in
+ * the whole text, quoted or not: a version like `1.*` then only costs the entry's sharing.
+ */
+const YAML_INDIRECTION = /<<|[&*][^\s,\]}]|(?:^|[\s[{,:-])!/;
+
+/**
+ * The Galaxy names the file installs by when every entry is plainly remote, else null (the job's
+ * files then go into the key). Plainly remote: a collection written as `namespace.name`, or a
+ * mapping of only `name` (such a name), `version`, `type: galaxy` and `source` (an http(s) URL);
+ * a role written as a Galaxy name or an http(s)/git+https URL, or a mapping of only `name`, `src`
+ * (such a name or URL), `version` and `scm`; and a text with no YAML indirection
+ * (YAML_INDIRECTION). Anything else may read the job's folder: ansible-galaxy takes for a path
+ * any name that is not a valid Galaxy name and exists (`_is_concrete_artifact_pointer`), a role's
+ * `src` file of any name, an `include:` of another file; rather than follow galaxy's rules, such
+ * a file's key holds every file of the job (readJobRequirements). The names returned are checked
+ * there against the job's files: one that is a file or folder of the job is not plainly remote.
+ */
+function plainlyRemoteNames(text: string, collections: readonly unknown[], roles: readonly unknown[]): string[] | null {
+  if (YAML_INDIRECTION.test(text)) return null;
+  const names: string[] = [];
+  const only = (entry: Record<string, unknown>, keys: readonly string[]) => Object.keys(entry).every((key) => keys.includes(key));
+  const isText = (value: unknown): value is string => typeof value === "string";
+  for (const entry of collections) {
+    if (isText(entry) && COLLECTION_NAME.test(entry)) {
+      names.push(entry);
+      continue;
+    }
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return null;
+    const record = entry as Record<string, unknown>;
+    const { name, version, type, source } = record;
+    if (!only(record, ["name", "version", "type", "source"])) return null;
+    if (!isText(name) || !COLLECTION_NAME.test(name)) return null;
+    if (version !== undefined && !isText(version) && typeof version !== "number") return null;
+    if (type !== undefined && type !== "galaxy") return null;
+    if (source !== undefined && !(isText(source) && REMOTE_URL.test(source))) return null;
+    names.push(name);
+  }
+  for (const entry of roles) {
+    if (isText(entry)) {
+      if (REMOTE_URL.test(entry)) continue;
+      if (!ROLE_NAME.test(entry)) return null;
+      names.push(entry);
+      continue;
+    }
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return null;
+    const record = entry as Record<string, unknown>;
+    const { name, src, version, scm } = record;
+    if (!only(record, ["name", "src", "version", "scm"])) return null;
+    if (name !== undefined && !(isText(name) && ROLE_NAME.test(name))) return null;
+    if (version !== undefined && !isText(version) && typeof version !== "number") return null;
+    if (scm !== undefined && scm !== "git") return null;
+    if (src === undefined) {
+      if (!isText(name)) return null;
+      names.push(name);
+    } else if (!isText(src)) return null;
+    else if (!REMOTE_URL.test(src)) {
+      if (!ROLE_NAME.test(src)) return null;
+      names.push(src);
+    }
+  }
+  return [...new Set(names)];
 }
 
 /** A value written as a path: ./x, ../x, /x, or a tarball's name. */
@@ -137,8 +224,9 @@ export function keyHasher() {
 export function requirementsKey(input: KeyInput): string {
   const { part, local, digest } = keyHasher();
   // 2: installs read the runner's ansible configuration, no longer the form's ansible.cfg (attack 7):
-  // an entry of 1 may come from a server a form chose, and is never used again.
-  part("v", "2");
+  // an entry of 1 may come from a server a form chose, and is never used again. 3: a file that is
+  // not plainly remote keys by the job's files (attack 8): an entry of 2 may hold a form's folder.
+  part("v", "3");
   part("environment", input.environment);
   part("ansible", input.ansible);
   part("galaxy-server", input.galaxyServer ?? "");
@@ -159,7 +247,7 @@ export function requirementsKey(input: KeyInput): string {
 export function localDigest(jobDir: string, written: string): string | null {
   const root = path.resolve(jobDir);
   const target = path.resolve(root, written);
-  if (!target.startsWith(root + path.sep)) return null;
+  if (target !== root && !target.startsWith(root + path.sep)) return null;
   let st: fs.Stats;
   try {
     st = fs.lstatSync(target);
@@ -205,6 +293,9 @@ export function manifestDigest(manifest: readonly { path: string; sha256: string
   return hash.digest("hex");
 }
 
+/** The path whose digest stands for every file of the job (manifestDigest and localDigest of the job's folder). */
+export const WHOLE_JOB = ".";
+
 /** A job's requirements: its files, what they need run, and their cache key. */
 export interface JobRequirements {
   key: string;
@@ -214,7 +305,8 @@ export interface JobRequirements {
 /**
  * Reads a job's requirements files from its folder (`files`, from findRequirementsFiles) and
  * computes their key; `digest` gives the local paths' digests (the job's manifestDigest; by
- * default their bytes on disk, localDigest). Throws RequirementsFileError for a file that is not
+ * default their bytes on disk, localDigest), null for what is no file or folder of the job: also
+ * asked of each Galaxy name, and of the whole job (WHOLE_JOB) when an entry is not plainly remote. Throws RequirementsFileError for a file that is not
  * a requirements file.
  */
 export function readJobRequirements(
@@ -228,10 +320,12 @@ export function readJobRequirements(
     return { path: file, bytes, parsed: parseRequirements(bytes.toString("utf8"), file) };
   });
   const localPaths = [...new Set(read.flatMap((file) => file.parsed.localPaths))];
-  const key = requirementsKey({
-    ...context,
-    files: read.map(({ path: p, bytes }) => ({ path: p, bytes })),
-    local: localPaths.map((p) => ({ path: p, digest: digest(p) })),
-  });
+  // A Galaxy name that is also a file or folder of the job may be read as a path: galaxy resolves paths from the job folder.
+  const plainlyRemote = read.every(
+    ({ parsed }) => parsed.galaxyNames !== null && parsed.galaxyNames.every((name) => digest(name) === null),
+  );
+  const local = localPaths.map((p) => ({ path: p, digest: digest(p) }));
+  if (!plainlyRemote) local.push({ path: WHOLE_JOB, digest: digest(WHOLE_JOB) ?? "-" });
+  const key = requirementsKey({ ...context, files: read.map(({ path: p, bytes }) => ({ path: p, bytes })), local });
   return { key, files: read.map((file) => ({ path: file.path, collections: file.parsed.collections, roles: file.parsed.roles })) };
 }

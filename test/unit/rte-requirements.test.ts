@@ -59,6 +59,7 @@ describe("parseRequirements", () => {
       collections: 4,
       roles: 2,
       localPaths: ["vendor/acme-tools-1.0.0.tar.gz", "./collections/acme/web", "vendor/role.tar.gz"],
+      galaxyNames: null,
     });
   });
 
@@ -67,8 +68,68 @@ describe("parseRequirements", () => {
       collections: 0,
       roles: 2,
       localPaths: ["./roles/x.tar.gz"],
+      galaxyNames: null,
     });
-    expect(parseRequirements("", "requirements.yml")).toEqual({ collections: 0, roles: 0, localPaths: [] });
+    expect(parseRequirements("", "requirements.yml")).toEqual({ collections: 0, roles: 0, localPaths: [], galaxyNames: [] });
+  });
+
+  // ansible-galaxy takes for a path more than what is written as one (attack 8): only Galaxy names and URLs are plainly remote.
+  it("lists the Galaxy names of a file whose every entry is plainly remote", () => {
+    const text = [
+      "collections:",
+      "  - community.general",
+      "  - name: ansible.posix",
+      "    version: '>=1.5.0'",
+      "  - name: acme.tools",
+      "    type: galaxy",
+      "    source: https://galaxy.internal/api/",
+      "roles:",
+      "  - geerlingguy.nginx",
+      "  - nginx_plain",
+      "  - https://example.com/roles/x.tar.gz",
+      "  - name: greeter",
+      "    src: git+https://example.com/greeter.git",
+      "    version: main",
+      "    scm: git",
+      "  - src: acme.web",
+      "    version: 1.0",
+    ].join("\n");
+    expect(parseRequirements(text, "requirements.yml").galaxyNames).toEqual([
+      "community.general",
+      "ansible.posix",
+      "acme.tools",
+      "geerlingguy.nginx",
+      "nginx_plain",
+      "acme.web",
+    ]);
+    expect(parseRequirements("- geerlingguy.nginx\n", "roles/requirements.yml").galaxyNames).toEqual(["geerlingguy.nginx"]);
+  });
+
+  it("is not plainly remote for anything else: paths, bare names, types, local sources, other keys, YAML indirection", () => {
+    for (const text of [
+      "collections:\n  - poisoncoll\n",
+      "collections:\n  - name: poisoncoll\n",
+      "collections:\n  - ./coll\n",
+      "collections:\n  - name: acme.tools\n    type: dir\n",
+      "collections:\n  - name: acme.tools\n    type: file\n",
+      "collections:\n  - name: acme.tools\n    type: git\n",
+      "collections:\n  - name: acme.tools\n    source: ./coll\n",
+      "collections:\n  - name: acme.tools\n    signatures: [file:///x]\n",
+      "collections:\n  - https://example.com/x.tar.gz\n",
+      "collections:\n  - <<: {name: ./poisoncoll, type: dir}\n",
+      "collections:\n  - &c community.general\n  - *c\n",
+      "collections:\n  - !!str community.general\n",
+      "roles:\n  - src: poisonrole\n    name: x/../y\n",
+      "roles:\n  - src: ./role.tar.gz\n",
+      "roles:\n  - src: file:///srv/role.tar.gz\n",
+      "roles:\n  - src: git@github.com:x/y.git\n",
+      "roles:\n  - name: x\n    src: https://example.com/x.git\n    scm: hg\n",
+      "roles:\n  - include: more.yml\n",
+      "roles:\n  - geerlingguy.nginx,1.0,nginx\n",
+      "- vendor/role.tar.gz\n",
+    ]) {
+      expect(parseRequirements(text, "requirements.yml").galaxyNames, JSON.stringify(text)).toBeNull();
+    }
   });
 
   it("refuses what is not a requirements file, naming it", () => {
@@ -102,6 +163,30 @@ describe("the cache key", () => {
       { local: [{ path: "vendor/a.tar.gz", digest: "00" }] },
     ]) {
       expect(requirementsKey({ ...base, ...changed }), JSON.stringify(changed)).not.toBe(key);
+    }
+  });
+
+  it("holds the job's files unless every entry is plainly remote and names no file or folder of the job", () => {
+    const context = { environment: "default", ansible: "2.14.18", galaxyServer: null };
+    const keyOf = (text: string, files: Record<string, string>) => {
+      const job = temp();
+      fs.writeFileSync(path.join(job, "requirements.yml"), text);
+      for (const [file, bytes] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(job, file)), { recursive: true });
+        fs.writeFileSync(path.join(job, file), bytes);
+      }
+      return readJobRequirements(job, ["requirements.yml"], context).key;
+    };
+    const remote = "collections:\n  - community.general\nroles:\n  - geerlingguy.nginx\n";
+    expect(keyOf(remote, { "site.yml": "one" })).toBe(keyOf(remote, { "site.yml": "two" }));
+    // The same name, a folder of the job: galaxy may read it.
+    expect(keyOf(remote, { "community.general/galaxy.yml": "one" })).not.toBe(keyOf(remote, { "community.general/galaxy.yml": "two" }));
+    for (const text of [
+      "collections:\n  - poisoncoll\n",
+      "roles:\n  - src: vendor/role\n",
+      "collections:\n  - <<: {name: ./c, type: dir}\n",
+    ]) {
+      expect(keyOf(text, { "site.yml": "one" }), text).not.toBe(keyOf(text, { "site.yml": "two" }));
     }
   });
 

@@ -9,14 +9,15 @@
  * left out, so two forms with the same requirements.yml and different folders share one entry.
  * (The same for a role whose `src` is a tarball named without an extension.)
  *
- * Fails today: the victim's job says `requirements: cached since …` and prints
- * `mark=from-the-attacker-form`.
+ * Fixed: a file is shared only when every entry is plainly remote (a Galaxy name that names no
+ * file or folder of the job, or a URL); `poisoncoll` is not, so the key holds the job's files and
+ * the victim's job installs its own folder and prints `mark=from-the-victim-form`.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "barefolder";
 const forms = fs.mkdtempSync(path.join(os.tmpdir(), "playform-attack8-forms-"));
