@@ -51,10 +51,15 @@ export interface RenderedView {
 
 /**
  * A view of `text` (see above): as the app shows it, or with `decode` as it shows the text once
- * its escaped control characters are decoded; null when it is the text itself.
+ * its escaped control characters are decoded; null when it is the text itself (with `decode`:
+ * also when nothing was decoded, the raw view then being the same).
  */
 export function renderedView(text: string, decode: boolean): RenderedView | null {
   if (!(decode ? MAY_HIDE : CONTROL).test(text)) return null;
+  // Nothing to decode: the decoded view is the raw one, already read (ordinary coloured output
+  // costs one view, not two).
+  ESCAPED_CONTROL.lastIndex = 0;
+  if (decode && !ESCAPED_CONTROL.test(text)) return null;
   // The escaped control characters decoded, each decoded character knowing its escape's span.
   let decoded = "";
   const decodedStart = new Int32Array(text.length + 1);
