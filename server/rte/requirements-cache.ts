@@ -28,6 +28,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { copyTree } from "./copy-tree";
 import { ensureOwnedDir } from "./private-fs";
 
 const LOCK_POLL_MS = 500;
@@ -294,7 +295,9 @@ export class RequirementsCache {
       if (cached) return cached;
       const produced = await options.install();
       const copy = options.copy === true;
-      return typeof produced === "string" ? this.store(key, produced, {}, copy) : this.store(key, produced.folder, produced.details, copy);
+      return typeof produced === "string"
+        ? await this.store(key, produced, {}, copy, options.say)
+        : await this.store(key, produced.folder, produced.details, copy, options.say);
     } finally {
       release();
     }
@@ -302,18 +305,28 @@ export class RequirementsCache {
 
   /**
    * Moves (or with `copy`, copies: ObtainOptions.copy) an install's folder in as the entry of
-   * `key`: staged, made the RTE's and read-only, then renamed.
+   * `key`: staged, made the RTE's and read-only, then renamed. What the copy left out (it changed
+   * under the copy: copy-tree.ts) is said in the job's output.
    */
-  private store(key: string, produced: string, details: Record<string, unknown>, copy: boolean): CacheEntry {
+  private async store(
+    key: string,
+    produced: string,
+    details: Record<string, unknown>,
+    copy: boolean,
+    say: (line: string) => void,
+  ): Promise<CacheEntry> {
     const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const copyIn = async () => {
+      for (const note of await copyTree(produced, staging)) say(`requirements: left out of the cache entry: ${note}`);
+    };
     try {
       try {
-        if (copy) copyTree(produced, staging);
+        if (copy) await copyIn();
         else fs.renameSync(produced, staging);
       } catch (error) {
         // The job's folder is on another file system than this one.
         if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-        copyTree(produced, staging);
+        await copyIn();
       }
       // The job's cleanup removes it too, should this fail.
       try {
@@ -427,22 +440,6 @@ function alive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-/**
- * Copies an installed tree: folders, files (each a new file, so a hard link or a descriptor held
- * on the original reaches nothing of the copy) and symbolic links as they are; a FIFO, a socket
- * or a device is left out (seal would remove it; copying a FIFO would wait on it).
- */
-export function copyTree(from: string, to: string): void {
-  fs.cpSync(from, to, {
-    recursive: true,
-    verbatimSymlinks: true,
-    filter: (source) => {
-      const st = fs.lstatSync(source);
-      return st.isDirectory() || st.isFile() || st.isSymbolicLink();
-    },
-  });
 }
 
 /**

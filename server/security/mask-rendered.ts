@@ -6,14 +6,23 @@
  * shown whole (attack 7 on issue 34). Printed inside a JSON string (`debug` of stdout_lines),
  * the same escapes are `\u001b[01;31m`, which a reader skips as easily.
  *
- * So the masker reads a second view of the text: JSON- and repr-escaped control characters
- * decoded (`\u001b`, `\\u001b`, `\x1b`), then every escape sequence and control character
- * taken out by the renderer's own definition (hiddenRanges in server/protocol/ansi.ts, line by
- * line as the app strips an OSC), each character of the view knowing where it came from. The
- * masker's patterns run over the view, each match marked character for character; each run of
- * marked characters is mapped back onto the text and masked there whole, from its first
- * character to its last, the escapes between its pieces included. Linear: one pass to build the
- * view, the masker's own passes over it, one pass to map back.
+ * So the masker reads two more views of the text, each character of a view knowing where it came
+ * from: the text as the app shows it (every escape sequence and control character taken out by
+ * the renderer's own definition, hiddenRanges in server/protocol/ansi.ts, line by line as the
+ * app strips an OSC), and the same after JSON- and repr-escaped control characters are decoded
+ * (`\u001b`, `\\u001b`, `\x1b`). Both, because neither alone is what a reader sees: the app
+ * decodes nothing and shows `\u001b` as six characters and what follows it as text, while the
+ * decoded view hides the sequence such an escape starts (`\u001bW` hides the `W`). With the
+ * decoded view alone, `\u001b` just before a secret with a real escape inside it hid the
+ * secret's first character from the view while the app showed the secret whole (attack 8). The
+ * raw view is the app's own rendering, so a secret the app shows whole is found there; the
+ * decoded one adds what a reader of JSON-escaped colours sees.
+ *
+ * The masker's patterns run over each view, each match marked character for character; each run
+ * of marked characters is mapped back onto the text as a range, the ranges of both views merged,
+ * and each merged range masked there whole, from its first character to its last, the escapes
+ * between its pieces included. Linear: one pass to build each view, the masker's own passes
+ * over it, one pass to merge and map back.
  */
 import { escapeCutAt, hiddenRanges } from "../protocol/ansi";
 
@@ -23,9 +32,13 @@ import { escapeCutAt, hiddenRanges } from "../protocol/ansi";
  */
 const ESCAPED_CONTROL = /\\{1,4}(?:u00|x)(?:0[0-8bBcCdDeEfF]|1[0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])/g;
 
-/** Text the view may differ in: a control character, or what may be one escaped. */
+/** Text the decoded view may differ in: a control character, or what may be one escaped. */
 // eslint-disable-next-line no-control-regex -- the renderer hides C0 and C1 control characters
 const MAY_HIDE = /[\x00-\x08\x0b-\x1f\x7f-\x9f]|\\(?:u00|x)[0-9a-fA-F]/;
+
+/** Text the raw view may differ in: a control character. */
+// eslint-disable-next-line no-control-regex -- the renderer hides C0 and C1 control characters
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
 
 /** The text as the app shows it, and for each of its characters where it starts and ends in the original. */
 export interface RenderedView {
@@ -36,9 +49,17 @@ export interface RenderedView {
   cut: number;
 }
 
-/** The view of `text` (see above); null when it is the text itself. */
-export function renderedView(text: string): RenderedView | null {
-  if (!MAY_HIDE.test(text)) return null;
+/**
+ * A view of `text` (see above): as the app shows it, or with `decode` as it shows the text once
+ * its escaped control characters are decoded; null when it is the text itself (with `decode`:
+ * also when nothing was decoded, the raw view then being the same).
+ */
+export function renderedView(text: string, decode: boolean): RenderedView | null {
+  if (!(decode ? MAY_HIDE : CONTROL).test(text)) return null;
+  // Nothing to decode: the decoded view is the raw one, already read (ordinary coloured output
+  // costs one view, not two).
+  ESCAPED_CONTROL.lastIndex = 0;
+  if (decode && !ESCAPED_CONTROL.test(text)) return null;
   // The escaped control characters decoded, each decoded character knowing its escape's span.
   let decoded = "";
   const decodedStart = new Int32Array(text.length + 1);
@@ -52,7 +73,7 @@ export function renderedView(text: string): RenderedView | null {
     decoded += text.slice(from, to);
   };
   ESCAPED_CONTROL.lastIndex = 0;
-  for (let found = ESCAPED_CONTROL.exec(text); found; found = ESCAPED_CONTROL.exec(text)) {
+  for (let found = decode ? ESCAPED_CONTROL.exec(text) : null; found; found = ESCAPED_CONTROL.exec(text)) {
     copy(found.index);
     decodedStart[decoded.length] = found.index;
     decodedEnd[decoded.length] = found.index + found[0].length;
@@ -120,30 +141,64 @@ function freeMarker(text: string, reserved: Uint8Array): string | null {
 }
 
 /**
- * `text` with every secret the view of it shows masked: `mark(view, marker)` is the masker over
- * the view with each matched character replaced by `marker` (the same length). Each run of
- * marked characters becomes `mask` over the original, from where its first character starts to
- * where its last one ends. `reserved`: markersIn of the secrets, never a marker.
+ * Where in `text` the masker finds a secret `view` shows: for each run of marked characters,
+ * from where its first character starts to where its last one ends, in order. Null when what
+ * is shown is not known (no marker: a text of every private-use character; or a masker that
+ * changed a length).
  */
-export function maskRendered(text: string, mask: string, reserved: Uint8Array, mark: (view: string, marker: string) => string): string {
-  const view = renderedView(text);
-  if (!view) return text;
+function rangesIn(view: RenderedView, reserved: Uint8Array, mark: (view: string, marker: string) => string): number[] | null {
   const marker = freeMarker(view.text, reserved);
-  // No marker (a text of every private-use character) or a masker that changed a length: what
-  // is shown is not known, the text goes masked whole.
-  if (marker === null) return mask;
+  if (marker === null) return null;
   const marked = mark(view.text, marker);
-  if (marked.length !== view.text.length) return mask;
-  let out = "";
-  let done = 0;
+  if (marked.length !== view.text.length) return null;
+  const ranges: number[] = [];
   for (let at = marked.indexOf(marker); at !== -1;) {
     let next = at;
     while (next < marked.length && marked[next] === marker) next++;
-    out += text.slice(done, view.start[at]!) + mask;
-    done = view.end[next - 1]!;
+    ranges.push(view.start[at]!, view.end[next - 1]!);
     at = marked.indexOf(marker, next);
   }
-  return done === 0 ? text : out + text.slice(done);
+  return ranges;
+}
+
+/**
+ * `text` with every secret either view of it shows masked: `mark(view, marker)` is the masker
+ * over a view with each matched character replaced by `marker` (the same length). The ranges
+ * of both views (see rangesIn), merged where they overlap or touch, each become `mask` over the
+ * original. `reserved`: markersIn of the secrets, never a marker.
+ */
+export function maskRendered(text: string, mask: string, reserved: Uint8Array, mark: (view: string, marker: string) => string): string {
+  const found: number[][] = [];
+  for (const decode of [false, true]) {
+    const view = renderedView(text, decode);
+    if (!view) continue;
+    const ranges = rangesIn(view, reserved, mark);
+    // What is shown is not known: the text goes masked whole.
+    if (ranges === null) return mask;
+    if (ranges.length > 0) found.push(ranges);
+  }
+  if (found.length === 0) return text;
+  // Each view's ranges are in order and apart; merged as two sorted lists (linear).
+  const [first = [], second = []] = found;
+  let out = "";
+  let done = -1;
+  let i = 0;
+  let j = 0;
+  while (i < first.length || j < second.length) {
+    const fromFirst = j >= second.length || (i < first.length && first[i]! <= second[j]!);
+    const list = fromFirst ? first : second;
+    const at = fromFirst ? i : j;
+    const start = list[at]!;
+    const end = list[at + 1]!;
+    if (fromFirst) i += 2;
+    else j += 2;
+    if (start <= done) done = Math.max(done, end);
+    else {
+      out += text.slice(Math.max(done, 0), start) + mask;
+      done = end;
+    }
+  }
+  return out + text.slice(done);
 }
 
 /**
@@ -163,9 +218,12 @@ const PENDING_ESCAPES = 16 * 1024;
  */
 export function pendingRendered(text: string, pendingOf: (view: string) => number, longest: number): number {
   const tail = text.length > longest + PENDING_ESCAPES ? text.slice(-(longest + PENDING_ESCAPES)) : text;
-  const view = renderedView(tail);
-  if (!view) return 0;
-  const held = pendingOf(view.text);
-  const from = held > 0 ? Math.min(view.start[view.text.length - held]!, view.cut) : view.cut;
+  let from = tail.length;
+  for (const decode of [false, true]) {
+    const view = renderedView(tail, decode);
+    if (!view) continue;
+    const held = pendingOf(view.text);
+    from = Math.min(from, held > 0 ? Math.min(view.start[view.text.length - held]!, view.cut) : view.cut);
+  }
   return tail.length - from;
 }

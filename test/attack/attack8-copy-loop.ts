@@ -6,14 +6,15 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { copyTree } from "../../server/rte/requirements-cache";
+import { copyTree } from "../../server/rte/copy-tree";
 
 const [tree, scratch, copies] = [process.argv[2]!, process.argv[3]!, Number(process.argv[4] ?? 1000)];
+// Each copy awaited, as the RTE does: a copy that never ends leaves `done` unprinted.
 for (let i = 0; i < copies; i++) {
   process.stdout.write(`copy ${i}\n`);
   const to = path.join(scratch, `copy-${i}`);
   try {
-    copyTree(tree, to);
+    await copyTree(tree, to);
   } catch {
     // The swap made it fail (ENOENT, EINVAL): the install would fail, not hang.
   }

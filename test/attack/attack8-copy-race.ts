@@ -1,5 +1,5 @@
 /**
- * Attack 8 on issue 34: copyTree (server/rte/requirements-cache.ts, ObtainOptions.copy: installs
+ * Attack 8 on issue 34: copyTree (server/rte/copy-tree.ts, ObtainOptions.copy: installs
  * without the sandbox) reads the install's tree by path, as the RTE's user (root), while a process
  * of the install's user that the leftover search does not find (environment cleared, cwd /, no
  * descriptor kept in the job folder) swaps an installed file between a regular file and a symbolic
@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { copyTree } from "../../server/rte/requirements-cache";
+import { copyTree } from "../../server/rte/copy-tree";
 import { installProcesses } from "../../server/rte/install-leftovers";
 
 const copies = Number(process.argv[2] ?? 50);
@@ -42,7 +42,7 @@ let failed = 0;
 for (let i = 0; i < copies; i++) {
   const to = path.join(scratch, `copy-${i}`);
   try {
-    copyTree(tree, to);
+    await copyTree(tree, to);
   } catch {
     failed++;
     fs.rmSync(to, { recursive: true, force: true });

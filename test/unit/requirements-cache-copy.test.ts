@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { endInstallLeftovers, installProcesses } from "../../server/rte/install-leftovers";
+import { copyTree } from "../../server/rte/copy-tree";
 import { RequirementsCache } from "../../server/rte/requirements-cache";
 
 const temps: string[] = [];
@@ -71,6 +72,36 @@ describe("RequirementsCache.obtain with copy (an install without the sandbox)", 
     expect(fs.readdirSync(path.join(entry.folder, "collections"))).toEqual([]);
     expect(fs.readlinkSync(path.join(entry.folder, "link"))).toBe("collections");
     expect(fs.existsSync(produced)).toBe(false);
+  });
+});
+
+describe("copyTree", () => {
+  it("copies files from their descriptors whole (past one read's chunk), with their exec bit and times; links as links; FIFOs left out", async () => {
+    const root = scratch();
+    const from = path.join(root, "from");
+    fs.mkdirSync(path.join(from, "bin", "deep"), { recursive: true });
+    const big = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 17 }, (_, i) => (i * 31) % 251));
+    fs.writeFileSync(path.join(from, "bin", "deep", "big.bin"), big);
+    fs.writeFileSync(path.join(from, "bin", "tool"), "#!/bin/sh\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(from, "empty"), "");
+    fs.utimesSync(path.join(from, "bin", "tool"), 1_000_000, 1_000_000);
+    fs.symlinkSync("bin/tool", path.join(from, "link"));
+    await execa("mkfifo", [path.join(from, "bin", "fifo")]);
+    const to = path.join(root, "to");
+    expect(await copyTree(from, to)).toEqual([]);
+    expect(fs.readFileSync(path.join(to, "bin", "deep", "big.bin")).equals(big)).toBe(true);
+    expect(fs.statSync(path.join(to, "bin", "tool")).mode & 0o111).not.toBe(0);
+    expect(fs.statSync(path.join(to, "bin", "tool")).mtimeMs).toBe(1_000_000_000);
+    expect(fs.readFileSync(path.join(to, "empty"), "utf8")).toBe("");
+    expect(fs.readlinkSync(path.join(to, "link"))).toBe("bin/tool");
+    expect(fs.readdirSync(path.join(to, "bin")).sort()).toEqual(["deep", "tool"]);
+  });
+
+  it("refuses a tree whose top is a link (the walk never starts through one)", async () => {
+    const root = scratch();
+    fs.mkdirSync(path.join(root, "real"));
+    fs.symlinkSync("real", path.join(root, "from"));
+    await expect(copyTree(path.join(root, "from"), path.join(root, "to"))).rejects.toThrow(/ELOOP|ENOTDIR/);
   });
 });
 

@@ -8,7 +8,11 @@
  * never comes. It is synchronous, in the RTE's only thread: every job of the runner, its
  * heartbeats and its link to the app stop with it, for good.
  *
- * Seen on today's code: the copy loop (attack8-copy-loop.ts, copyTree of a one-file tree, as
+ * Fixed: copyTree (now server/rte/copy-tree.ts) is asynchronous and opens files
+ * O_NOFOLLOW|O_NONBLOCK, reading only a regular file (fstat of the descriptor). This test on the
+ * code before the fix: stopped at copy 194, not done after 120 s.
+ *
+ * Seen on the code of the attack: the copy loop (attack8-copy-loop.ts, copyTree of a one-file tree, as
  * root, the swapper as playform-run) stopped at copy 561, 2.7 s in (a first try), and at copy 6 in
  * this test (not done after 120 s). Needs root and the user playform-run (skipped otherwise).
  */
@@ -18,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 
-const ATTACK = path.resolve(import.meta.dirname, "../../attack");
+const ATTACK = path.resolve(import.meta.dirname, "../attack");
 const COPIES = 5000;
 const passwd = fs.readFileSync("/etc/passwd", "utf8");
 const user = Number(/^playform-run:[^:]*:(\d+):/m.exec(passwd)?.[1] ?? NaN);

@@ -9,13 +9,16 @@
  * the OSC up to the real ESC), the secret is found in neither the text nor the view, and the app
  * shows `password: \u001bWr4ngl3r-s3cret-7f2a9c` whole.
  *
- * Seen on today's code: 756 of 924 cases shown whole (11 prefixes x 4 inner escapes x 21 inner
+ * Fixed: the masker reads the raw view too (the text as the app shows it, nothing decoded) and
+ * masks a secret found in either view (mask-rendered.ts).
+ *
+ * Seen before the fix: 756 of 924 cases shown whole (11 prefixes x 4 inner escapes x 21 inner
  * positions): every position for each of the 9 prefixes below; `\u0007` and a terminated OSC
  * (`\u001b]0;t\u0007`) before the secret held.
  */
 import { describe, expect, it } from "vitest";
-import { parseAnsi, stripAnsi } from "../../../server/protocol/ansi";
-import { createMasker } from "../../../server/security/mask";
+import { parseAnsi, stripAnsi } from "../../server/protocol/ansi";
+import { createMasker } from "../../server/security/mask";
 
 const secret = "Wr4ngl3r-s3cret-7f2a9c";
 const mask = createMasker([secret]);

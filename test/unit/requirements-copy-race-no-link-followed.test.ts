@@ -10,7 +10,11 @@
  * RTE's, 0644: readable by every playbook that uses the entry. docs/security.md says such a
  * process "can reach the job's old tree only, not the entry".
  *
- * Seen on today's code (`npx tsx test/attack/attack8-copy-race.ts`, root, the swapper as
+ * Fixed: copyTree (now server/rte/copy-tree.ts) opens each file O_NOFOLLOW|O_NONBLOCK and reads
+ * only what fstat of that descriptor says is a regular file; folders through their descriptors.
+ * This test on the code before the fix: 71 of 3,000 copies held the root-only bytes.
+ *
+ * Seen on the code of the attack (`npx tsx test/attack/attack8-copy-race.ts`, root, the swapper as
  * playform-run, uid 999): the swapper is not found by installProcesses; 6 of 2,000 copies of a
  * one-file tree and 5 of 1,000 of a four-file tree held the root-only file's bytes as a regular
  * file (and 4 and 13 copies failed on the swap: ENOENT/EINVAL, the install then fails).
@@ -21,10 +25,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { installProcesses } from "../../../server/rte/install-leftovers";
-import { copyTree } from "../../../server/rte/requirements-cache";
+import { installProcesses } from "../../server/rte/install-leftovers";
+import { copyTree } from "../../server/rte/copy-tree";
 
-const SWAPPER = path.resolve(import.meta.dirname, "../../attack/attack8-copy-race.py");
+const SWAPPER = path.resolve(import.meta.dirname, "../attack/attack8-copy-race.py");
 const COPIES = 3000;
 const passwd = fs.readFileSync("/etc/passwd", "utf8");
 const user = Number(/^playform-run:[^:]*:(\d+):/m.exec(passwd)?.[1] ?? NaN);
@@ -60,7 +64,7 @@ it.skipIf(!root)(
       for (let i = 0; i < COPIES; i++) {
         const to = path.join(scratch, `copy-${i}`);
         try {
-          copyTree(tree, to);
+          await copyTree(tree, to);
           const file = path.join(to, "f000.txt");
           if (fs.lstatSync(file).isFile() && fs.readFileSync(file, "utf8") === "runner-secret-bytes") stolen++;
         } catch {
