@@ -9,17 +9,18 @@ import { apiClient, type ApiClient } from "../support/api";
 import { adminToken, dbQuery, startPlayform, storedSeqs, type RunningPlayform } from "../support/playform";
 import { waitFor } from "../support/wait";
 
-/** Processes under `pid` that are not zombies (a zombie waits for its frozen parent to reap it). */
-function liveDescendants(pid: number): number {
-  const rows = execFileSync("ps", ["-e", "-o", "pid=,ppid=,stat="], { encoding: "utf8" })
+/** The processes under `pid` that are not zombies (a zombie waits for its frozen parent to reap it). */
+function liveDescendants(pid: number): { pid: number; args: string }[] {
+  const rows = execFileSync("ps", ["-e", "-o", "pid=,ppid=,stat=,args="], { encoding: "utf8" })
     .trim()
     .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .map(([p, pp, stat]) => ({ pid: Number(p), ppid: Number(pp), zombie: (stat ?? "").startsWith("Z") }));
-  let live = 0;
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s*(.*)$/.exec(line))
+    .filter((match) => match !== null)
+    .map(([, p, pp, stat, args]) => ({ pid: Number(p), ppid: Number(pp), zombie: stat.startsWith("Z"), args }));
+  const live: { pid: number; args: string }[] = [];
   for (let parents = [pid]; parents.length > 0;) {
     const children = rows.filter((row) => parents.includes(row.ppid));
-    live += children.filter((child) => !child.zombie).length;
+    live.push(...children.filter((child) => !child.zombie));
     parents = children.map((child) => child.pid);
   }
   return live;
@@ -49,6 +50,13 @@ it("abandons the jobs of a silent runner instance, and a late end does not chang
       .split("\n")[0],
   );
   expect(rtePid).toBeGreaterThan(0);
+  // Freeze it only once the playbook is past its start: at start, playbook-init.py reads the
+  // job's hidden values from a pipe the RTE writes and closes, and an RTE frozen before the
+  // close leaves it waiting for good (CI saw that on a loaded machine). hello-world's second
+  // task runs `sleep 2`: seen, the playbook is well under way and runs on by itself.
+  await waitFor("hello-world's `sleep 2` task to run", () => liveDescendants(rtePid).some((child) => child.args === "sleep 2"), {
+    intervalMs: 20,
+  });
   process.kill(rtePid, "SIGSTOP");
   frozen = rtePid;
 
@@ -59,7 +67,10 @@ it("abandons the jobs of a silent runner instance, and a late end does not chang
   // The playbook runs on while its RTE is frozen. Wake the RTE only once it has ended: woken
   // before (a slow, busy machine), the RTE hears the job was abandoned and aborts it, and its
   // end is an abort, not the success this test is about.
-  await waitFor("the frozen RTE's playbook to end", () => liveDescendants(rtePid) === 0, { timeoutMs: 120_000 });
+  await waitFor("the frozen RTE's playbook to end", () => liveDescendants(rtePid).length === 0, {
+    timeoutMs: 120_000,
+    details: () => JSON.stringify(liveDescendants(rtePid)),
+  });
 
   // The RTE wakes up and reports the job's real end, which it spooled while frozen: the app
   // stores it, complete and once, and the job stays abandoned.
