@@ -16,7 +16,7 @@ function liveDescendants(pid: number): { pid: number; args: string }[] {
     .split("\n")
     .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s*(.*)$/.exec(line))
     .filter((match) => match !== null)
-    .map(([, p, pp, stat, args]) => ({ pid: Number(p), ppid: Number(pp), zombie: stat.startsWith("Z"), args }));
+    .map(([, p, pp, stat, args]) => ({ pid: Number(p), ppid: Number(pp), zombie: (stat ?? "").startsWith("Z"), args: args ?? "" }));
   const live: { pid: number; args: string }[] = [];
   for (let parents = [pid]; parents.length > 0;) {
     const children = rows.filter((row) => parents.includes(row.ppid));
