@@ -84,6 +84,15 @@ export function HostsClient() {
                     <Link href={`/hosts/${encodeURIComponent(host.name)}`} className="text-indigo-600 hover:underline">
                       {host.name}
                     </Link>
+                    {host.drift && (
+                      <span
+                        className="ml-2 rounded bg-orange-100 px-1.5 py-0.5 font-sans text-[11px] font-medium text-orange-900"
+                        title={`A drift check of ${host.drift.forms.join(", ")} finds changes on it (newest: job #${host.drift.jobId})`}
+                        data-testid="host-drifted"
+                      >
+                        drifted since {formatWhen(host.drift.since)}
+                      </span>
+                    )}
                   </td>
                   <td className="px-4 py-2 text-xs whitespace-nowrap">
                     <span className="flex items-center gap-2">

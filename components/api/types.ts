@@ -231,7 +231,7 @@ export type SourceSyncResult = SyncResult;
 export type AuditEvent = AuditEventView;
 export type AuditOutcome = AuditEventView["outcome"];
 export type { AuditPage } from "@/server/data/audit";
-export type { HostSummary, HostRunView, HostResult } from "@/server/jobs/hosts";
+export type { HostSummary, HostRunView, HostResult, HostDetailDrift } from "@/server/jobs/hosts";
 /** A personal API token as listed (never its secret). */
 export type { PersonalTokenView as PersonalToken } from "@/server/data/auth-tokens";
 

@@ -1,6 +1,6 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { apiFetch } from "@/components/api/client";
-import type { HostRunView, HostSummary } from "@/components/api/types";
+import type { HostDetailDrift, HostRunView, HostSummary } from "@/components/api/types";
 import { queryKeys } from "./query-keys";
 
 export interface HostListPage {
@@ -9,7 +9,7 @@ export interface HostListPage {
 }
 
 export interface HostDetailPage {
-  host: HostSummary;
+  host: Omit<HostSummary, "drift"> & { drift: HostDetailDrift | null };
   runs: HostRunView[];
   nextCursor: string | null;
 }

@@ -19,6 +19,8 @@ export interface NewScheduleRequest {
   cron: string;
   timezone: string;
   overlap: "skip" | "queue";
+  /** "drift": each tick is a drift check (--check --diff) that marks the hosts it finds changes on. */
+  mode: "run" | "drift";
 }
 
 export type ScheduleChange = { kind: "enable"; id: number; enabled: boolean } | { kind: "delete"; id: number };
@@ -44,11 +46,11 @@ export function useScheduleChange() {
   });
 }
 
-/** Change when a schedule runs (PATCH /api/schedules/ID with cron, time zone, overlap); the list is reloaded afterwards. */
+/** Change when and how a schedule runs (PATCH /api/schedules/ID with cron, time zone, overlap, mode); the list is reloaded afterwards. */
 export function useUpdateScheduleTiming(id: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (timing: Pick<NewScheduleRequest, "cron" | "timezone" | "overlap">) =>
+    mutationFn: (timing: Pick<NewScheduleRequest, "cron" | "timezone" | "overlap" | "mode">) =>
       apiFetch<{ schedule: Schedule }>(`/api/schedules/${id}`, { method: "PATCH", body: timing }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: queryKeys.schedules() }),
   });

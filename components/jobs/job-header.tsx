@@ -69,6 +69,7 @@ export function JobHeader({ job }: { job: Job }) {
               <Link href="/schedules" className="text-indigo-600 hover:underline">
                 schedule #{job.launchedBy.schedule}
               </Link>
+              {job.drift && " as a drift check: check mode with diffs; the hosts it finds changes on are marked drifted"}
             </p>
           )}
           {job.statusReason && (

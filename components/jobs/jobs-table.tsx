@@ -27,7 +27,25 @@ function jobColumns(now: number, progress: RowProgress): Column<Job>[] {
         </Link>
       ),
     },
-    { key: "form", header: "Form", className: "font-medium text-zinc-900", cell: (job) => job.form },
+    {
+      key: "form",
+      header: "Form",
+      className: "font-medium text-zinc-900",
+      cell: (job) => (
+        <>
+          {job.form}
+          {job.drift && (
+            <span
+              className="ml-2 rounded bg-orange-100 px-1.5 py-0.5 text-[11px] font-medium text-orange-900"
+              title="A drift check: check mode with diffs, launched by a schedule in drift mode"
+              data-testid="job-drift"
+            >
+              drift check
+            </span>
+          )}
+        </>
+      ),
+    },
     {
       key: "status",
       header: "Status",

@@ -38,6 +38,7 @@ export interface ScheduleTiming {
   cron: string;
   timezone: string;
   overlap: "skip" | "queue";
+  mode: "run" | "drift";
 }
 
 /** When a schedule runs: its cron, time zone and what a tick does while the last run is busy. Shared by "Schedule…" and Edit. */
@@ -74,6 +75,16 @@ export function ScheduleTimingFields({
           onChange={(e) => onChange({ ...timing, overlap: e.target.checked ? "queue" : "skip" })}
         />
         Launch even while the previous run still waits or runs
+      </label>
+      <label className="flex items-start gap-2 text-sm text-zinc-800">
+        <input
+          type="checkbox"
+          className="mt-1"
+          checked={timing.mode === "drift"}
+          onChange={(e) => onChange({ ...timing, mode: e.target.checked ? "drift" : "run" })}
+          data-testid="schedule-drift-input"
+        />
+        <span>Drift check: run in check mode with diffs, changing nothing, and mark the hosts it would change as drifted (Hosts page)</span>
       </label>
     </>
   );
@@ -117,7 +128,12 @@ function ScheduleDialog({
   onClose: () => void;
 }) {
   const create = useCreateSchedule();
-  const [timing, setTiming] = useState<ScheduleTiming>(() => ({ cron: "0 6 * * *", timezone: browserTimeZone(), overlap: "skip" }));
+  const [timing, setTiming] = useState<ScheduleTiming>(() => ({
+    cron: "0 6 * * *",
+    timezone: browserTimeZone(),
+    overlap: "skip",
+    mode: "run",
+  }));
   const [saved, setSaved] = useState<Schedule | null>(null);
   const fields = create.error instanceof ApiError ? (create.error.fields ?? {}) : {};
 

@@ -48,6 +48,11 @@ function ScheduleRow({ schedule, showOwner }: { schedule: Schedule; showOwner: b
           </code>
           <span className="text-xs text-zinc-500">{schedule.timezone}</span>
           <span className="text-xs text-zinc-500">{schedule.overlap === "queue" ? "queues while busy" : "skips while busy"}</span>
+          {schedule.mode === "drift" && (
+            <span className="rounded bg-orange-100 px-1.5 py-0.5 text-xs text-orange-900" data-testid="schedule-drift">
+              drift check
+            </span>
+          )}
           {showOwner && schedule.owner && <span className="text-xs text-zinc-500">by {schedule.owner}</span>}
           {!schedule.enabled && <span className="rounded bg-amber-100 px-1.5 py-0.5 text-xs text-amber-800">paused</span>}
         </div>
@@ -108,12 +113,17 @@ function ScheduleRow({ schedule, showOwner }: { schedule: Schedule; showOwner: b
 }
 
 /**
- * Edit: when the schedule runs (cron, time zone, overlap). The values it launches with are the
+ * Edit: when and how the schedule runs (cron, time zone, overlap, drift check or run). The values it launches with are the
  * ones saved from the form page; to change those, schedule the form again and delete this one.
  */
 function EditTimingDialog({ schedule, onClose }: { schedule: Schedule; onClose: () => void }) {
   const update = useUpdateScheduleTiming(schedule.id);
-  const [timing, setTiming] = useState<ScheduleTiming>({ cron: schedule.cron, timezone: schedule.timezone, overlap: schedule.overlap });
+  const [timing, setTiming] = useState<ScheduleTiming>({
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+    overlap: schedule.overlap,
+    mode: schedule.mode,
+  });
   const fields = update.error instanceof ApiError ? (update.error.fields ?? {}) : {};
   return (
     <ScheduleModal label={`Edit schedule #${schedule.id} (${schedule.form})`}>

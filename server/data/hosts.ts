@@ -9,13 +9,16 @@
  *   in jobs they may not read is not there for them. The scope is copied onto the rows (the job's
  *   launcher and form), so no read joins Job.
  * - Paged by key: the host list by name, a host's runs by (finishedAt, jobId) newest first.
+ * - A drift check's rows also move its hosts' drift (HostDrift, server/jobs/drift.ts), in the
+ *   same transaction.
  */
 import { databaseProvider, getDb } from "./db";
-import type { Prisma } from "./generated/sqlite/client";
+import { Prisma } from "./generated/sqlite/client";
 import type { JobStatus } from "./jobs";
 import type { RecapHostRow } from "../recap/types";
 import type { JobScope } from "./job-scope";
 import { isUniqueViolation } from "./unique";
+import { nextDriftState, type DriftState, type DriftTask } from "../recap/drift";
 
 /** The PLAY RECAP counters of one host in one run. */
 export type HostRunCounts = Omit<RecapHostRow, "host">;
@@ -44,13 +47,27 @@ export interface JobForHosts {
   status: JobStatus;
   finishedAt: Date | null;
   lastSeq: number;
+  /** A drift check (server/jobs/drift.ts). */
+  drift: boolean;
 }
 
 export async function findJobForHosts(jobId: number): Promise<JobForHosts | null> {
   return getDb().job.findUnique({
     where: { id: jobId },
-    select: { id: true, kind: true, formName: true, userId: true, status: true, finishedAt: true, lastSeq: true },
+    select: { id: true, kind: true, formName: true, userId: true, status: true, finishedAt: true, lastSeq: true, drift: true },
   });
+}
+
+/** What a drift check's hosts write also needs: each host's drift tasks, and whether the check ran to its end. */
+export interface DriftInput {
+  tasksByHost: ReadonlyMap<string, DriftTask[]>;
+  complete: boolean;
+}
+
+/** What a write did: nothing (the job moved on), or the rows written, with the hosts a drift check found newly drifted. */
+export interface HostsWrite {
+  written: boolean;
+  newlyDrifted: string[];
 }
 
 /**
@@ -60,23 +77,36 @@ export async function findJobForHosts(jobId: number): Promise<JobForHosts | null
  * same new host, at once: the loser's unique violation is tried once more, when the winner's
  * rows are there.
  */
-export async function replaceJobHosts(job: JobForHosts, finishedAt: Date, rows: readonly HostRunInput[], options: unknown): Promise<boolean> {
+export async function replaceJobHosts(
+  job: JobForHosts,
+  finishedAt: Date,
+  rows: readonly HostRunInput[],
+  options: unknown,
+  drift?: DriftInput,
+): Promise<HostsWrite> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await writeJobHosts(job, finishedAt, rows, options);
+      return await writeJobHosts(job, finishedAt, rows, options, drift);
     } catch (error) {
       if (!isUniqueViolation(error) || attempt === 2) throw error;
     }
   }
 }
 
-async function writeJobHosts(job: JobForHosts, finishedAt: Date, rows: readonly HostRunInput[], options: unknown): Promise<boolean> {
+async function writeJobHosts(
+  job: JobForHosts,
+  finishedAt: Date,
+  rows: readonly HostRunInput[],
+  options: unknown,
+  drift: DriftInput | undefined,
+): Promise<HostsWrite> {
   return getDb().$transaction(async (tx) => {
     const marked = await tx.job.updateMany({
       where: { id: job.id, status: job.status, lastSeq: job.lastSeq },
       data: { hostsRecorded: true },
     });
-    if (marked.count === 0) return false;
+    if (marked.count === 0) return { written: false, newlyDrifted: [] };
+    const newlyDrifted: string[] = [];
     await tx.hostRun.deleteMany({ where: { jobId: job.id } });
     for (let start = 0; start < rows.length; start += WRITE_BATCH) {
       const batch = rows.slice(start, start + WRITE_BATCH);
@@ -95,9 +125,41 @@ async function writeJobHosts(job: JobForHosts, finishedAt: Date, rows: readonly 
           options: options === null ? undefined : (options as Prisma.InputJsonValue),
         })),
       });
+      if (job.drift && drift) newlyDrifted.push(...(await writeDrift(tx, job, finishedAt, batch, drift)));
     }
-    return true;
+    return { written: true, newlyDrifted };
   });
+}
+
+type Tx = Parameters<Parameters<ReturnType<typeof getDb>["$transaction"]>[0]>[0];
+
+/** Moves the drift of a check's hosts (server/jobs/drift.ts); returns the hosts it newly marks drifted. */
+async function writeDrift(tx: Tx, job: JobForHosts, finishedAt: Date, rows: readonly HostRunInput[], drift: DriftInput): Promise<string[]> {
+  const stored = await tx.hostDrift.findMany({ where: { formName: job.formName, host: { in: rows.map((row) => row.host) } } });
+  const previous = new Map(stored.map((row) => [row.host, { ...row, tasks: (row.tasks ?? null) as DriftTask[] | null } satisfies DriftState]));
+  const newly: string[] = [];
+  for (const row of rows) {
+    const before = previous.get(row.host) ?? null;
+    const after = nextDriftState(before, {
+      jobId: job.id,
+      finishedAt,
+      userId: job.userId,
+      complete: drift.complete,
+      changed: row.changed,
+      failed: row.failed,
+      unreachable: row.unreachable,
+      tasks: drift.tasksByHost.get(row.host) ?? [],
+    });
+    if (!after) continue;
+    if (after.sinceJobId === job.id && (before?.since == null || before.sinceJobId === job.id)) newly.push(row.host);
+    const data = { ...after, tasks: after.tasks === null ? Prisma.DbNull : (after.tasks as unknown as Prisma.InputJsonValue) };
+    await tx.hostDrift.upsert({
+      where: { host_formName: { host: row.host, formName: job.formName } },
+      create: { host: row.host, formName: job.formName, ...data },
+      update: data,
+    });
+  }
+  return newly;
 }
 
 /** Rows per statement: well under both databases' limits on bound values. */
@@ -225,6 +287,41 @@ export async function listHostRuns(scope: JobScope, host: string, query: { befor
     select: RUN_SELECT,
   });
   return rows.map(toStored);
+}
+
+/** A host's drift for one form, as stored (server/recap/drift.ts), when it is drifted. */
+export interface StoredDrift {
+  host: string;
+  formName: string;
+  since: Date;
+  sinceJobId: number;
+  jobId: number;
+  tasks: DriftTask[];
+}
+
+/**
+ * The drifts of `hosts` the reader may see: those whose newest check that found changes is a
+ * job in their scope (its launcher, a form they observe). Newest check first.
+ */
+export async function listHostDrifts(scope: JobScope, hosts: readonly string[]): Promise<StoredDrift[]> {
+  if (hosts.length === 0) return [];
+  const inScope = scope.all
+    ? {}
+    : scope.formNames.length === 0
+      ? { userId: scope.userId }
+      : { OR: [{ userId: scope.userId }, { formName: { in: [...scope.formNames] } }] };
+  const rows = await getDb().hostDrift.findMany({
+    where: { AND: [{ host: { in: [...hosts] }, since: { not: null } }, inScope] },
+    orderBy: [{ jobId: "desc" }],
+  });
+  return rows.map((row) => ({
+    host: row.host,
+    formName: row.formName,
+    since: row.since!,
+    sinceJobId: row.sinceJobId!,
+    jobId: row.jobId!,
+    tasks: Array.isArray(row.tasks) ? (row.tasks as unknown as DriftTask[]) : [],
+  }));
 }
 
 /**

@@ -167,6 +167,7 @@ const jobViewSelect = {
   sourceName: true,
   sourceCommit: true,
   scheduleId: true,
+  drift: true,
   plan: true,
   environment: true,
   ...jobInclude,

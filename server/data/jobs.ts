@@ -39,6 +39,8 @@ export interface JobView {
   source: { name: string; commit: string } | null;
   /** What launched the job when no person did: a schedule (server/schedules). */
   launchedBy: { schedule: number } | null;
+  /** A drift check (a schedule in drift mode, server/recap/drift.ts). */
+  drift: boolean;
   /** What the job runs, frozen at launch (server/jobs/plan.ts); null for jobs launched before plans. */
   plan: JobPlanView | null;
 }
@@ -67,6 +69,7 @@ type JobRow = {
   sourceName: string | null;
   sourceCommit: string | null;
   scheduleId: number | null;
+  drift: boolean;
   plan: unknown;
   environment: unknown;
   runner: { name: string } | null;
@@ -104,6 +107,7 @@ export function toView(row: JobRow): JobView {
     outputTruncated: row.outputTruncated,
     source: row.sourceName && row.sourceCommit ? { name: row.sourceName, commit: row.sourceCommit } : null,
     launchedBy: row.scheduleId === null ? null : { schedule: row.scheduleId },
+    drift: row.drift,
     plan: planViewOf(row.plan),
   };
 }
@@ -129,6 +133,8 @@ export interface NewJob {
   sourceCommit?: string | null;
   /** The schedule that launched it. */
   scheduleId?: number | null;
+  /** A drift check (server/recap/drift.ts). */
+  drift?: boolean;
   /** What it runs, frozen now (server/jobs/plan.ts); launches always give one. */
   plan?: unknown;
   /** What the run is comparable with (server/jobs/run-kind.ts); null for a preview. */
@@ -172,6 +178,7 @@ export async function createJob(
     sourceName: input.sourceName ?? null,
     sourceCommit: input.sourceCommit ?? null,
     scheduleId: input.scheduleId ?? null,
+    drift: input.drift ?? false,
     ...(input.plan === undefined ? {} : { plan: input.plan as object }),
     runKey: input.runKey ?? null,
     idempotencyKey: input.idempotencyKey ?? null,

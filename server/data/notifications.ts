@@ -108,7 +108,10 @@ export async function listJobsMissingDeliveries(
   until: Date,
   limit: number,
 ): Promise<{ jobId: number; event: NotifyEvent }[]> {
-  const finals = [...targets.keys()].filter((event) => event !== "approval");
+  // A drift is not a status: its notification is enqueued right after the check's hosts are
+  // written (server/jobs/hosts.ts). A node stopped between the two loses it; the drift itself
+  // is stored and shown.
+  const finals = [...targets.keys()].filter((event): event is "success" | "failed" | "abandoned" => event !== "approval" && event !== "drift");
   const moved = [
     ...(finals.length > 0 ? [{ status: { in: finals }, finishedAt: { gte: since, lte: until } }] : []),
     ...(targets.has("approval") ? [{ status: "approval" as const, createdAt: { gte: since, lte: until } }] : []),

@@ -16,6 +16,7 @@ export interface ScheduleRow {
   cron: string;
   timezone: string;
   overlap: string;
+  mode: string;
   enabled: boolean;
   pausedReason: string | null;
   ownerId: string;
@@ -34,6 +35,7 @@ export interface ScheduleData {
   cron: string;
   timezone: string;
   overlap: string;
+  mode: string;
   enabled: boolean;
   pausedReason: string | null;
   /** Undefined in a change: left as it is (a tick the scheduler just claimed must not come back). */

@@ -5,7 +5,11 @@
 import { z } from "zod";
 import { credentialNameSchema } from "../credentials/kinds";
 
-export const NOTIFY_EVENTS = ["success", "failed", "abandoned", "approval"] as const;
+/**
+ * A job's end (success, failed, abandoned), its wait for an approver (approval), or a drift
+ * check that found hosts newly drifted (drift, server/recap/drift.ts).
+ */
+export const NOTIFY_EVENTS = ["success", "failed", "abandoned", "approval", "drift"] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 export const NOTIFY_CHANNELS = ["webhook", "email"] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];

@@ -12,6 +12,8 @@
  *   wrote them, or whose recap changed because items arrived after the end.
  * - Read in the reader's scope (server/access/policy.ts jobScopeOf): a host seen only in runs
  *   they may not read is a 404, as an unknown one.
+ * - A drift check's hosts also move their drift (server/recap/drift.ts): its diff lines are read
+ *   from the check's events; hosts it newly finds drifted send the form's `drift` notification.
  */
 import { DomainError } from "../errors";
 import { jobScopeOf, type Viewer } from "../access/policy";
@@ -21,14 +23,20 @@ import {
   firstTaskLines,
   latestHostRun,
   listHostNames,
+  listHostDrifts,
   listHostRuns,
   listJobsMissingHosts,
   markHostsRecorded,
   replaceJobHosts,
   type HostRunInput,
+  type DriftInput,
   type HostRunPosition,
+  type StoredDrift,
   type StoredHostRun,
 } from "../data/hosts";
+import { diffsByHost, driftTasksOf, type DriftTask } from "../recap/drift";
+import { loadJobEvents } from "./events";
+import { enqueueJobNotifications } from "./notify";
 import { ADVISORY_LOCKS, withAdvisoryLock } from "../data/advisory-lock";
 import { loggerFor } from "../logging/logger";
 import type { Recap, RecapHostRow } from "../recap/types";
@@ -93,10 +101,23 @@ export async function recordJobHosts(jobId: number): Promise<void> {
         `job ${jobId}: ${dropped} host(s) of its recap not kept (an empty name, one over ${MAX_HOST_NAME} characters, or past ${MAX_HOSTS_PER_RUN} hosts)`,
       );
     const options = view ? runOptionsOfJob(view) : null;
-    await replaceJobHosts(job, job.finishedAt ?? new Date(), rows, options);
+    const drift = job.drift ? await driftInputOf(jobId, job.status, rows) : undefined;
+    const { newlyDrifted } = await replaceJobHosts(job, job.finishedAt ?? new Date(), rows, options, drift);
+    if (newlyDrifted.length > 0) {
+      log().info({ jobId }, `job ${jobId}: drift check found ${newlyDrifted.length} host(s) newly drifted`);
+      await enqueueJobNotifications(jobId, "drift");
+    }
   } catch (error) {
     log().error({ jobId, err: error }, `job ${jobId}: writing its hosts failed (the catch-up tries again)`);
   }
+}
+
+/** A drift check's tasks per host with their diff lines (from its events), and whether it ran to its end. */
+async function driftInputOf(jobId: number, status: JobStatus, rows: readonly HostRunInput[]): Promise<DriftInput> {
+  const diffs = diffsByHost(await loadJobEvents(jobId));
+  const tasksByHost = new Map<string, DriftTask[]>();
+  for (const row of rows) if (row.changed > 0) tasksByHost.set(row.host, driftTasksOf(row.changedTasks, diffs.get(row.host)));
+  return { tasksByHost, complete: status === "success" || status === "failed" };
 }
 
 const CATCH_UP_BATCH = 100;
@@ -165,12 +186,28 @@ export interface HostResult {
   unreachable: number;
 }
 
+/** A host's drift as a reader sees it: the newest of the forms' drifts they may read. */
+export interface HostDriftView {
+  /** When the first check of its run of checks that found changes ended (ISO 8601). */
+  since: string;
+  /** The newest drift check that found changes. */
+  jobId: number;
+  form: string;
+  /** Every form whose drift checks find this host drifted now (the reader may read), newest first. */
+  forms: string[];
+}
+
 export interface HostSummary {
   name: string;
   lastJob: { id: number; form: string; status: JobStatus; finishedAt: string };
   lastResult: HostResult;
-  /** Drift watch (issue 22 section 5) is not built: always null. */
-  drift: null;
+  /** Null: in line, or never drift-checked (in the reader's scope). */
+  drift: HostDriftView | null;
+}
+
+/** A host's page: its drift with the tasks that would change it and their diff lines. */
+export interface HostDetailDrift extends HostDriftView {
+  tasks: DriftTask[];
 }
 
 export interface HostRunView {
@@ -185,12 +222,25 @@ export interface HostRunView {
   changedTaskLines: (number | null)[];
 }
 
-function summaryOf(run: StoredHostRun): HostSummary {
+function driftViewOf(drifts: readonly StoredDrift[]): HostDetailDrift | null {
+  const newest = drifts[0];
+  if (!newest) return null;
+  return {
+    since: newest.since.toISOString(),
+    jobId: newest.jobId,
+    form: newest.formName,
+    forms: drifts.map((drift) => drift.formName),
+    tasks: newest.tasks,
+  };
+}
+
+function summaryOf(run: StoredHostRun, drifts: readonly StoredDrift[]): HostSummary {
+  const drift = driftViewOf(drifts);
   return {
     name: run.host,
     lastJob: { id: run.jobId, form: run.formName, status: run.status as JobStatus, finishedAt: run.finishedAt.toISOString() },
     lastResult: { ok: run.ok, changed: run.changed, failed: run.failed, unreachable: run.unreachable },
-    drift: null,
+    drift: drift && { since: drift.since, jobId: drift.jobId, form: drift.form, forms: drift.forms },
   };
 }
 
@@ -254,8 +304,15 @@ export async function listHosts(
   const after = query.cursor === undefined ? undefined : hostListCursor(query.cursor);
   const names = await listHostNames(scope, { q: query.q, after, limit: query.limit + 1 });
   const page = names.slice(0, query.limit);
-  const latest = await Promise.all(page.map((name) => latestHostRun(scope, name)));
-  const hosts = latest.filter((run): run is StoredHostRun => run !== null).map(summaryOf);
+  const [latest, drifts] = await Promise.all([Promise.all(page.map((name) => latestHostRun(scope, name))), listHostDrifts(scope, page)]);
+  const hosts = latest
+    .filter((run): run is StoredHostRun => run !== null)
+    .map((run) =>
+      summaryOf(
+        run,
+        drifts.filter((drift) => drift.host === run.host),
+      ),
+    );
   const last = page[page.length - 1];
   return { hosts, nextCursor: names.length > query.limit && last !== undefined ? encodeCursor(["h", last]) : null };
 }
@@ -265,7 +322,7 @@ export async function hostDetail(
   viewer: Viewer,
   name: string,
   query: { cursor?: string; limit: number },
-): Promise<{ host: HostSummary; runs: HostRunView[]; nextCursor: string | null }> {
+): Promise<{ host: Omit<HostSummary, "drift"> & { drift: HostDetailDrift | null }; runs: HostRunView[]; nextCursor: string | null }> {
   const scope = await jobScopeOf(viewer);
   const latest = await latestHostRun(scope, name);
   if (!latest) throw new DomainError("not_found", `no host named "${name}" in the runs you can see`);
@@ -273,9 +330,12 @@ export async function hostDetail(
   const runs = await listHostRuns(scope, name, { before, limit: query.limit + 1 });
   const page = runs.slice(0, query.limit);
   const last = page[page.length - 1];
-  const lines = await firstTaskLines(page.map((run) => ({ jobId: run.jobId, names: run.changedTasks })));
+  const [lines, drifts] = await Promise.all([
+    firstTaskLines(page.map((run) => ({ jobId: run.jobId, names: run.changedTasks }))),
+    listHostDrifts(scope, [name]),
+  ]);
   return {
-    host: summaryOf(latest),
+    host: { ...summaryOf(latest, drifts), drift: driftViewOf(drifts) },
     runs: page.map((run) => runView(run, lines)),
     nextCursor: runs.length > query.limit && last ? encodeCursor(["r", last.finishedAt.getTime(), last.jobId]) : null,
   };

@@ -28,6 +28,8 @@ import { runKindKey, runKindOf } from "./run-kind";
 export interface LaunchOrigin {
   relaunchOf?: number;
   scheduleId?: number;
+  /** A drift check (a schedule in drift mode, server/recap/drift.ts): run with --check --diff, whatever the form offers. */
+  drift?: boolean;
 }
 
 /** What a launch from POST /api/jobs may add: the runner chosen among the form's `runners`, and an Idempotency-Key. */
@@ -107,6 +109,7 @@ async function startJob(
     form: formName,
     ...(origin.relaunchOf === undefined ? {} : { relaunchOf: origin.relaunchOf }),
     ...(origin.scheduleId === undefined ? {} : { schedule: origin.scheduleId }),
+    ...(origin.drift ? { drift: true } : {}),
   };
   const audit = { actor: user.username, action, target: `form:${formName}`, details } as const;
   const launched = await audited(
@@ -179,8 +182,11 @@ async function createJob(
   origin: LaunchOrigin,
   extras: LaunchRequestExtras,
 ): Promise<{ id: number; runner: string; credentials: readonly string[]; created: boolean }> {
-  const { form, values, options } = await checkLaunchInput(user, formName, input, optionsInput);
-  const checked = { values };
+  const checked = await checkLaunchInput(user, formName, input, optionsInput);
+  const { form } = checked;
+  // A drift check asks "would a run change anything now?": check mode with diffs, whether or
+  // not the form lets a launcher choose them (it changes nothing, so it needs no such leave).
+  const options: RunOptions = origin.drift ? { ...checked.options, check: true, diff: true } : checked.options;
   // File fields: uploads of this user for this form and field (used before or not: a relaunch
   // runs the same file again), sent with the form's files (server/forms/uploads.ts).
   const uploads = await resolveUploads(user, form, checked.values);
@@ -221,10 +227,11 @@ async function createJob(
         sourceName: form.sourceName ?? null,
         sourceCommit: form.sourceCommit ?? null,
         scheduleId: origin.scheduleId ?? null,
+        drift: origin.drift === true,
         idempotencyKey: key ?? null,
         idempotencyHash: hash,
         plan,
-        runKey: kind === "run" ? runKindKey(runKindOf(plan.playbook, plan.options)) : null,
+        runKey: kind === "run" ? runKindKey(runKindOf(plan.playbook, plan.options), { drift: origin.drift === true }) : null,
       },
       kind === "run" && form.definition.requiresApproval,
     );

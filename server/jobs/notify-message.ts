@@ -120,6 +120,7 @@ const EVENT_WORDS: Record<NotifyEvent, string> = {
   failed: "failed",
   abandoned: "was abandoned",
   approval: "needs approval",
+  drift: "found hosts drifted",
 };
 
 export function emailSubject(body: NotificationBody): string {

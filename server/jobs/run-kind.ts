@@ -33,9 +33,14 @@ export function runKindOf(playbook: string, options: Pick<JobOptions, "tags" | "
   return { playbook, tags: set(options.tags), skipTags: set(options.skipTags), limit: limit === "" ? null : limit, check: options.check };
 }
 
-/** A short, stable key of a kind: equal for comparable runs, different otherwise. */
-export function runKindKey(kind: RunKind): string {
-  const canonical = JSON.stringify([kind.playbook, kind.tags, kind.skipTags, kind.limit, kind.check]);
+/**
+ * A short, stable key of a kind: equal for comparable runs, different otherwise. A drift check
+ * (server/recap/drift.ts) has a key of its own: it is compared with earlier drift checks only,
+ * and stays out of the idempotence report, trend and progress estimate of the form's other
+ * check runs, though it runs with the same options.
+ */
+export function runKindKey(kind: RunKind, how: { drift?: boolean } = {}): string {
+  const canonical = JSON.stringify([kind.playbook, kind.tags, kind.skipTags, kind.limit, kind.check, ...(how.drift ? ["drift"] : [])]);
   return createHash("sha256").update(canonical).digest("hex").slice(0, 32);
 }
 

@@ -120,6 +120,11 @@ export const jobViewSchema = z.object({
   source: z.object({ name: z.string(), commit: z.string() }).nullable(),
   /** What launched the job when no person did: `{"schedule": ID}` (a schedule), else null. */
   launchedBy: z.object({ schedule: z.number().int().positive() }).nullable(),
+  /**
+   * A drift check (a schedule in drift mode): run with --check --diff; the hosts it finds
+   * changes on are marked drifted (GET /api/hosts/NAME). Compared only with other drift checks.
+   */
+  drift: z.boolean(),
   /** What the job runs, frozen at launch; null for a job launched before plans were kept. */
   plan: jobPlanViewSchema.nullable(),
 });

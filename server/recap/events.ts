@@ -5,7 +5,8 @@
  * (server/rte/ansible/callback_plugins/playform_events.py) on a side channel (a pipe fd or a
  * file), never on stdout. Every event has `v` (contract version, 1), `type` and `ts` (epoch
  * seconds, float). Payloads carry names, hosts, statuses and counters only — never a task's
- * result data.
+ * result data, but for one thing: under `--diff`, a changed result's diff (`diff`), the text
+ * stdout shows for it anyway, masked as stdout is.
  *
  * Parsing is lenient about the future and strict about the present:
  * - a known `type` with `v: 1` must match its schema (extra keys are dropped);
@@ -118,6 +119,19 @@ export const retryEventSchema = z.object({
   retries: count.optional(),
 });
 
+/**
+ * Under `--diff` (or a task's `diff: true`): the diff of a changed result on one host, as the
+ * stdout callback prints it (a loop: its changed items' diffs, one after the other), without
+ * colours. Masked, then cut to 16 Ki characters by the RTE. Sent just before the result.
+ */
+export const diffEventSchema = z.object({
+  ...base,
+  type: z.literal("diff"),
+  task: uuid,
+  host: z.string(),
+  diff: z.string(),
+});
+
 export const noHostsMatchedEventSchema = z.object({ ...base, type: z.literal("no_hosts_matched") });
 export const noHostsRemainingEventSchema = z.object({ ...base, type: z.literal("no_hosts_remaining") });
 
@@ -171,6 +185,7 @@ export const knownPlayformEventSchema = z.discriminatedUnion("type", [
   itemResultEventSchema,
   includeEventSchema,
   retryEventSchema,
+  diffEventSchema,
   noHostsMatchedEventSchema,
   noHostsRemainingEventSchema,
   statsEventSchema,
@@ -209,6 +224,7 @@ export const PLAYFORM_EVENT_TYPES: readonly PlayformEventType[] = [
   "item_result",
   "include",
   "retry",
+  "diff",
   "no_hosts_matched",
   "no_hosts_remaining",
   "stats",

@@ -38,6 +38,11 @@ function pyStrip(s: string): string {
   return s.replace(PY_STRIP_RE, "");
 }
 
+/** A task's name as its banner and the recap show it. */
+export function taskNameOf(e: Pick<PlayformEventOf<"task_start">, "name" | "display_name">): string {
+  return e.display_name ?? pyStrip(e.name);
+}
+
 /** Python's "{:.02f}" of a non-negative elapsed time, back to a number. */
 function round2(seconds: number): number {
   return Number(seconds.toFixed(2));
@@ -156,9 +161,9 @@ export function recapFromEvents(events: readonly PlayformEvent[], options: Recap
     e.include === true || taskIsInclude.get(e.task) === true;
 
   const onTaskStart = (e: PlayformEventOf<"task_start">): void => {
-    taskName.set(e.task, e.display_name ?? pyStrip(e.name));
+    taskName.set(e.task, taskNameOf(e));
     occurrenceOf.set(e.task, ++starts);
-    nameOfOccurrence.set(starts, e.display_name ?? pyStrip(e.name));
+    nameOfOccurrence.set(starts, taskNameOf(e));
     if (e.include !== undefined) taskIsInclude.set(e.task, e.include);
     // profile_tasks records TASK and RUNNING HANDLER starts, not CLEANUP TASK.
     if (e.kind === "cleanup") return;

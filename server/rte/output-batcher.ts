@@ -37,11 +37,11 @@ const WRAPPED_BASE64_LINE = /^(?:\x1b\[[0-9;]*m)*[ "-]*(?:[A-Za-z0-9+/_-]{64}|[A
 
 /**
  * The event fields that carry a label the playbook templated (a loop item, delegate_to, an
- * included file, an error message) and their length once masked. The callback plugin sends
+ * included file, an error message, a result's diff) and their length once masked. The callback plugin sends
  * them nearly whole (up to PLUGIN_TEXT_MAX): cut before the masking, a secret across the cut
  * would keep its first characters.
  */
-const EVENT_LABEL_MAX: Readonly<Record<string, number>> = { item: 200, delegate: 200, action: 200, message: 200, file: 1000 };
+const EVENT_LABEL_MAX: Readonly<Record<string, number>> = { item: 200, delegate: 200, action: 200, message: 200, file: 1000, diff: 16_384 };
 /** The callback plugin's cap (TEXT_MAX in playform_events.py, in code points): a text that long may have been cut there. */
 const PLUGIN_TEXT_MAX = 65_536;
 

@@ -87,6 +87,7 @@ export class Scheduler {
         return await this.pause(schedule, "its password values cannot be opened (was ENCRYPTION_SECRET changed?): save them again");
       const id = await launchJob(this.jobs, owner, schedule.formName, values, schedule.runOptions ?? undefined, {
         scheduleId: schedule.id,
+        ...(schedule.mode === "drift" ? { drift: true } : {}),
       });
       await recordScheduleRun(schedule.id, id, now);
       log().info(`schedule ${schedule.id}: launched job ${id} (${schedule.formName}, tick ${due.toISOString()})`);

@@ -10,6 +10,8 @@
  * - Its values are checked when saved exactly as a launch checks them (checkLaunchInput), and
  *   again at each tick; values that no longer pass, a form gone or one the owner may no longer
  *   launch pause it with the reason (`pausedReason`, audited as `schedule.pause`).
+ * - Its mode: "run" launches the form as it is; "drift" makes each job a drift check
+ *   (server/recap/drift.ts: --check --diff, its hosts' changes mark them drifted).
  * - Password values are stored sealed (as a job's are, server/jobs/job-secrets.ts), handed to
  *   each launch, never shown back ("********"). Left out or sent as "********" in a change, the
  *   stored one is kept.
@@ -41,6 +43,8 @@ import { scheduleLimits } from "./limits";
 
 export const OVERLAPS = ["skip", "queue"] as const;
 export type Overlap = (typeof OVERLAPS)[number];
+export const SCHEDULE_MODES = ["run", "drift"] as const;
+export type ScheduleMode = (typeof SCHEDULE_MODES)[number];
 
 const MASK = "********";
 
@@ -52,6 +56,7 @@ export const newScheduleSchema = z.strictObject({
   cron: z.string().min(1, "is required").max(200, "must be at most 200 characters"),
   timezone: z.string().min(1, "must name a time zone").max(100).default("UTC"),
   overlap: z.enum(OVERLAPS, 'must be "skip" or "queue"').default("skip"),
+  mode: z.enum(SCHEDULE_MODES, 'must be "run" or "drift"').default("run"),
   enabled: z.boolean("must be true or false").default(true),
 });
 export type NewSchedule = z.infer<typeof newScheduleSchema>;
@@ -62,6 +67,7 @@ export const scheduleChangeSchema = z.strictObject({
   cron: z.string().min(1, "is required").max(200, "must be at most 200 characters").optional(),
   timezone: z.string().min(1, "must name a time zone").max(100).optional(),
   overlap: z.enum(OVERLAPS, 'must be "skip" or "queue"').optional(),
+  mode: z.enum(SCHEDULE_MODES, 'must be "run" or "drift"').optional(),
   enabled: z.boolean("must be true or false").optional(),
 });
 export type ScheduleChange = z.infer<typeof scheduleChangeSchema>;
@@ -75,6 +81,8 @@ export interface ScheduleView {
   cron: string;
   timezone: string;
   overlap: Overlap;
+  /** "run", or "drift": each job is a drift check (--check --diff) whose changes mark hosts drifted. */
+  mode: ScheduleMode;
   enabled: boolean;
   /** Why Playform paused it (null when it runs, or when a person paused it). */
   pausedReason: string | null;
@@ -179,6 +187,7 @@ export async function createSchedule(actor: Viewer, input: NewSchedule): Promise
     cron: input.cron.trim(),
     timezone: input.timezone,
     overlap: input.overlap,
+    mode: input.mode,
     enabled: input.enabled,
     pausedReason: null,
     nextRunAt: nextRunAfter({ ...input, cron: input.cron.trim() }, new Date()),
@@ -189,7 +198,7 @@ export async function createSchedule(actor: Viewer, input: NewSchedule): Promise
     action: "schedule.create",
     target: `schedule:${id}`,
     outcome: "success",
-    details: { form: input.form, cron: data.cron, timezone: data.timezone, overlap: data.overlap, enabled: data.enabled },
+    details: { form: input.form, cron: data.cron, timezone: data.timezone, overlap: data.overlap, mode: data.mode, enabled: data.enabled },
   });
   return (await viewsOf([(await findSchedule(id))!]))[0]!;
 }
@@ -245,6 +254,7 @@ export async function updateSchedule(actor: PublicUser, id: number, change: Sche
     cron,
     timezone,
     overlap: change.overlap ?? row.overlap,
+    mode: change.mode ?? row.mode,
     enabled,
     pausedReason: enabled ? null : row.pausedReason,
     // Unchanged timing leaves the next run alone: writing back the value read could reopen a
@@ -314,6 +324,7 @@ async function viewsOf(rows: ScheduleRow[]): Promise<ScheduleView[]> {
     cron: row.cron,
     timezone: row.timezone,
     overlap: row.overlap === "queue" ? "queue" : "skip",
+    mode: row.mode === "drift" ? "drift" : "run",
     enabled: row.enabled,
     pausedReason: row.pausedReason,
     owner: owners.get(row.ownerId) ?? null,

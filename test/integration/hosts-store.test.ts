@@ -104,10 +104,10 @@ function checks(url: () => string) {
   it("writes nothing for a job that moved on since it was read", async () => {
     const job = (await findJobForHosts(1))!;
     const moved = { ...job, lastSeq: job.lastSeq + 1 };
-    expect(await replaceJobHosts(moved, at(1), [{ ...hostRow("intruder"), changedTasks: [] }], null)).toBe(false);
+    expect((await replaceJobHosts(moved, at(1), [{ ...hostRow("intruder"), changedTasks: [] }], null)).written).toBe(false);
     expect(await latestHostRun(ALL_JOBS, "intruder")).toBeNull();
     // As read, it replaces the job's rows whole.
-    expect(await replaceJobHosts(job, at(1), [{ ...hostRow("web1", { ok: 5 }), changedTasks: [] }], null)).toBe(true);
+    expect((await replaceJobHosts(job, at(1), [{ ...hostRow("web1", { ok: 5 }), changedTasks: [] }], null)).written).toBe(true);
     expect((await listHostRuns(ALL_JOBS, "db1", { limit: 5 })).map((run) => run.jobId)).toEqual([]);
     expect((await listHostRuns(ALL_JOBS, "web1", { limit: 5 })).map((run) => [run.jobId, run.ok])).toEqual([
       [2, 1],

@@ -168,6 +168,7 @@ describe("the integration client's check against the document", () => {
     outputTruncated: false,
     source: null,
     launchedBy: null,
+    drift: false,
     plan: null,
   };
   const json = "application/json";

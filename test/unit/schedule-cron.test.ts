@@ -74,7 +74,7 @@ describe("cron and time zone problems", () => {
 });
 
 describe("a schedule's body", () => {
-  it("defaults the time zone, overlap and enabled, and names bad keys", async () => {
+  it("defaults the time zone, overlap, mode and enabled, and names bad keys", async () => {
     const { newScheduleSchema, scheduleChangeSchema } = await import("../../server/schedules/schedules");
     expect(newScheduleSchema.parse({ form: "f", cron: "0 6 * * *" })).toEqual({
       form: "f",
@@ -82,12 +82,18 @@ describe("a schedule's body", () => {
       cron: "0 6 * * *",
       timezone: "UTC",
       overlap: "skip",
+      mode: "run",
       enabled: true,
     });
-    const bad = newScheduleSchema.safeParse({ form: "f", cron: "", overlap: "later", enabled: "yes" });
+    const bad = newScheduleSchema.safeParse({ form: "f", cron: "", overlap: "later", mode: "watch", enabled: "yes" });
     expect(bad.success).toBe(false);
     const messages = Object.fromEntries(bad.error!.issues.map((issue) => [issue.path.join("."), issue.message]));
-    expect(messages).toEqual({ cron: "is required", overlap: 'must be "skip" or "queue"', enabled: "must be true or false" });
+    expect(messages).toEqual({
+      cron: "is required",
+      overlap: 'must be "skip" or "queue"',
+      mode: 'must be "run" or "drift"',
+      enabled: "must be true or false",
+    });
     expect(scheduleChangeSchema.safeParse({ owner: "someone" }).success).toBe(false);
   });
 });

@@ -31,6 +31,7 @@ const job: JobView = {
   outputTruncated: false,
   source: null,
   launchedBy: null,
+  drift: false,
   plan: null,
 };
 

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { HostRunView } from "@/components/api/types";
+import type { HostDetailDrift, HostRunView } from "@/components/api/types";
 import { HostResultCounts } from "@/components/hosts/host-result";
 import { useHost } from "@/components/hooks/use-hosts";
 import { JobStatusBadge } from "@/components/jobs/job-status-badge";
@@ -65,6 +65,52 @@ function RunRow({ run }: { run: HostRunView }) {
   );
 }
 
+/** What the newest drift check found would change on the host, with the diff lines --diff printed. */
+function DriftPanel({ drift }: { drift: HostDetailDrift }) {
+  const others = drift.forms.filter((form) => form !== drift.form);
+  return (
+    <section className="mb-4 rounded-lg border border-orange-200 bg-orange-50 p-4" data-testid="host-drift">
+      <h2 className="text-sm font-semibold text-orange-950">Drifted since {formatDateTime(drift.since)}</h2>
+      <p className="mt-1 text-sm text-orange-900">
+        The drift check{" "}
+        <Link href={`/jobs/${drift.jobId}`} className="font-mono text-indigo-700 hover:underline">
+          #{drift.jobId}
+        </Link>{" "}
+        of {drift.form} (check mode, with diffs) found {drift.tasks.length === 1 ? "a task" : `${drift.tasks.length} tasks`} that would
+        change this host. The mark goes at the next check that finds none.
+        {others.length > 0 && ` Checks of ${others.join(", ")} find it drifted too.`}
+      </p>
+      <ul className="mt-3 space-y-2">
+        {drift.tasks.map((task) => (
+          <li key={task.task} data-testid="host-drift-task">
+            <p className="text-sm font-medium text-zinc-900">{task.task}</p>
+            {task.diff === null ? (
+              <p className="text-xs text-zinc-600">It printed no diff (a module without diff support): see the job's output.</p>
+            ) : (
+              <pre className="mt-1 max-h-80 overflow-auto rounded border border-orange-200 bg-white p-2 font-mono text-xs leading-5">
+                {task.diff.split("\n").map((line, i) => (
+                  <span
+                    key={i}
+                    className={
+                      line.startsWith("+") && !line.startsWith("+++")
+                        ? "block bg-green-50 text-green-900"
+                        : line.startsWith("-") && !line.startsWith("---")
+                          ? "block bg-red-50 text-red-900"
+                          : "block text-zinc-700"
+                    }
+                  >
+                    {line || "\u00a0"}
+                  </span>
+                ))}
+              </pre>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** A host's runs over time, newest first: each run's result on the host and the tasks that changed it, linked to their output. */
 export function HostClient({ name }: { name: string }) {
   const query = useHost(name);
@@ -89,6 +135,7 @@ export function HostClient({ name }: { name: string }) {
         <ErrorState error={query.error} />
       ) : (
         <>
+          {host?.drift && <DriftPanel drift={host.drift} />}
           {host && (
             <p className="mb-3 text-sm text-zinc-600" data-testid="host-latest">
               Newest run{" "}

@@ -27,6 +27,23 @@ const resultSchema = z.object({
   unreachable: z.number().int(),
 });
 
+const driftSchema = z.object({
+  since: z.string().meta({ description: "when the first drift check of the run of checks that found changes on it ended (ISO 8601)" }),
+  jobId: z.number().int().meta({ description: "the newest drift check that found changes on it" }),
+  form: z.string().meta({ description: "that check's form" }),
+  forms: z
+    .array(z.string())
+    .meta({ description: "every form whose drift checks find it drifted now (that the caller may read), newest first" }),
+});
+
+const driftTaskSchema = z.object({
+  task: z.string().meta({ description: "the task's name as its banner shows it" }),
+  diff: z
+    .string()
+    .nullable()
+    .meta({ description: "what --diff printed for it on this host, masked, at most 16 Ki characters; null when it printed none" }),
+});
+
 const hostSummarySchema = z
   .object({
     name: z.string(),
@@ -34,9 +51,19 @@ const hostSummarySchema = z
       .object({ id: z.number().int(), form: z.string(), status: z.string(), finishedAt: z.string() })
       .meta({ description: "the newest run the caller may read that had this host" }),
     lastResult: resultSchema.meta({ description: "the host's PLAY RECAP counters in that run" }),
-    drift: z.null().meta({ description: "drift watch: not built yet, always null" }),
+    drift: driftSchema.nullable().meta({
+      description: "drifted: a schedule's drift checks (mode drift) find changes on it; null: in line, or never drift-checked",
+    }),
   })
   .meta({ id: "HostSummary" });
+
+const hostDetailSchema = hostSummarySchema
+  .extend({
+    drift: driftSchema
+      .extend({ tasks: z.array(driftTaskSchema).meta({ description: "the tasks the newest check found would change it (at most 100)" }) })
+      .nullable(),
+  })
+  .meta({ id: "HostDetail" });
 
 const hostRunSchema = z.object({
   jobId: z.number().int(),
@@ -84,7 +111,7 @@ export const getHost = endpoint({
   responses: {
     200: {
       description: "the host and a page of its runs the caller may read",
-      schema: z.object({ host: hostSummarySchema, runs: z.array(hostRunSchema), nextCursor: z.string().nullable() }),
+      schema: z.object({ host: hostDetailSchema, runs: z.array(hostRunSchema), nextCursor: z.string().nullable() }),
     },
   },
   errors: { 400: "a malformed limit or cursor", 404: "no run the caller may read had this host" },

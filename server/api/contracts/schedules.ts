@@ -1,6 +1,6 @@
 /** Contracts of schedules (server/schedules/schedules.ts). */
 import { z } from "zod";
-import { newScheduleSchema, OVERLAPS, scheduleChangeSchema } from "../../schedules/schedules";
+import { newScheduleSchema, OVERLAPS, SCHEDULE_MODES, scheduleChangeSchema } from "../../schedules/schedules";
 import { endpoint } from "../contract";
 
 const idParams = z.object({ id: z.string().meta({ description: "a schedule id: decimal digits, no leading zero (anything else: 404)" }) });
@@ -16,6 +16,10 @@ export const scheduleSchema = z
     overlap: z
       .enum(OVERLAPS)
       .meta({ description: "when its previous job still waits or runs at a tick: skip the tick, or queue another job" }),
+    mode: z.enum(SCHEDULE_MODES).meta({
+      description:
+        "run: each tick launches the form as saved; drift: each tick launches a drift check (--check --diff, whatever the form offers at launch), and hosts it finds changes on are marked drifted (GET /api/hosts/NAME) until a check finds none",
+    }),
     enabled: z.boolean(),
     pausedReason: z.string().nullable().meta({ description: "why Playform paused it (values no longer valid, form gone, owner's rights)" }),
     owner: z.string().nullable().meta({ description: "whose rights its jobs run with (null: that account is gone)" }),
@@ -32,7 +36,7 @@ export const createSchedule = endpoint({
   path: "/api/schedules",
   summary: "Schedule a form: its values launched on a cron, as you",
   description:
-    "Only for a form you may launch. Values and options are checked as a launch checks them; `cron` has 5 fields or 6 with seconds, read in `timezone` (default UTC); `overlap` (default skip) says what a tick does while the previous job still waits or runs.",
+    "Only for a form you may launch. Values and options are checked as a launch checks them; `cron` has 5 fields or 6 with seconds, read in `timezone` (default UTC); `overlap` (default skip) says what a tick does while the previous job still waits or runs; `mode` (default run) `drift` makes each tick a drift check of the form's hosts.",
   tags: ["schedules"],
   access: "user",
   body: { schema: newScheduleSchema },
@@ -66,7 +70,7 @@ export const getSchedule = endpoint({
 export const updateSchedule = endpoint({
   method: "patch",
   path: "/api/schedules/[id]",
-  summary: "Change a schedule: enable or pause it, its cron, time zone, overlap, values or options",
+  summary: "Change a schedule: enable or pause it, its cron, time zone, overlap, mode, values or options",
   description:
     "Values and options are checked again, with the owner's rights, when given and when the schedule is enabled again; a password field left out or sent as ******** keeps its stored value. Enabling clears `pausedReason`.",
   tags: ["schedules"],

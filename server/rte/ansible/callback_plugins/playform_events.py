@@ -7,7 +7,9 @@
 # every callback swallows its own errors (and reports a "plugin_error" event if it can).
 #
 # The events carry only what the recap needs (names, hosts, statuses, counts, timings),
-# never a task's result data. The field list is in server/recap/events.ts.
+# never a task's result data, with one exception: under --diff, the diff of a changed result
+# (a `diff` event), the text the stdout callback prints for it anyway. It is what a drift run
+# reports per host (issue 22). The field list is in server/recap/events.ts.
 
 from __future__ import absolute_import, division, print_function
 
@@ -28,6 +30,7 @@ DOCUMENTATION = '''
 import errno
 import json
 import os
+import re
 import threading
 import time
 
@@ -49,6 +52,8 @@ MAX_ERROR_EVENTS = 20
 # What a playbook hands back with set_stats (the job's artifacts), at most this many bytes of JSON.
 ARTIFACTS_MAX = 1024 * 1024
 MAX_BATCH_HOSTS = 100
+# _get_diff colours its lines when the display does (ANSIBLE_FORCE_COLOR): the event keeps the text.
+ANSI_SGR = re.compile(u'\x1b\\[[0-9;]*m')
 
 
 def _text(value, limit=None):
@@ -367,6 +372,25 @@ class CallbackModule(CallbackBase):
 
     def v2_runner_retry(self, result):
         self._safe('v2_runner_retry', self._on_retry, result)
+
+    def _on_file_diff(self, result):
+        # What the default stdout callback's v2_on_file_diff prints: a loop's changed items'
+        # diffs, else the changed result's. A no_log result is censored before it gets here.
+        res = result._result if isinstance(result._result, dict) else {}
+        if result._task.loop and isinstance(res.get('results'), list):
+            shown = [item['diff'] for item in res['results'] if isinstance(item, dict) and item.get('diff') and item.get('changed', False)]
+        elif res.get('diff') and res.get('changed', False):
+            shown = [res['diff']]
+        else:
+            shown = []
+        text = u''.join(_text(self._get_diff(diff)) or u'' for diff in shown)
+        text = ANSI_SGR.sub(u'', text)
+        if not text.strip():
+            return
+        self._emit('diff', task=result._task._uuid, host=result._host.get_name(), diff=_text(text, TEXT_MAX))
+
+    def v2_on_file_diff(self, result):
+        self._safe('v2_on_file_diff', self._on_file_diff, result)
 
     # ------------------------------------------------------------------ end
 
