@@ -18,7 +18,10 @@
  *   the RTE's, 0755/0644. Under bubblewrap a job also sees its entry through a read-only mount.
  * - In use, never removed: each use touches the entry (its mtime: its last use), and while a job
  *   uses it its process holds it: counted in the process, and a lease file `<key>.use-<host>-<pid>`
- *   for the other processes, made before the entry is looked up. An eviction (requirements-evict.ts)
+ *   for the other processes, made before the entry is looked up. A lease of another machine
+ *   cannot be checked by its pid: its holder renews the file's mtime every LEASE_RENEW_MS while it
+ *   holds it, and one not renewed for LEASE_EXPIRY_MS counts as dead (that machine is gone, or its
+ *   RTE died) and is swept like a dead pid's. An eviction (requirements-evict.ts)
  *   removes an entry only under its `<key>.lock` (so never one being installed), by renaming it to
  *   a trash name first and then looking for holders: found one, it renames the entry back. Either
  *   the holder's look came after the rename (it found nothing and installs anew) or its lease was
@@ -32,6 +35,14 @@ import { copyTree } from "./copy-tree";
 import { ensureOwnedDir } from "./private-fs";
 
 const LOCK_POLL_MS = 500;
+/** How often a holder renews the mtime of its lease files: what tells other machines it is alive. */
+const LEASE_RENEW_MS = 10 * 60_000;
+/**
+ * A lease of another machine not renewed for this long is a dead holder's: five renewals missed,
+ * room for a stalled NFS server and for the clocks of the machines sharing the folder (they set
+ * and read the mtime) to differ by minutes.
+ */
+export const LEASE_EXPIRY_MS = 60 * 60_000;
 const INSTALLED_FILE = "installed.json";
 const KEY_NAME = /^[0-9a-f]{64}$/;
 
@@ -84,6 +95,8 @@ export class RequirementsCache {
   private readonly inFlight = new Map<string, Promise<Attempt>>();
   /** Jobs of this process using each key (hold, release). */
   private readonly uses = new Map<string, number>();
+  /** Renews the leases of `uses` (LEASE_RENEW_MS) while there are any. */
+  private renewal: NodeJS.Timeout | null = null;
 
   constructor(
     readonly dir: string,
@@ -97,7 +110,7 @@ export class RequirementsCache {
         fs.rmSync(path.join(dir, name), { recursive: true, force: true });
       }
     }
-    this.removeDeadLeases();
+    this.sweepLeases(true);
   }
 
   /** The installed entries: key and last use (the folder's mtime). */
@@ -123,6 +136,33 @@ export class RequirementsCache {
     const count = this.uses.get(key) ?? 0;
     if (count === 0) fs.writeFileSync(this.leaseFile(key), "", { mode: 0o600 });
     this.uses.set(key, count + 1);
+    if (this.renewal === null) {
+      this.renewal = setInterval(() => this.renewLeases(), LEASE_RENEW_MS);
+      this.renewal.unref();
+    }
+  }
+
+  /**
+   * Renews the mtime of every lease this process holds (LEASE_EXPIRY_MS). A lease that is gone was
+   * swept by a machine that took this one for dead (renewals stalled past the expiry): made again,
+   * so the entry is held from now on. Never throws: a renewal that fails (the file system is away)
+   * is tried again on the next tick, well within the expiry.
+   */
+  renewLeases(): void {
+    const now = new Date();
+    for (const key of this.uses.keys()) {
+      const file = this.leaseFile(key);
+      try {
+        try {
+          fs.utimesSync(file, now, now);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          fs.writeFileSync(file, "", { mode: 0o600 });
+        }
+      } catch {
+        // The next tick tries again.
+      }
+    }
   }
 
   /**
@@ -142,6 +182,10 @@ export class RequirementsCache {
     if (count <= 1) {
       this.uses.delete(key);
       fs.rmSync(this.leaseFile(key), { force: true });
+      if (this.uses.size === 0 && this.renewal !== null) {
+        clearInterval(this.renewal);
+        this.renewal = null;
+      }
     } else this.uses.set(key, count - 1);
   }
 
@@ -149,23 +193,24 @@ export class RequirementsCache {
     return path.join(this.dir, `${key}.use-${os.hostname()}-${process.pid}`);
   }
 
-  /** Whether a job of any process uses `key`: this process's count, or a lease of a living (or another machine's) process. */
+  /** Whether a job of any process uses `key`: this process's count, or a living holder's lease (leaseAlive). */
   private inUse(key: string): boolean {
     if (this.uses.has(key)) return true;
     const prefix = `${key}.use-`;
-    return fs.readdirSync(this.dir).some((name) => name.startsWith(prefix) && leaseAlive(name.slice(prefix.length)));
+    return fs.readdirSync(this.dir).some((name) => name.startsWith(prefix) && leaseAlive(this.dir, name, name.slice(prefix.length)));
   }
 
   /**
-   * Removes the leases of dead processes of this machine, and at start those naming this very
-   * process: a restarted container's RTE often has the pid of the one before it, whose leases
-   * would otherwise look alive for good.
+   * Removes the leases of dead holders (leaseAlive): at start and at each eviction pass. At start
+   * also those naming this very process: a restarted container's RTE often has the pid of the one
+   * before it, whose leases would otherwise look alive for good.
    */
-  private removeDeadLeases(): void {
+  sweepLeases(atStart = false): void {
     const own = `${os.hostname()}-${process.pid}`;
     for (const name of fs.readdirSync(this.dir)) {
       const lease = /^[0-9a-f]{64}\.use-(.+)$/.exec(name);
-      if (lease && (lease[1] === own || !leaseAlive(lease[1]!))) fs.rmSync(path.join(this.dir, name), { force: true });
+      if (!lease) continue;
+      if ((atStart && lease[1] === own) || !leaseAlive(this.dir, name, lease[1]!)) fs.rmSync(path.join(this.dir, name), { force: true });
     }
   }
 
@@ -424,13 +469,19 @@ function lockAge(file: string): number {
 }
 
 /**
- * Whether the process a lease names (`<host>-<pid>`) may still use its entry: a living pid of
- * this machine, or any of another machine's (which this one cannot ask; its own RTE removes it).
+ * Whether the process a lease `name` of `dir` names (`<host>-<pid>`) may still use its entry: a
+ * living pid of this machine; of another machine, which this one cannot ask, a lease renewed
+ * within LEASE_EXPIRY_MS (see LEASE_RENEW_MS).
  */
-function leaseAlive(holder: string): boolean {
+function leaseAlive(dir: string, name: string, holder: string): boolean {
   const match = /^(.+)-(\d+)$/.exec(holder);
   if (!match) return false;
-  return match[1] !== os.hostname() || alive(Number(match[2]));
+  if (match[1] === os.hostname()) return alive(Number(match[2]));
+  try {
+    return Date.now() - fs.statSync(path.join(dir, name)).mtimeMs < LEASE_EXPIRY_MS;
+  } catch {
+    return false;
+  }
 }
 
 function alive(pid: number): boolean {
