@@ -48,7 +48,7 @@ import {
   type PrivateTmp,
 } from "./sandbox";
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
-import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
+import { InstallCancelled, InstallFailedElsewhere, type CacheEntry, type RequirementsCache } from "./requirements-cache";
 import { GalaxyInstall, PipInstall, RequirementsInstallError, type SandboxedInstall, type VenvDetails } from "./requirements-install";
 import { installConfigEnv } from "./install-config";
 import { endInstallLeftovers } from "./install-leftovers";
@@ -347,7 +347,9 @@ export class JobRun {
           if (requirements) installed = await this.obtainRequirements(requirements, keyMs, paths, runAs);
           if (pipRequirements && !this.cancelled) venv = await this.obtainPipRequirements(pipRequirements, pipKeyMs, paths, runAs);
         } catch (error) {
-          if (!(error instanceof RequirementsInstallError || error instanceof InstallCancelled)) throw error;
+          const ofRequirements =
+            error instanceof RequirementsInstallError || error instanceof InstallFailedElsewhere || error instanceof InstallCancelled;
+          if (!ofRequirements) throw error;
           if (this.cancelled) {
             status = "aborted";
             reason = this.cancelledBy === "drain" ? drainReason(this.deps.env.RTE_DRAIN_SECONDS) : "aborted on request";
@@ -619,7 +621,8 @@ export class JobRun {
    * The cache entry of `key`: found, or installed by this job with `install` (which it then may
    * stop on a cancel), or by another job or runner process it waits for. Says which in the job's
    * output; `produced`, the job's folder the install wrote into, is removed either way. Throws
-   * RequirementsInstallError (the installer's message) or InstallCancelled.
+   * RequirementsInstallError (the installer's message), InstallFailedElsewhere (another runner
+   * process's, whose install it waited for) or InstallCancelled.
    */
   private async obtainEntry(
     key: string,
