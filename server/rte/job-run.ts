@@ -36,9 +36,11 @@ import { ensurePrivateDir } from "./private-fs";
 import { bootId, goneWithin, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
 import { removeTree, watchDisk } from "./disk-usage";
 import {
+  BECOME_REFUSED_NOTE,
   SECRETS_FD,
   STATUS_FD,
   ansibleStateInJob,
+  becomeRefusedWatch,
   ownUserAnsibleTmp,
   preparePrivateTmp,
   privateTmpMountPoints,
@@ -466,13 +468,25 @@ export class JobRun {
       // playbook that prompts (vars_prompt, pause) gets no input, as without a vault password.
       if (this.secrets.vaultPassword !== null) child.stdin?.end(this.secrets.vaultPassword + "\n");
       if (this.cancelled) this.cancel();
+      // sudo's refusal in the sandbox blames "a container": said once what it means here, after it.
+      let becomeRefused = false;
+      const watchBecome = (watch: (text: string) => boolean) => (text: string) => {
+        if (sandboxed && watch(text) && !becomeRefused) {
+          becomeRefused = true;
+          batcher.log(BECOME_REFUSED_NOTE);
+        }
+      };
+      const stdoutBecome = watchBecome(becomeRefusedWatch());
+      const stderrBecome = watchBecome(becomeRefusedWatch());
       child.stdout?.setEncoding("utf8").on("data", (text: string) => {
         this.printed.stdout += Buffer.byteLength(text);
         batcher.write("stdout", text);
+        stdoutBecome(text);
       });
       child.stderr?.setEncoding("utf8").on("data", (text: string) => {
         this.printed.stderr += Buffer.byteLength(text);
         batcher.write("stderr", text);
+        stderrBecome(text);
       });
       const eventsPipe = child.stdio[EVENTS_FD];
       if (eventsPipe && "setEncoding" in eventsPipe) {
@@ -523,6 +537,8 @@ export class JobRun {
       } else if (exitCode === null) {
         const signal = ended?.signal != null ? signalName(ended.signal) : result.signal;
         reason = signal ? `ansible-playbook was killed by ${signal}` : "ansible-playbook ended without an exit code";
+      } else if (becomeRefused) {
+        reason = BECOME_REFUSED_NOTE;
       }
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
