@@ -15,8 +15,8 @@
  * used where they are installed, as for its jobs and read-only: the cache entry of its
  * requirements.yml comes first on the collections and roles paths (an inventory plugin of a
  * collection it names), and with its requirements.txt's virtual environment, ansible-inventory is
- * run by the venv's python with the venv's bin first on PATH (a plugin or script importing a
- * package it names). A listing never installs them: any viewer of a form starts one, it has a
+ * run by the venv's python with the venv's bin first on PATH (an inventory plugin of the form
+ * importing a package it names). A listing never installs them: any viewer of a form starts one, it has a
  * minute, and an install runs the form's code for minutes. Not installed yet, the listing runs
  * without them, and if it then fails, its error says so (the form's first job installs them).
  */
@@ -291,7 +291,7 @@ async function runListing(
     deps.environment,
     installed ? { collections: [installed.collections], roles: [installed.roles] } : null,
   );
-  // An inventory script's `#!/usr/bin/env python3` is the venv's, and its console scripts come first by name.
+  // As for its jobs: what a plugin runs by name (python3, a package's console script) is the venv's first.
   if (venv) env.PATH = [path.join(venv.venv, "bin"), env.PATH].filter(Boolean).join(":");
   const child = execa(command.file, command.args, {
     cwd: dir,

@@ -176,7 +176,7 @@ export class RequirementsCache {
    * so the entry is held from now on. Never throws: a renewal that fails (the file system is away)
    * is tried again on the next tick, well within the expiry.
    */
-  renewLeases(): void {
+  private renewLeases(): void {
     const now = new Date();
     for (const key of this.uses.keys()) {
       const file = this.leaseFile(key);
