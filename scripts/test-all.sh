@@ -10,7 +10,7 @@ export NEXT_TELEMETRY_DISABLED=1
 ensure_node_version
 ensure_debian_packages "the tests" ansible:ansible-playbook git:git chromium:chromium postgresql:/usr/lib/postgresql/15/bin/initdb bubblewrap:bwrap curl:curl jq:jq \
   python3-venv:'/usr/lib/python3.*/ensurepip/__init__.py' python3-pip:pip3 \
-  python3-setuptools:/usr/lib/python3/dist-packages/setuptools/__init__.py python3-wheel:/usr/lib/python3/dist-packages/wheel/__init__.py
+  python3-setuptools:/usr/lib/python3/dist-packages/setuptools/__init__.py python3-wheel:/usr/lib/python3/dist-packages/wheel/__init__.py sudo:sudo
 ensure_node_modules
 reports=$(mktemp -d)
 # Wall time of each step, for the summary at the end ("step seconds" lines).

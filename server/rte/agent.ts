@@ -447,6 +447,7 @@ export class RteAgent {
       requirements: {
         cache: this.requirements,
         ansibleCore: this.environmentReports?.find((report) => report.name === environment.name)?.ansibleCore ?? null,
+        python: this.environmentReports?.find((report) => report.name === environment.name)?.python ?? null,
       },
       env: this.env,
       cache: this.cache,

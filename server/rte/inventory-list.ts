@@ -11,12 +11,14 @@
  * without bwrap (RTE_SANDBOX=none, or none here) its process group is ended. Only the
  * names go back to the app, never the hosts' variables.
  *
- * The form's requirements.yml (beside its playbook, as a job finds them) are used where they are
- * installed: the cache entry a job of the form would use comes first on the collections and roles
- * paths, read-only, as for the job (an inventory plugin of a collection it names). A listing never
- * installs them: any viewer of a form starts one, it has a minute, and an install runs the form's
- * code for minutes. Not installed yet, the listing runs without them, and if it then fails, its
- * error says so (the form's first job installs them). A requirements.txt's venv is not used.
+ * The form's requirements.yml and requirements.txt (beside its playbook, as a job finds them) are
+ * used where they are installed, as for its jobs and read-only: the cache entry of its
+ * requirements.yml comes first on the collections and roles paths (an inventory plugin of a
+ * collection it names), and with its requirements.txt's virtual environment, ansible-inventory is
+ * run by the venv's python with the venv's bin first on PATH (an inventory plugin of the form
+ * importing a package it names). A listing never installs them: any viewer of a form starts one, it has a
+ * minute, and an install runs the form's code for minutes. Not installed yet, the listing runs
+ * without them, and if it then fails, its error says so (the form's first job installs them).
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -34,6 +36,8 @@ import { terminateGroup } from "./process-group";
 import { removeTree, watchDisk } from "./disk-usage";
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements } from "./requirements";
 import type { CacheEntry, RequirementsCache } from "./requirements-cache";
+import type { VenvDetails } from "./requirements-install";
+import { findPipRequirementsFile, readPipRequirements } from "./requirements-pip";
 import {
   STATUS_FD,
   ansibleStateInJob,
@@ -73,40 +77,99 @@ export interface InventoryDeps {
    * one's is the one beside ANSIBLE_PLAYBOOK) and its collections, which inventory plugins use.
    */
   environment: RteEnvironment;
-  /** The installed requirements, and the environment's ansible-core version (their key's, as a job computes it). */
-  requirements?: { cache: RequirementsCache; ansibleCore: string | null };
+  /**
+   * The installed requirements, and the environment's ansible-core and Python versions (their
+   * keys', as a job computes them: JobDeps.requirements).
+   */
+  requirements?: { cache: RequirementsCache; ansibleCore: string | null; python?: string | null };
 }
 
-/** The form's requirements.yml for the listing: their installed entry (held), or why there is none. */
-type ListingRequirements = { entry: CacheEntry; key: string } | { missing: string } | null;
+/** The form's installed requirements the listing uses (held until it ends), and why any are not used. */
+interface ListingRequirements {
+  /** The keys held (RequirementsCache.use): released when the listing ends, whatever happened. */
+  held: string[];
+  /** Its requirements.yml's entry. */
+  installed: CacheEntry | null;
+  /** Its requirements.txt's virtual environment. */
+  venv: { entry: CacheEntry; details: VenvDetails } | null;
+  /** Why a file's entry is not used (said first when the listing fails), one clause each. */
+  unreadable: string[];
+  /** The files not installed yet, with their keys. */
+  notInstalled: string[];
+}
 
-function listingRequirements(request: InventoryList, dir: string, deps: InventoryDeps): ListingRequirements {
-  if (request.playbook === undefined || !deps.requirements) return null;
+/** Looks up (never installs) the entries a job of the form would use: see the header. */
+function listingRequirements(request: InventoryList, dir: string, deps: InventoryDeps, found: ListingRequirements): void {
+  if (request.playbook === undefined || !deps.requirements) return;
   const { manifest } = request;
-  const files = findRequirementsFiles(request.playbook, (file) => manifest.some((entry) => entry.path === file));
-  if (files.length === 0) return null;
-  let key: string;
-  try {
-    key = readJobRequirements(
-      dir,
-      files,
-      {
-        environment: deps.environment.name,
-        ansible: deps.requirements.ansibleCore ?? environmentProgram(deps.environment, "ansible-galaxy"),
-        galaxyServer: deps.env.RTE_GALAXY_SERVER ?? null,
-      },
-      (written) => manifestDigest(manifest, written),
-    ).key;
-  } catch (error) {
-    return { missing: `the form's ${files.join(", ")} cannot be read: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  const entry = deps.requirements.cache.use(key);
-  if (entry) return { entry, key };
-  return {
-    missing:
-      `the form's requirements (${files.join(", ")}, key ${key.slice(0, SHORT_KEY_LENGTH)}) are not installed on this runner yet, ` +
-      "and a listing does not install them: the form's first job does, list again after it",
+  const { cache, ansibleCore, python } = deps.requirements;
+  const has = (file: string) => manifest.some((entry) => entry.path === file);
+  const digest = (written: string) => manifestDigest(manifest, written);
+  const why = (error: unknown) => (error instanceof Error ? error.message : String(error));
+  const use = (key: string, files: string): CacheEntry | null => {
+    const entry = cache.use(key);
+    if (entry) found.held.push(key);
+    else found.notInstalled.push(`${files}, key ${key.slice(0, SHORT_KEY_LENGTH)}`);
+    return entry;
   };
+
+  const files = findRequirementsFiles(request.playbook, has);
+  if (files.length > 0) {
+    try {
+      const { key } = readJobRequirements(
+        dir,
+        files,
+        {
+          environment: deps.environment.name,
+          ansible: ansibleCore ?? environmentProgram(deps.environment, "ansible-galaxy"),
+          galaxyServer: deps.env.RTE_GALAXY_SERVER ?? null,
+        },
+        digest,
+      );
+      found.installed = use(key, files.join(", "));
+    } catch (error) {
+      found.unreadable.push(`the form's ${files.join(", ")} cannot be read: ${why(error)}`);
+    }
+  }
+
+  const pipFile = findPipRequirementsFile(request.playbook, has);
+  if (pipFile !== null) {
+    try {
+      const { key } = readPipRequirements(
+        dir,
+        pipFile,
+        {
+          environment: deps.environment.name,
+          ansible: ansibleCore ?? environmentProgram(deps.environment, "ansible-playbook"),
+          python: python ?? null,
+          indexUrl: deps.env.RTE_PIP_INDEX_URL ?? null,
+          findLinks: deps.env.RTE_PIP_FIND_LINKS ?? null,
+        },
+        digest,
+      );
+      const entry = use(key, pipFile);
+      if (entry) {
+        const { python: venvPython, ansiblePlaybook } = entry.details;
+        if (typeof venvPython === "string" && typeof ansiblePlaybook === "string") {
+          found.venv = { entry, details: { python: venvPython, ansiblePlaybook } };
+        } else found.unreadable.push(`the cache entry ${entry.folder} records no ansible-playbook to run: remove it to install again`);
+      }
+    } catch (error) {
+      found.unreadable.push(`the form's ${pipFile} cannot be read: ${why(error)}`);
+    }
+  }
+}
+
+/** What the listing's error says first when requirements of the form were not used. */
+function missingRequirements(found: ListingRequirements): string {
+  const clauses = [...found.unreadable];
+  if (found.notInstalled.length > 0) {
+    clauses.push(
+      `the form's requirements (${found.notInstalled.join("; ")}) are not installed on this runner yet, ` +
+        "and a listing does not install them: the form's first job does, list again after it",
+    );
+  }
+  return clauses.map((clause) => `${clause}. `).join("");
 }
 
 export async function listInventory(request: InventoryList, deps: InventoryDeps): Promise<InventoryAnswer> {
@@ -121,11 +184,12 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
   // In the jobs folder, which the RTE's start made (0711 when playbooks run as another user:
   // never tightened here, or the running jobs' folders would close to their playbooks).
   const dir = path.join(deps.env.jobsDir, `inventory-${randomBytes(6).toString("hex")}`);
-  let requirements: ListingRequirements = null;
+  const requirements: ListingRequirements = { held: [], installed: null, venv: null, unreadable: [], notInstalled: [] };
   try {
     await deps.cache.materialize(request.manifest, dir, deps.fetchFiles);
-    requirements = listingRequirements(request, dir, deps);
-    const installed = requirements !== null && "entry" in requirements ? requirements.entry : null;
+    listingRequirements(request, dir, deps, requirements);
+    const { installed, venv } = requirements;
+    const entryFolders = [...(installed ? [installed.folder] : []), ...(venv ? [venv.entry.folder] : [])];
     const user = deps.playbookUser;
     // Its /tmp is its own as a playbook's: what an inventory plugin leaves there goes with the listing.
     const environment = deps.environment;
@@ -139,7 +203,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
     );
     if (privateTmp && !user) privateTmp.binds = ownUserAnsibleTmp(privateTmp);
     // Before the folder is handed over: made by the RTE, never where the form's files put a link.
-    if (installed) privateTmpMountPoints(privateTmp, [installed.folder]);
+    privateTmpMountPoints(privateTmp, entryFolders);
     if (user) handOver(dir, { uid: user.uid, gid: user.primaryGid });
     const identity: Record<string, string> = {
       ...(user
@@ -149,11 +213,17 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
           : {}),
       TMPDIR: tmpdir,
     };
-    const listing = {
-      file: environmentProgram(environment, "ansible-inventory"),
-      args: ["-i", path.join(dir, inventory), "--list"],
-    };
-    const result = await runListing(listing, dir, deps, identity, privateTmp, installed);
+    const args = ["-i", path.join(dir, inventory), "--list"];
+    // As a job runs ansible-playbook with a requirements.txt (job-run.ts): the environment's
+    // script, the one beside the ansible-playbook recorded with the venv, run by the venv's
+    // python, so ansible's own imports (an inventory plugin's) see the venv's packages.
+    const listing = venv
+      ? {
+          file: path.join(venv.entry.venv, "bin", "python"),
+          args: [path.join(path.dirname(venv.details.ansiblePlaybook), "ansible-inventory"), ...args],
+        }
+      : { file: environmentProgram(environment, "ansible-inventory"), args };
+    const result = await runListing(listing, dir, deps, identity, privateTmp, installed, venv?.entry ?? null);
     if (result.diskExceeded !== null) return { ok: false, error: result.diskExceeded };
     if (result.tooLarge) return { ok: false, error: `ansible-inventory printed more than ${MAX_LIST_BYTES} bytes` };
     if (result.timedOut) return { ok: false, error: `ansible-inventory did not finish within ${INVENTORY_TIMEOUT_MS / 1000} s` };
@@ -162,8 +232,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       const output = [result.stderr, result.stdout].map((text) => text.trim()).find((text) => text !== "");
       const why = (output ?? result.problem ?? "it failed").split("\n").slice(-3).join(" ");
       // First: what it says must not be cut off by the length limit.
-      const missing = requirements !== null && "missing" in requirements ? `${requirements.missing}. ` : "";
-      return { ok: false, error: `${missing}ansible-inventory cannot read it: ${why}`.slice(0, 2000) };
+      return { ok: false, error: `${missingRequirements(requirements)}ansible-inventory cannot read it: ${why}`.slice(0, 2000) };
     }
     try {
       return { ok: true, ...inventoryNames(JSON.parse(result.stdout)) };
@@ -176,7 +245,7 @@ export async function listInventory(request: InventoryList, deps: InventoryDeps)
       error: `the runner could not read the inventory: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
     };
   } finally {
-    if (requirements !== null && "entry" in requirements) deps.requirements?.cache.release(requirements.key);
+    for (const key of requirements.held) deps.requirements?.cache.release(key);
     await removeTree(dir).catch(() => undefined);
   }
 }
@@ -205,22 +274,28 @@ async function runListing(
   deps: InventoryDeps,
   identity: Record<string, string>,
   privateTmp: PrivateTmp | null,
-  /** The form's installed requirements: first on the paths, read-only (as for its jobs). */
+  /** The form's installed requirements.yml: first on the paths, read-only (as for its jobs). */
   installed: CacheEntry | null,
+  /** The form's installed requirements.txt: its venv's bin first on PATH, read-only (as for its jobs). */
+  venv: CacheEntry | null,
 ): Promise<ListingResult> {
   const { sandboxed, playbookUser: user } = deps;
-  const command = wrapPlaybook(listing, playbookInitScript(), null, sandboxed, privateTmp, installed ? [installed.folder] : []);
+  const readOnly = [...(installed ? [installed.folder] : []), ...(venv ? [venv.folder] : [])];
+  const command = wrapPlaybook(listing, playbookInitScript(), null, sandboxed, privateTmp, readOnly);
+  const env = environmentEnv(
+    playbookEnv(
+      process.env,
+      { ANSIBLE_INVENTORY_UNPARSED_FAILED: "true", ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
+      deps.env.RTE_PLAYBOOK_ENV_PASS,
+    ),
+    deps.environment,
+    installed ? { collections: [installed.collections], roles: [installed.roles] } : null,
+  );
+  // As for its jobs: what a plugin runs by name (python3, a package's console script) is the venv's first.
+  if (venv) env.PATH = [path.join(venv.venv, "bin"), env.PATH].filter(Boolean).join(":");
   const child = execa(command.file, command.args, {
     cwd: dir,
-    env: environmentEnv(
-      playbookEnv(
-        process.env,
-        { ANSIBLE_INVENTORY_UNPARSED_FAILED: "true", ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...identity },
-        deps.env.RTE_PLAYBOOK_ENV_PASS,
-      ),
-      deps.environment,
-      installed ? { collections: [installed.collections], roles: [installed.roles] } : null,
-    ),
+    env,
     extendEnv: false,
     ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
     detached: true,

@@ -36,9 +36,11 @@ import { ensurePrivateDir } from "./private-fs";
 import { bootId, goneWithin, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
 import { removeTree, watchDisk } from "./disk-usage";
 import {
+  BECOME_REFUSED_NOTE,
   SECRETS_FD,
   STATUS_FD,
   ansibleStateInJob,
+  becomeRefusedWatch,
   ownUserAnsibleTmp,
   preparePrivateTmp,
   privateTmpMountPoints,
@@ -48,7 +50,7 @@ import {
   type PrivateTmp,
 } from "./sandbox";
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
-import { InstallCancelled, type CacheEntry, type RequirementsCache } from "./requirements-cache";
+import { InstallCancelled, InstallFailedElsewhere, type CacheEntry, type RequirementsCache } from "./requirements-cache";
 import { GalaxyInstall, PipInstall, RequirementsInstallError, type SandboxedInstall, type VenvDetails } from "./requirements-install";
 import { installConfigEnv } from "./install-config";
 import { endInstallLeftovers } from "./install-leftovers";
@@ -347,7 +349,9 @@ export class JobRun {
           if (requirements) installed = await this.obtainRequirements(requirements, keyMs, paths, runAs);
           if (pipRequirements && !this.cancelled) venv = await this.obtainPipRequirements(pipRequirements, pipKeyMs, paths, runAs);
         } catch (error) {
-          if (!(error instanceof RequirementsInstallError || error instanceof InstallCancelled)) throw error;
+          const ofRequirements =
+            error instanceof RequirementsInstallError || error instanceof InstallFailedElsewhere || error instanceof InstallCancelled;
+          if (!ofRequirements) throw error;
           if (this.cancelled) {
             status = "aborted";
             reason = this.cancelledBy === "drain" ? drainReason(this.deps.env.RTE_DRAIN_SECONDS) : "aborted on request";
@@ -464,13 +468,25 @@ export class JobRun {
       // playbook that prompts (vars_prompt, pause) gets no input, as without a vault password.
       if (this.secrets.vaultPassword !== null) child.stdin?.end(this.secrets.vaultPassword + "\n");
       if (this.cancelled) this.cancel();
+      // sudo's refusal in the sandbox blames "a container": said once what it means here, after it.
+      let becomeRefused = false;
+      const watchBecome = (watch: (text: string) => boolean) => (text: string) => {
+        if (sandboxed && watch(text) && !becomeRefused) {
+          becomeRefused = true;
+          batcher.log(BECOME_REFUSED_NOTE);
+        }
+      };
+      const stdoutBecome = watchBecome(becomeRefusedWatch());
+      const stderrBecome = watchBecome(becomeRefusedWatch());
       child.stdout?.setEncoding("utf8").on("data", (text: string) => {
         this.printed.stdout += Buffer.byteLength(text);
         batcher.write("stdout", text);
+        stdoutBecome(text);
       });
       child.stderr?.setEncoding("utf8").on("data", (text: string) => {
         this.printed.stderr += Buffer.byteLength(text);
         batcher.write("stderr", text);
+        stderrBecome(text);
       });
       const eventsPipe = child.stdio[EVENTS_FD];
       if (eventsPipe && "setEncoding" in eventsPipe) {
@@ -521,6 +537,8 @@ export class JobRun {
       } else if (exitCode === null) {
         const signal = ended?.signal != null ? signalName(ended.signal) : result.signal;
         reason = signal ? `ansible-playbook was killed by ${signal}` : "ansible-playbook ended without an exit code";
+      } else if (becomeRefused) {
+        reason = BECOME_REFUSED_NOTE;
       }
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
@@ -619,7 +637,8 @@ export class JobRun {
    * The cache entry of `key`: found, or installed by this job with `install` (which it then may
    * stop on a cancel), or by another job or runner process it waits for. Says which in the job's
    * output; `produced`, the job's folder the install wrote into, is removed either way. Throws
-   * RequirementsInstallError (the installer's message) or InstallCancelled.
+   * RequirementsInstallError (the installer's message), InstallFailedElsewhere (another runner
+   * process's, whose install it waited for) or InstallCancelled.
    */
   private async obtainEntry(
     key: string,

@@ -11,14 +11,23 @@
  * - Installed once: jobs of this process with the same key wait for the one install (a promise per
  *   key) and share its outcome: its entry, or its failure (they do not each try again; a job that
  *   comes after the failure does; so does a waiter whose installer's job was cancelled). Processes
- *   sharing the folder (RTE_REQUIREMENTS_DIR named by several RTEs on one machine) take
- *   `<key>.lock`, created exclusively, and wait while another living one holds it. A lock whose
- *   holder is gone (same machine, its pid dead) or older than the install timeout is stale.
+ *   sharing the folder (RTE_REQUIREMENTS_DIR named by several RTEs) take `<key>.lock`, created
+ *   exclusively, and wait while another living one holds it. A lock whose holder is gone (same
+ *   machine, its pid dead) or older than the install timeout is stale. Each lock names its
+ *   attempt, and a failed install leaves `<key>.failed-<attempt>` (its message) before it frees
+ *   the lock: a process that waited on that attempt fails with that message, as this process's
+ *   waiters do, instead of installing again (N runners, one broken file: one install). A job that
+ *   did not wait on it tries again. A cancelled install leaves none: it says nothing of the
+ *   requirements. Records are removed by the key's next successful install, and once older than
+ *   FAILURE_RECORD_MS by its next failure and by the sweep.
  * - Not the playbook user's: the folder is the RTE's (0711: entered, not listed) and every entry is
  *   the RTE's, 0755/0644. Under bubblewrap a job also sees its entry through a read-only mount.
  * - In use, never removed: each use touches the entry (its mtime: its last use), and while a job
  *   uses it its process holds it: counted in the process, and a lease file `<key>.use-<host>-<pid>`
- *   for the other processes, made before the entry is looked up. An eviction (requirements-evict.ts)
+ *   for the other processes, made before the entry is looked up. A lease of another machine
+ *   cannot be checked by its pid: its holder renews the file's mtime every LEASE_RENEW_MS while it
+ *   holds it, and one not renewed for LEASE_EXPIRY_MS counts as dead (that machine is gone, or its
+ *   RTE died) and is swept like a dead pid's. An eviction (requirements-evict.ts)
  *   removes an entry only under its `<key>.lock` (so never one being installed), by renaming it to
  *   a trash name first and then looking for holders: found one, it renames the entry back. Either
  *   the holder's look came after the rename (it found nothing and installs anew) or its lease was
@@ -32,10 +41,23 @@ import { copyTree } from "./copy-tree";
 import { ensureOwnedDir } from "./private-fs";
 
 const LOCK_POLL_MS = 500;
+/** How often a holder renews the mtime of its lease files: what tells other machines it is alive. */
+const LEASE_RENEW_MS = 10 * 60_000;
+/**
+ * A lease of another machine not renewed for this long is a dead holder's: five renewals missed,
+ * room for a stalled NFS server and for the clocks of the machines sharing the folder (they set
+ * and read the mtime) to differ by minutes.
+ */
+export const LEASE_EXPIRY_MS = 60 * 60_000;
+/** A failure record is read by the waiters of its attempt within a poll (LOCK_POLL_MS): then it is litter. */
+const FAILURE_RECORD_MS = 10 * 60_000;
 const INSTALLED_FILE = "installed.json";
 const KEY_NAME = /^[0-9a-f]{64}$/;
 
 export class InstallCancelled extends Error {}
+
+/** The install of another runner process that this job waited for failed: its message. */
+export class InstallFailedElsewhere extends Error {}
 
 export interface CacheEntry {
   folder: string;
@@ -78,12 +100,31 @@ interface LockHolder {
   pid: number;
   host: string;
   since: number;
+  /** Names this holding of the lock (its failure record's name); absent in locks of older RTEs. */
+  attempt?: string;
+}
+
+/** What `<key>.failed-<attempt>` holds. */
+interface FailureRecord {
+  attempt: string;
+  host: string;
+  pid: number;
+  at: string;
+  message: string;
+}
+
+/** A lock this process holds: its attempt, and its release. */
+interface HeldLock {
+  attempt: string;
+  release: () => void;
 }
 
 export class RequirementsCache {
   private readonly inFlight = new Map<string, Promise<Attempt>>();
   /** Jobs of this process using each key (hold, release). */
   private readonly uses = new Map<string, number>();
+  /** Renews the leases of `uses` (LEASE_RENEW_MS) while there are any. */
+  private renewal: NodeJS.Timeout | null = null;
 
   constructor(
     readonly dir: string,
@@ -97,7 +138,7 @@ export class RequirementsCache {
         fs.rmSync(path.join(dir, name), { recursive: true, force: true });
       }
     }
-    this.removeDeadLeases();
+    this.sweep(true);
   }
 
   /** The installed entries: key and last use (the folder's mtime). */
@@ -123,6 +164,33 @@ export class RequirementsCache {
     const count = this.uses.get(key) ?? 0;
     if (count === 0) fs.writeFileSync(this.leaseFile(key), "", { mode: 0o600 });
     this.uses.set(key, count + 1);
+    if (this.renewal === null) {
+      this.renewal = setInterval(() => this.renewLeases(), LEASE_RENEW_MS);
+      this.renewal.unref();
+    }
+  }
+
+  /**
+   * Renews the mtime of every lease this process holds (LEASE_EXPIRY_MS). A lease that is gone was
+   * swept by a machine that took this one for dead (renewals stalled past the expiry): made again,
+   * so the entry is held from now on. Never throws: a renewal that fails (the file system is away)
+   * is tried again on the next tick, well within the expiry.
+   */
+  private renewLeases(): void {
+    const now = new Date();
+    for (const key of this.uses.keys()) {
+      const file = this.leaseFile(key);
+      try {
+        try {
+          fs.utimesSync(file, now, now);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          fs.writeFileSync(file, "", { mode: 0o600 });
+        }
+      } catch {
+        // The next tick tries again.
+      }
+    }
   }
 
   /**
@@ -142,6 +210,10 @@ export class RequirementsCache {
     if (count <= 1) {
       this.uses.delete(key);
       fs.rmSync(this.leaseFile(key), { force: true });
+      if (this.uses.size === 0 && this.renewal !== null) {
+        clearInterval(this.renewal);
+        this.renewal = null;
+      }
     } else this.uses.set(key, count - 1);
   }
 
@@ -149,23 +221,27 @@ export class RequirementsCache {
     return path.join(this.dir, `${key}.use-${os.hostname()}-${process.pid}`);
   }
 
-  /** Whether a job of any process uses `key`: this process's count, or a lease of a living (or another machine's) process. */
+  /** Whether a job of any process uses `key`: this process's count, or a living holder's lease (leaseAlive). */
   private inUse(key: string): boolean {
     if (this.uses.has(key)) return true;
     const prefix = `${key}.use-`;
-    return fs.readdirSync(this.dir).some((name) => name.startsWith(prefix) && leaseAlive(name.slice(prefix.length)));
+    return fs.readdirSync(this.dir).some((name) => name.startsWith(prefix) && leaseAlive(this.dir, name, name.slice(prefix.length)));
   }
 
   /**
-   * Removes the leases of dead processes of this machine, and at start those naming this very
-   * process: a restarted container's RTE often has the pid of the one before it, whose leases
-   * would otherwise look alive for good.
+   * Removes the leases of dead holders (leaseAlive) and the failure records older than
+   * FAILURE_RECORD_MS: at start and at each eviction pass. At start also the leases naming this
+   * very process: a restarted container's RTE often has the pid of the one before it, whose
+   * leases would otherwise look alive for good.
    */
-  private removeDeadLeases(): void {
+  sweep(atStart = false): void {
     const own = `${os.hostname()}-${process.pid}`;
     for (const name of fs.readdirSync(this.dir)) {
       const lease = /^[0-9a-f]{64}\.use-(.+)$/.exec(name);
-      if (lease && (lease[1] === own || !leaseAlive(lease[1]!))) fs.rmSync(path.join(this.dir, name), { force: true });
+      if (lease && ((atStart && lease[1] === own) || !leaseAlive(this.dir, name, lease[1]!))) {
+        fs.rmSync(path.join(this.dir, name), { force: true });
+      }
+      if (/^[0-9a-f]{64}\.failed-[0-9a-f]+$/.test(name)) removeIfOlder(path.join(this.dir, name), FAILURE_RECORD_MS);
     }
   }
 
@@ -176,8 +252,8 @@ export class RequirementsCache {
    */
   takeOut(key: string): { trash: string } | { busy: "in use" | "being installed" | "gone" } {
     if (this.uses.has(key) || this.inFlight.has(key)) return { busy: "in use" };
-    const release = this.tryLock(key);
-    if (!release) return { busy: "being installed" };
+    const lock = this.tryLock(key);
+    if (!lock) return { busy: "being installed" };
     try {
       const trash = path.join(this.dir, `.trash-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
       try {
@@ -193,7 +269,7 @@ export class RequirementsCache {
       }
       return { trash };
     } finally {
-      release();
+      lock.release();
     }
   }
 
@@ -287,19 +363,29 @@ export class RequirementsCache {
   }
 
   private async installOnce(key: string, options: ObtainOptions): Promise<CacheEntry> {
-    const release = await this.lock(key, options);
-    if (release === "installed") return this.lookUp(key)!;
+    const lock = await this.lock(key, options);
+    if (lock === "installed") return this.lookUp(key)!;
     try {
       // Installed by another process between our look and our lock.
       const cached = this.lookUp(key);
       if (cached) return cached;
-      const produced = await options.install();
-      const copy = options.copy === true;
-      return typeof produced === "string"
-        ? await this.store(key, produced, {}, copy, options.say)
-        : await this.store(key, produced.folder, produced.details, copy, options.say);
+      try {
+        const produced = await options.install();
+        const copy = options.copy === true;
+        const entry =
+          typeof produced === "string"
+            ? await this.store(key, produced, {}, copy, options.say)
+            : await this.store(key, produced.folder, produced.details, copy, options.say);
+        // Earlier attempts' records say nothing any more: their waiters that look again find the entry.
+        this.removeFailures(key, 0);
+        return entry;
+      } catch (error) {
+        // Before the lock frees: whoever sees it free and waited on this attempt finds the record.
+        if (!(error instanceof InstallCancelled || options.cancelled())) this.recordFailure(key, lock.attempt, error);
+        throw error;
+      }
     } finally {
-      release();
+      lock.release();
     }
   }
 
@@ -349,14 +435,74 @@ export class RequirementsCache {
     return { ...entry, installed: true };
   }
 
-  /** Takes `<key>.lock` for this process if no one holds it: returns the release, or null. */
-  private tryLock(key: string): (() => void) | null {
+  private failureFile(key: string, attempt: string): string {
+    return path.join(this.dir, `${key}.failed-${attempt}`);
+  }
+
+  /**
+   * Leaves the failure of `attempt` for the processes waiting on its lock (see the header):
+   * written whole under a staging name (0600: the message may name the form's files) and renamed.
+   * Never throws: without the record its waiters install again, as before.
+   */
+  private recordFailure(key: string, attempt: string, error: unknown): void {
+    const record: FailureRecord = {
+      attempt,
+      host: os.hostname(),
+      pid: process.pid,
+      at: new Date().toISOString(),
+      message: error instanceof Error ? error.message : String(error),
+    };
+    const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
+    try {
+      fs.writeFileSync(staging, JSON.stringify(record), { mode: 0o600, flag: "wx" });
+      fs.renameSync(staging, this.failureFile(key, attempt));
+    } catch {
+      fs.rmSync(staging, { force: true });
+    }
+    this.removeFailures(key, FAILURE_RECORD_MS);
+  }
+
+  /** Removes the failure records of `key` older than `ms`. Never throws: they are litter only. */
+  private removeFailures(key: string, ms: number): void {
+    const prefix = `${key}.failed-`;
+    try {
+      for (const name of fs.readdirSync(this.dir)) {
+        if (name.startsWith(prefix)) removeIfOlder(path.join(this.dir, name), ms);
+      }
+    } catch {
+      // The sweep removes them.
+    }
+  }
+
+  /** The failure record of one of `attempts` of `key`, if one failed. */
+  private failureOf(key: string, attempts: ReadonlySet<string>): FailureRecord | null {
+    for (const attempt of attempts) {
+      try {
+        const record = JSON.parse(fs.readFileSync(this.failureFile(key, attempt), "utf8")) as Partial<FailureRecord>;
+        if (record.attempt === attempt && typeof record.message === "string") return record as FailureRecord;
+      } catch {
+        // No failure of this attempt (it succeeded, was cancelled, or its holder died).
+      }
+    }
+    return null;
+  }
+
+  private sharedFailure(key: string, failure: FailureRecord, options: ObtainOptions): InstallFailedElsewhere {
+    options.say(
+      `requirements: the install this job waited for (another runner process, pid ${failure.pid} on ${failure.host}) failed (key ${key.slice(0, 12)})`,
+    );
+    return new InstallFailedElsewhere(failure.message);
+  }
+
+  /** Takes `<key>.lock` for this process if no one holds it, as a new attempt; else null. */
+  private tryLock(key: string): HeldLock | null {
     const file = path.join(this.dir, `${key}.lock`);
+    const attempt = randomBytes(8).toString("hex");
     try {
       const fd = fs.openSync(file, "wx", 0o600);
-      fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: os.hostname(), since: Date.now() } satisfies LockHolder));
+      fs.writeSync(fd, JSON.stringify({ pid: process.pid, host: os.hostname(), since: Date.now(), attempt } satisfies LockHolder));
       fs.closeSync(fd);
-      return () => fs.rmSync(file, { force: true });
+      return { attempt, release: () => fs.rmSync(file, { force: true }) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       return null;
@@ -365,15 +511,25 @@ export class RequirementsCache {
 
   /**
    * Takes `<key>.lock` for this process; "installed" when the entry appeared while waiting for
-   * another process's lock. Returns the release.
+   * another process's lock. Throws InstallFailedElsewhere when an attempt it waited on failed.
    */
-  private async lock(key: string, options: ObtainOptions): Promise<(() => void) | "installed"> {
+  private async lock(key: string, options: ObtainOptions): Promise<HeldLock | "installed"> {
     const file = path.join(this.dir, `${key}.lock`);
     let said = false;
+    // Every attempt seen holding the lock: the next may have taken it before this process looked.
+    const waitedOn = new Set<string>();
     for (;;) {
-      const release = this.tryLock(key);
-      if (release) return release;
+      const lock = this.tryLock(key);
+      if (lock) {
+        const failure = this.failureOf(key, waitedOn);
+        if (failure === null) return lock;
+        lock.release();
+        throw this.sharedFailure(key, failure, options);
+      }
+      const failure = this.failureOf(key, waitedOn);
+      if (failure !== null) throw this.sharedFailure(key, failure, options);
       const holder = readHolder(file);
+      if (holder?.attempt !== undefined) waitedOn.add(holder.attempt);
       const stale =
         holder === null
           ? lockAge(file) > 5_000 // written but never filled in: its writer died at once
@@ -390,6 +546,15 @@ export class RequirementsCache {
       if (this.lookUp(key)) return "installed";
       if (options.cancelled()) throw new InstallCancelled("cancelled while waiting for another runner process's install");
     }
+  }
+}
+
+/** Removes `file` if its mtime is older than `ms` (or it is gone meanwhile). */
+function removeIfOlder(file: string, ms: number): void {
+  try {
+    if (Date.now() - fs.statSync(file).mtimeMs >= ms) fs.rmSync(file, { force: true });
+  } catch {
+    // Gone meanwhile.
   }
 }
 
@@ -424,13 +589,19 @@ function lockAge(file: string): number {
 }
 
 /**
- * Whether the process a lease names (`<host>-<pid>`) may still use its entry: a living pid of
- * this machine, or any of another machine's (which this one cannot ask; its own RTE removes it).
+ * Whether the process a lease `name` of `dir` names (`<host>-<pid>`) may still use its entry: a
+ * living pid of this machine; of another machine, which this one cannot ask, a lease renewed
+ * within LEASE_EXPIRY_MS (see LEASE_RENEW_MS).
  */
-function leaseAlive(holder: string): boolean {
+function leaseAlive(dir: string, name: string, holder: string): boolean {
   const match = /^(.+)-(\d+)$/.exec(holder);
   if (!match) return false;
-  return match[1] !== os.hostname() || alive(Number(match[2]));
+  if (match[1] === os.hostname()) return alive(Number(match[2]));
+  try {
+    return Date.now() - fs.statSync(path.join(dir, name)).mtimeMs < LEASE_EXPIRY_MS;
+  } catch {
+    return false;
+  }
 }
 
 function alive(pid: number): boolean {

@@ -10,6 +10,9 @@
  * 3. Never an entry a job uses or one being installed (RequirementsCache.takeOut says which):
  *    it is skipped, and a size limit is then met by removing the next one, or not met this time.
  *
+ * Each pass first removes the leases of dead holders (RequirementsCache.sweep: of another
+ * machine, one not renewed for an hour) and old failure records.
+ *
  * The entry is renamed out of the cache at once (a job then finds no entry and installs again)
  * and its folder removed afterwards, off the event loop. Sizes come from du (folderUsage), in a
  * process of its own: a venv of thousands of files is not walked on the RTE's event loop.
@@ -55,6 +58,8 @@ export async function evictRequirements(cache: RequirementsCache, policy: Evicti
   const remove = deps.remove ?? removeTree;
   const result: EvictionResult = { removed: [], skipped: [], bytesLeft: null };
   const now = deps.now().getTime();
+  // Leases of holders gone since (another machine's no longer renewed) would keep their entries for good.
+  cache.sweep();
   const takeOut = async (entry: { key: string; lastUse: Date }, bytes: number | null, why: Evicted["why"]): Promise<boolean> => {
     const taken = cache.takeOut(entry.key);
     if ("busy" in taken) {

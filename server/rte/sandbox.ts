@@ -57,9 +57,12 @@
  * What a playbook can no longer do on the runner itself: write outside its folder and its /tmp,
  * leave a daemon running after the job (it is killed with the namespace), or mount a file
  * system for the rest of the machine (its mounts are in its own mount namespace). `become`
- * (sudo) on the runner itself fails when bwrap needs a user namespace (a non-root RTE, or
- * RTE_PLAYBOOK_USER). RTE_SANDBOX=none (RTE_PLAYBOOK_SANDBOX=off, its deprecated spelling) runs
- * playbooks without any of it.
+ * (sudo) on the runner itself fails unless the playbook already runs as root: bwrap always sets
+ * no_new_privs, so no set-uid program gains anything (sudo says so and stops), and in the user
+ * namespace of a playbook user root is not even mapped. sudo's own words blame "a container":
+ * the job's output adds what it means here (becomeRefusedWatch). `become` on managed hosts (over
+ * ssh) is not concerned. RTE_SANDBOX=none (RTE_PLAYBOOK_SANDBOX=off, its deprecated spelling)
+ * runs playbooks without any of it.
  *
  * Without bwrap (not installed, or user namespaces disabled for a non-root RTE), the RTE says
  * at start what that means: it cannot make the kernel end a playbook when the RTE is killed
@@ -73,6 +76,34 @@ import path from "node:path";
 import { execa } from "execa";
 import { callbackPluginDir, playbookInitScript } from "./ansible/plugin-path";
 import type { PlaybookUser } from "./playbook-user";
+
+/** What sudo says when no_new_privs stops it (quotes escaped in a task result's JSON). */
+const SUDO_REFUSED = /The \\?"no new privileges\\?" flag is set/;
+/** Enough of a chunk's end to find SUDO_REFUSED split across two chunks. */
+const SUDO_REFUSED_CARRY = 64;
+
+/** The runner line, and the failed job's reason, once sudo was refused in the sandbox (see the header). */
+export const BECOME_REFUSED_NOTE =
+  "sandbox: become (sudo) on the runner itself cannot work in this job's sandbox: bubblewrap sets no_new_privs, " +
+  "under which no set-uid program gains privileges, so sudo refuses to start (its message speaks of a container); " +
+  "become on managed hosts (over ssh) is not concerned. A task that needs root on the runner needs a runner " +
+  "without the sandbox (RTE_SANDBOX=none) where sudo lets the playbook user do it (docs/security.md)";
+
+/**
+ * Watches one output stream of a sandboxed playbook for sudo's refusal (SUDO_REFUSED), also
+ * split across chunks: true for the chunk that completes the first one, false before and after.
+ */
+export function becomeRefusedWatch(): (text: string) => boolean {
+  let carry = "";
+  let found = false;
+  return (text) => {
+    if (found) return false;
+    const window = carry + text;
+    carry = window.slice(-SUDO_REFUSED_CARRY);
+    found = SUDO_REFUSED.test(window);
+    return found;
+  };
+}
 
 /**
  * bwrap's options before `--` (see the header), then sandboxMounts'. The runner's file system

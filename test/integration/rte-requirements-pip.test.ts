@@ -8,6 +8,8 @@
  *   filter plugin beside the playbook imports it) and on localhost (a module imports it), in the
  *   venv's python; it cannot write into the venv. Job 2 says "cached";
  * - a requirements.txt naming a package nobody has fails the job before the playbook, quoting pip;
+ * - a hosts field's inventory listing runs in the form's installed venv (an inventory plugin of
+ *   the form importing the package), and says so while it is not installed yet;
  * - in an environment that is itself a virtual environment, started by wrapper scripts (whose
  *   shebang names /bin/sh, not its Python), the venv is made with the environment's Python and
  *   sees the environment's own packages besides the requirements.
@@ -63,6 +65,35 @@ class FilterModule(object):
         return {"pipdemo_shout": playform_pipdemo.shout}
 `;
 
+/** An inventory plugin of the form (its ansible.cfg names the folder): its hosts come through the package. */
+const INVENTORY_PLUGIN = `from ansible.plugins.inventory import BaseInventoryPlugin
+
+import playform_pipdemo
+
+DOCUMENTATION = """
+name: pipdemo_hosts
+short_description: hosts named through playform_pipdemo
+options:
+  plugin:
+    description: this plugin's name
+    required: true
+    choices: [pipdemo_hosts]
+"""
+
+
+class InventoryModule(BaseInventoryPlugin):
+    NAME = "pipdemo_hosts"
+
+    def verify_file(self, path):
+        return super().verify_file(path) and path.endswith(".yml")
+
+    def parse(self, inventory, loader, path, cache=True):
+        super().parse(inventory, loader, path, cache)
+        self._read_config_data(path)
+        for name in ("web", "db"):
+            self.inventory.add_host("pip-" + playform_pipdemo.shout(name).rstrip("!").lower())
+`;
+
 const MODULE = `#!/usr/bin/python
 import sys
 
@@ -115,6 +146,14 @@ beforeAll(async () => {
 
   form("pip-use", "playform-pipdemo==1.0.0\n");
   form("pip-missing", "playform-no-such-package==9.9.9\n");
+  // Its own key (the file's bytes differ): installed by none of the other tests' jobs.
+  form("pip-inventory", "# for the inventory plugin\nplayform-pipdemo==1.0.0\n");
+  const inventoryForm = path.join(forms, "pip-inventory");
+  fs.appendFileSync(path.join(inventoryForm, "form.yaml"), "inventories: [inventory.yml]\nfields:\n  - { name: target, type: hosts }\n");
+  fs.writeFileSync(path.join(inventoryForm, "inventory.yml"), "plugin: pipdemo_hosts\n");
+  fs.writeFileSync(path.join(inventoryForm, "ansible.cfg"), "[defaults]\ninventory_plugins = ./inventory_plugins\n");
+  fs.mkdirSync(path.join(inventoryForm, "inventory_plugins"));
+  fs.writeFileSync(path.join(inventoryForm, "inventory_plugins", "pipdemo_hosts.py"), INVENTORY_PLUGIN);
   // The environment: a virtual environment of Debian's python3 holding a package of its own
   // (playform_envpkg, written into its site-packages), started through wrapper scripts.
   const envVenv = path.join(sources, "envvenv");
@@ -196,6 +235,31 @@ describe("a form's requirements.txt", () => {
     );
     expect(out).toContain("the playbook does not run");
     expect(out).not.toContain("PLAY [");
+  }, 300_000);
+
+  it("a hosts field's inventory listing runs in the form's installed venv, and says when it is not installed yet", async () => {
+    const field = async () => (await h.api.get("/api/forms/pip-inventory")).form.fields.find((f: { name: string }) => f.name === "target");
+    // Before any job: the plugin cannot import the package, and the listing does not install it.
+    const before = await field();
+    expect(before.choices ?? []).toEqual([]);
+    expect(before.choicesError).toMatch(
+      /the form's requirements \(requirements\.txt, key [0-9a-f]{12}\) are not installed on this runner yet, and a listing does not install them: the form's first job does, list again after it\. ansible-inventory cannot read it: /,
+    );
+    const id = await h.api.launch("pip-inventory");
+    const job = await h.api.waitForEnd(id);
+    const out = await h.api.output(id);
+    expect(job.status, `${job.statusReason}\n${out}`).toBe("success");
+    expect(out).toMatch(/requirements: installed in/);
+    // Then the listing's plugin imports it (once the app's rate limit after the failure has passed).
+    const after = await h.waitUntil(
+      "the listing in the installed venv",
+      async () => {
+        const current = await field();
+        return current.choices?.length > 0 ? current : null;
+      },
+      90_000,
+    );
+    expect(after.choices.map((c: { value: string }) => c.value)).toEqual(["pip-db", "pip-web"]);
   }, 300_000);
 
   it("in an environment that is a virtual environment behind wrapper scripts: layered on its Python and its packages", async () => {

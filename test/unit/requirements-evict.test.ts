@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { RequirementsCache } from "../../server/rte/requirements-cache";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { LEASE_EXPIRY_MS, RequirementsCache } from "../../server/rte/requirements-cache";
 import { describeEviction, evictRequirements, type EvictionPolicy } from "../../server/rte/requirements-evict";
 import { loadRteEnv } from "../../server/rte/env";
 
@@ -16,6 +16,7 @@ const DEAD_PID = 2 ** 22 + 1;
 
 const temps: string[] = [];
 afterEach(() => {
+  vi.useRealTimers();
   for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -126,6 +127,62 @@ describe("evictRequirements", () => {
     expect((await evictRequirements(cache, ageOnly, { now: () => NOW })).skipped).toEqual([{ key: A, why: "in use" }]);
     cache.release(A);
     expect((await evictRequirements(cache, ageOnly, { now: () => NOW })).removed.map((r) => r.key)).toEqual([A]);
+  });
+
+  it("a lease of another machine holds its entry while renewed; one not renewed for an hour is dead and swept", async () => {
+    const { dir, cache } = await cacheWith({ [A]: 100, [B]: 100 });
+    const leaseA = path.join(dir, `${A}.use-another-machine-1234`);
+    const leaseB = path.join(dir, `${B}.use-another-machine-1234`);
+    // Its holder's clock sets the mtime, this machine's reads it: the bound is against now.
+    const renewedAgo = (file: string, ms: number) => {
+      const at = new Date(Date.now() - ms);
+      fs.writeFileSync(file, "");
+      fs.utimesSync(file, at, at);
+    };
+    renewedAgo(leaseA, 30 * 60_000);
+    renewedAgo(leaseB, LEASE_EXPIRY_MS + 60_000);
+    const result = await evictRequirements(cache, ageOnly, { now: () => NOW });
+    expect(result.removed.map((r) => r.key)).toEqual([B]);
+    expect(result.skipped).toEqual([{ key: A, why: "in use" }]);
+    expect(fs.existsSync(leaseA)).toBe(true);
+    expect(fs.existsSync(leaseB)).toBe(false);
+    // The same lease, its holder gone for good: no longer renewed, it goes with its entry.
+    renewedAgo(leaseA, 2 * LEASE_EXPIRY_MS);
+    expect((await evictRequirements(cache, ageOnly, { now: () => NOW })).removed.map((r) => r.key)).toEqual([A]);
+    expect(fs.readdirSync(dir)).toEqual([]);
+    // A pass with no entry to remove sweeps such leases as well.
+    renewedAgo(leaseB, LEASE_EXPIRY_MS + 60_000);
+    await evictRequirements(cache, ageOnly, { now: () => NOW });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it("a holder renews its lease files every 10 minutes while it holds them, with one timer, and makes a swept one again", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const { dir, cache } = await cacheWith({ [A]: 1, [B]: 1 });
+    expect(vi.getTimerCount()).toBe(0);
+    const held = async (k: string) =>
+      cache.obtain(k, { say: () => undefined, cancelled: () => false, install: () => Promise.reject(new Error("cached")) });
+    await held(A);
+    await held(B);
+    expect(vi.getTimerCount()).toBe(1);
+    const leaseA = path.join(dir, `${A}.use-${os.hostname()}-${process.pid}`);
+    const leaseB = path.join(dir, `${B}.use-${os.hostname()}-${process.pid}`);
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+    for (const lease of [leaseA, leaseB]) fs.utimesSync(lease, twoHoursAgo, twoHoursAgo);
+    vi.advanceTimersByTime(10 * 60_000 - 1);
+    expect(Date.now() - fs.statSync(leaseA).mtimeMs).toBeGreaterThan(3600_000);
+    vi.advanceTimersByTime(1);
+    for (const lease of [leaseA, leaseB]) expect(Date.now() - fs.statSync(lease).mtimeMs).toBeLessThan(60_000);
+    // Swept by a machine that took this one for dead (its renewals stalled): held again.
+    fs.rmSync(leaseB);
+    vi.advanceTimersByTime(10 * 60_000);
+    expect(fs.existsSync(leaseB)).toBe(true);
+    // No lease held, no timer.
+    cache.release(A);
+    expect(vi.getTimerCount()).toBe(1);
+    cache.release(B);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(fs.readdirSync(dir).filter((name) => name.includes(".use-"))).toEqual([]);
   });
 
   it("a job that obtains an entry after it was taken out installs it anew", async () => {

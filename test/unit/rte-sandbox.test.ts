@@ -7,6 +7,7 @@ import {
   SECRETS_FD,
   STATUS_FD,
   ansibleStateInJob,
+  becomeRefusedWatch,
   hiddenFolders,
   hiddenJobDir,
   ownUserAnsibleTmp,
@@ -244,5 +245,22 @@ describe("wrapPlaybook", () => {
       file: "python3",
       args: ["/opt/init.py", "--", "ansible-inventory", ...listing.args],
     });
+  });
+});
+
+describe("becomeRefusedWatch", () => {
+  const refusal = 'sudo: The "no new privileges" flag is set, which prevents sudo from running as root.\n';
+  it("finds sudo's refusal once, as printed, JSON-escaped in a task result, or split across chunks", () => {
+    const printed = becomeRefusedWatch();
+    expect(printed("TASK [command] ***\n")).toBe(false);
+    expect(printed(refusal)).toBe(true);
+    expect(printed(refusal)).toBe(false);
+    const escaped = becomeRefusedWatch();
+    expect(escaped(`fatal: [localhost]: FAILED! => ${JSON.stringify({ module_stderr: refusal })}\n`)).toBe(true);
+    const split = becomeRefusedWatch();
+    const at = refusal.indexOf("privileges");
+    expect(split(refusal.slice(0, at))).toBe(false);
+    expect(split(refusal.slice(at))).toBe(true);
+    expect(becomeRefusedWatch()("a task that says no new privileges on its own\n")).toBe(false);
   });
 });
