@@ -42,6 +42,8 @@ export interface NotificationBody {
   artifacts: Record<string, unknown> | null;
   /** Why artifacts is null though the playbook set some (over the cap a notification carries, or refused by the runner); else null. */
   artifactsOmitted: string | null;
+  /** A drift event: the hosts the check found would change (its recap's hosts with changed > 0, by name); null for other events. */
+  driftedHosts: string[] | null;
 }
 
 /** The most set_stats data a notification carries (JSON bytes): more is left out with a link to the job. */
@@ -63,9 +65,14 @@ export function notificationArtifacts(
   return { artifacts: known.artifacts, artifactsOmitted: null };
 }
 
+/** PLAY RECAP's rows; an incomplete run's rows so far when it has no PLAY RECAP. */
+function recapRows(recap: Recap): Recap["hosts"] {
+  return recap.hosts.length === 0 && recap.partial_hosts ? recap.partial_hosts : recap.hosts;
+}
+
 /** PLAY RECAP's counts summed over its hosts; an incomplete run's counts so far when it has no PLAY RECAP. */
 export function recapCounts(recap: Recap): RecapCounts {
-  const rows = recap.hosts.length === 0 && recap.partial_hosts ? recap.partial_hosts : recap.hosts;
+  const rows = recapRows(recap);
   const counts: RecapCounts = { hosts: rows.length, ok: 0, changed: 0, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 };
   for (const row of rows) {
     counts.ok += row.ok;
@@ -107,6 +114,12 @@ export function notificationBody(
     },
     recap: recap ? recapCounts(recap) : null,
     ...artifacts,
+    driftedHosts:
+      event === "drift" && recap
+        ? recapRows(recap)
+            .filter((row) => row.changed > 0)
+            .map((row) => row.host)
+        : null,
   };
 }
 
@@ -130,6 +143,7 @@ export function emailSubject(body: NotificationBody): string {
 /** An email lists at most this many results, each cut at this many characters (the job's page has them all). */
 const EMAIL_ARTIFACTS_MAX_KEYS = 20;
 const EMAIL_ARTIFACT_MAX_CHARS = 200;
+const EMAIL_DRIFTED_HOSTS_MAX = 50;
 
 export function emailText(body: NotificationBody): string {
   const { job, recap } = body;
@@ -142,6 +156,14 @@ export function emailText(body: NotificationBody): string {
   if (job.runner) lines.push(`Runner:   ${job.runner}`);
   if (job.startedAt) lines.push(`Started:  ${job.startedAt}`);
   if (job.finishedAt) lines.push(`Finished: ${job.finishedAt}`);
+  if (body.driftedHosts && body.driftedHosts.length > 0) {
+    const shown = body.driftedHosts.slice(0, EMAIL_DRIFTED_HOSTS_MAX);
+    const more = body.driftedHosts.length - shown.length;
+    lines.push(
+      "",
+      `Drifted: ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""} (check mode found changes; each host's page has the diff)`,
+    );
+  }
   if (recap) {
     lines.push(
       "",

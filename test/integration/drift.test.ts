@@ -5,49 +5,21 @@
  * `drift` webhook is called once; later checks keep its start; a check after the edit is undone
  * clears it. The rules alone: test/unit/drift.test.ts.
  */
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../support/api";
+import { managedFiles, MANAGED_TASK, WANTED, type ManagedFiles } from "../support/drift-form";
 import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 import { waitFor } from "../support/wait";
 
 let app: RunningPlayform;
 let api: ApiClient;
-let formsDir: string;
+let files: ManagedFiles;
 let receiver: http.Server;
-const calls: { event: string; job: { id: number } }[] = [];
-// The managed files: outside the private /tmp of the sandbox, readable by the playbook user as
-// a runner's /etc would be. A check reads them; it writes nothing.
-const managed = fs.mkdtempSync("/var/lib/playform-drift-");
-const WANTED = "managed by playform\n";
-
-const PLAYBOOK = `- name: Keep the files
-  hosts: all
-  gather_facts: false
-  tasks:
-    - name: Write the managed file
-      ansible.builtin.copy:
-        content: "${WANTED.trim()}\\n"
-        dest: "{{ dir }}/{{ inventory_hostname }}.txt"
-    - name: Say it is done
-      ansible.builtin.debug:
-        msg: done
-`;
-
-function writeFile(host: string, text: string): void {
-  const file = path.join(managed, `${host}.txt`);
-  fs.writeFileSync(file, text);
-  fs.chmodSync(file, 0o644);
-}
+const calls: { event: string; job: { id: number }; driftedHosts: string[] | null }[] = [];
 
 beforeAll(async () => {
-  fs.chmodSync(managed, 0o755);
-  writeFile("web1", WANTED);
-  writeFile("db1", WANTED);
   receiver = http.createServer((request, response) => {
     let body = "";
     request.on("data", (chunk: Buffer) => (body += chunk.toString()));
@@ -57,37 +29,15 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-  const port = (receiver.address() as AddressInfo).port;
-  formsDir = fs.mkdtempSync(path.join(os.tmpdir(), "playform-drift-forms-"));
-  const form = path.join(formsDir, "managed-files");
-  fs.mkdirSync(form);
-  fs.writeFileSync(
-    path.join(form, "form.yaml"),
-    `name: managed-files
-title: Managed files
-playbook: playbook.yml
-inventories: [inventory.ini]
-fields:
-  - { name: dir, type: text, required: true }
-notify:
-  - on: [drift]
-    webhook: { url: "http://127.0.0.1:${port}/drift" }
-`,
-  );
-  fs.writeFileSync(path.join(form, "playbook.yml"), PLAYBOOK);
-  fs.writeFileSync(
-    path.join(form, "inventory.ini"),
-    ["web1", "db1"].map((host) => `${host} ansible_connection=local ansible_python_interpreter="{{ ansible_playbook_python }}"\n`).join(""),
-  );
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: formsDir, PLAYFORM_NOTIFY_BACKOFF_SECONDS: "1" } });
+  files = managedFiles({ webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/drift` });
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: files.formsDir, PLAYFORM_NOTIFY_BACKOFF_SECONDS: "1" } });
   api = apiClient(app, await adminToken(app));
 });
 
 afterAll(async () => {
   await app?.stop();
   receiver?.close();
-  fs.rmSync(managed, { recursive: true, force: true });
-  if (formsDir) fs.rmSync(formsDir, { recursive: true, force: true });
+  files?.remove();
 });
 
 let schedule: number;
@@ -118,13 +68,13 @@ async function nextCheck(): Promise<{
 
 it("saves a schedule in drift mode, whose jobs are checks with diffs, and a host in line has no drift", async () => {
   const saved = await api.call("POST", "/api/schedules", {
-    json: { form: "managed-files", values: { dir: managed }, cron: "*/2 * * * * *", mode: "drift", enabled: false },
+    json: { form: "managed-files", values: { dir: files.managed }, cron: "*/2 * * * * *", mode: "drift", enabled: false },
   });
   expect(saved.status, JSON.stringify(saved.json)).toBe(201);
   expect(saved.json.mode).toBe("drift");
   schedule = saved.json.id;
   const bad = await api.call("POST", "/api/schedules", {
-    json: { form: "managed-files", values: { dir: managed }, cron: "0 6 * * *", mode: "watch" },
+    json: { form: "managed-files", values: { dir: files.managed }, cron: "0 6 * * *", mode: "watch" },
   });
   expect(bad.status).toBe(422);
   expect(bad.json.error.fields).toEqual({ mode: 'must be "run" or "drift"' });
@@ -135,14 +85,14 @@ it("saves a schedule in drift mode, whose jobs are checks with diffs, and a host
 });
 
 it("marks a host edited by hand drifted, with the task and its diff lines, and tells the form's drift webhook once", async () => {
-  writeFile("web1", "edited by hand\n");
+  files.write("web1", "edited by hand\n");
   const first = await nextCheck();
   expect(first.status).toBe("success");
   const { host } = await api.get("/api/hosts/web1");
   expect(host.drift).toMatchObject({ jobId: first.id, form: "managed-files", forms: ["managed-files"] });
   expect(host.drift.since).toBe(first.finishedAt);
   expect(host.drift.tasks).toHaveLength(1);
-  expect(host.drift.tasks[0].task).toBe("Write the managed file");
+  expect(host.drift.tasks[0].task).toBe(MANAGED_TASK);
   expect(host.drift.tasks[0].diff).toContain("-edited by hand");
   expect(host.drift.tasks[0].diff).toContain("+managed by playform");
   expect((await api.get("/api/hosts/db1")).host.drift).toBeNull();
@@ -155,10 +105,10 @@ it("marks a host edited by hand drifted, with the task and its diff lines, and t
   });
   expect(listed.find((h) => h.name === "db1")!.drift).toBeNull();
   // The check changed nothing: the file is as the hand left it.
-  expect(fs.readFileSync(path.join(managed, "web1.txt"), "utf8")).toBe("edited by hand\n");
+  expect(files.read("web1")).toBe("edited by hand\n");
 
   await waitFor("the drift webhook", () => (calls.some((call) => call.job.id === first.id) ? true : null));
-  expect(calls.filter((call) => call.job.id === first.id).map((call) => call.event)).toEqual(["drift"]);
+  expect(calls.filter((call) => call.job.id === first.id).map((call) => [call.event, call.driftedHosts])).toEqual([["drift", ["web1"]]]);
 
   // Still drifted at the next check: same start, newer check; nobody is told again.
   const second = await nextCheck();
@@ -168,7 +118,7 @@ it("marks a host edited by hand drifted, with the task and its diff lines, and t
 });
 
 it("clears the drift at the first check after the edit is undone", async () => {
-  writeFile("web1", WANTED);
+  files.write("web1", WANTED);
   await nextCheck();
   expect((await api.get("/api/hosts/web1")).host.drift).toBeNull();
   expect(((await api.get("/api/hosts")).hosts as { drift: unknown }[]).every((h) => h.drift === null)).toBe(true);

@@ -142,9 +142,22 @@ describe("the message", () => {
       recap: { hosts: 1, ok: 2, changed: 0, failed: 1, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 },
       artifacts: null,
       artifactsOmitted: null,
+      driftedHosts: null,
     });
     expect(JSON.stringify(body)).not.toContain("never sent");
     expect(notificationBody("approval", { ...job, status: "approval" }, null, "http://x").recap).toBeNull();
+  });
+
+  it("names the hosts a drift check found would change, in the body and the email", () => {
+    const drift = notificationBody(
+      "drift",
+      { ...job, status: "success", drift: true },
+      recap([row("db1", { ok: 2 }), row("web1", { ok: 1, changed: 1 }), row("web2", { ok: 1, changed: 3 })]),
+      "https://playform.example.com",
+    );
+    expect(drift.driftedHosts).toEqual(["web1", "web2"]);
+    expect(emailSubject(drift)).toBe("[Playform] job #12 hello-world found hosts drifted");
+    expect(emailText(drift)).toContain("Drifted: web1, web2 (check mode found changes; each host's page has the diff)");
   });
 
   it("writes the email's subject and text with the counts and the link", () => {
