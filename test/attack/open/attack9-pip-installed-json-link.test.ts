@@ -101,14 +101,18 @@ afterAll(async () => {
   fs.rmSync(rootOnly, { recursive: true, force: true });
 });
 
-it.skipIf(!isRoot)("an install cannot make the RTE write outside the cache through a link", async () => {
-  const job = await h.api.launch("pip-installed-link");
-  const ended = await h.api.waitForEnd(job, 240_000);
-  const output = await h.api.output(job);
-  expect(output, output).toMatch(/requirements: (installed|pip installing)/);
-  const content = fs.readFileSync(victim, "utf8");
-  expect({ content, mode: (fs.statSync(victim).mode & 0o777).toString(8) }, `${ended.status}: ${ended.statusReason}\n${output}`).toEqual({
-    content: "root-only: untouched\n",
-    mode: "600",
-  });
-}, 600_000);
+it.skipIf(!isRoot)(
+  "an install cannot make the RTE write outside the cache through a link",
+  async () => {
+    const job = await h.api.launch("pip-installed-link");
+    const ended = await h.api.waitForEnd(job, 240_000);
+    const output = await h.api.output(job);
+    expect(output, output).toMatch(/requirements: (installed|pip installing)/);
+    const content = fs.readFileSync(victim, "utf8");
+    expect({ content, mode: (fs.statSync(victim).mode & 0o777).toString(8) }, `${ended.status}: ${ended.statusReason}\n${output}`).toEqual({
+      content: "root-only: untouched\n",
+      mode: "600",
+    });
+  },
+  600_000,
+);
