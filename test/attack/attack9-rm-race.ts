@@ -7,7 +7,6 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { removeTree } from "../../server/rte/disk-usage";
 
