@@ -6,15 +6,15 @@
  * in it, and the requirements cache holding that form's installed collection. The form's inventory
  * plugin answers
  * with host names saying what it could list or read, and what of the RTE's and the app's
- * environment it has. Run it by moving it to test/integration/ (one `../` off the imports);
+ * environment it has. Run it by moving it to test/integration/ (the imports stay);
  * needs root (playbooks as playform-run) and bwrap.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { apiClient, type ApiClient } from "../../support/api";
-import { adminToken, startPlayform, type RunningPlayform } from "../../support/playform";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
 let api: ApiClient;
