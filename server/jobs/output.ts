@@ -16,7 +16,7 @@ import {
   type StoredItem,
 } from "../data/job-output";
 import { DomainError } from "../errors";
-import { advanceStyle, sgrToStyle, stripAnsi, styleToSgr } from "../protocol/ansi";
+import { advanceStyle, sgrToStyle, stripAnsiByLine, styleToSgr } from "../protocol/ansi";
 import { chunkLines } from "../protocol/output-lines";
 import type { JobItem } from "../protocol/rte-messages";
 import { outputGone } from "../retention/settings";
@@ -141,7 +141,7 @@ export async function outputLog(jobId: number, options: { ansi: boolean }): Prom
         const page = await pages.next();
         if (page.done) return controller.close();
         let text = "";
-        for (const chunk of page.value) text += options.ansi ? chunk.text : stripChunk(chunk.text);
+        for (const chunk of page.value) text += options.ansi ? chunk.text : stripAnsiByLine(chunk.text);
         controller.enqueue(encoder.encode(text));
       } catch (error) {
         controller.error(error);
@@ -151,11 +151,6 @@ export async function outputLog(jobId: number, options: { ansi: boolean }): Prom
       await pages.return(undefined);
     },
   });
-}
-
-/** Strips terminal codes without joining lines (an unterminated OSC sequence would eat newlines). */
-function stripChunk(text: string): string {
-  return text.includes("\x1b]") ? text.split("\n").map(stripAnsi).join("\n") : stripAnsi(text);
 }
 
 /**
@@ -172,7 +167,7 @@ export async function searchOutput(jobId: number, q: string, options: { limit: n
   const matches: number[] = [];
   for await (const page of iterateOutput(jobId, { containing: { needle: q, caseSensitive: options.caseSensitive } })) {
     for (const chunk of page) {
-      const plain = stripChunk(chunk.text);
+      const plain = stripAnsiByLine(chunk.text);
       const haystack = options.caseSensitive ? plain : plain.toLowerCase();
       let at = haystack.indexOf(needle);
       if (at === -1) continue;

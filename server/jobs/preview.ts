@@ -7,7 +7,7 @@ import { iterateOutput } from "../data/job-output";
 import { getJobKind, type JobStatus } from "../data/jobs";
 import { DomainError } from "../errors";
 import { requireVisibleJob, type Viewer } from "../access/policy";
-import { stripAnsi } from "../protocol/ansi";
+import { stripAnsiByLine } from "../protocol/ansi";
 import { parsePlan, type PlanPlay } from "../recap/plan";
 import { isFinalStatus } from "./lifecycle";
 
@@ -39,7 +39,8 @@ export async function previewPlan(viewer: Viewer, formName: string, jobId: numbe
   let text = "";
   let cut = false;
   for await (const page of iterateOutput(jobId)) {
-    for (const chunk of page) text += stripAnsi(chunk.text);
+    // Line by line, as the output pane shows it: an OSC left open must not join two lines.
+    for (const chunk of page) text += stripAnsiByLine(chunk.text);
     if (text.length > MAX_PREVIEW_TEXT) {
       cut = true;
       break;

@@ -137,6 +137,15 @@ export function stripAnsi(input: string): string {
 }
 
 /**
+ * stripAnsi line by line, as the output pane reads the output: an OSC sequence left open ends
+ * at its line's end instead of running on to a BEL lines later, which would join the lines
+ * around it (and the pieces of a secret split there: attack 9 on issue 34, the preview's plan).
+ */
+export function stripAnsiByLine(input: string): string {
+  return input.includes("\x1b]") ? input.split("\n").map(stripAnsi).join("\n") : stripAnsi(input);
+}
+
+/**
  * Where each escape sequence and control character of `input` is, as [start, end) pairs one
  * after the other: what parseAnsi and stripAnsi drop. The masker reads the output as the app
  * shows it by this same definition (server/security/mask-rendered.ts): a secret with an escape

@@ -23,6 +23,13 @@
  * and each merged range masked there whole, from its first character to its last, the escapes
  * between its pieces included. Linear: one pass to build each view, the masker's own passes
  * over it, one pass to merge and map back.
+ *
+ * An escape cut short at the end of a text (`ESC[24` with no final byte yet) reads two ways:
+ * as the start of a sequence whose end is still to come (what the batcher waits for: pending
+ * leaves it out of the views), and as what the app makes of it if nothing comes, for a text
+ * that does end there (an event's string, the last output of a stream): the renderer then hides
+ * only what its own definition takes as an escape and shows the rest, so `Summer20ESC[24!` shows
+ * `Summer2024!` (attack 9). mask() reads such a text both ways.
  */
 import { escapeCutAt, hiddenRanges } from "../protocol/ansi";
 
@@ -54,7 +61,7 @@ export interface RenderedView {
  * its escaped control characters are decoded; null when it is the text itself (with `decode`:
  * also when nothing was decoded, the raw view then being the same).
  */
-export function renderedView(text: string, decode: boolean): RenderedView | null {
+export function renderedView(text: string, decode: boolean, endCut = true): RenderedView | null {
   if (!(decode ? MAY_HIDE : CONTROL).test(text)) return null;
   // Nothing to decode: the decoded view is the raw one, already read (ordinary coloured output
   // costs one view, not two).
@@ -84,7 +91,7 @@ export function renderedView(text: string, decode: boolean): RenderedView | null
   // An escape cut short at the end (in the decoded text: `\u001b[01;3` too) is left out of the
   // view: shown now it reads otherwise than once its end has come (see Masker.pending).
   const lastLine = decoded.lastIndexOf("\n") + 1;
-  const cutAt = lastLine + escapeCutAt(decoded.slice(lastLine));
+  const cutAt = endCut ? lastLine + escapeCutAt(decoded.slice(lastLine)) : decoded.length;
   const shown = decoded.slice(0, cutAt);
   // The renderer's hidden ranges, line by line when an OSC may run on (as the app strips it).
   const hidden: number[] = [];
@@ -172,26 +179,31 @@ export function maskRendered(text: string, mask: string, reserved: Uint8Array, m
   for (const decode of [false, true]) {
     const view = renderedView(text, decode);
     if (!view) continue;
-    const ranges = rangesIn(view, reserved, mark);
-    // What is shown is not known: the text goes masked whole.
-    if (ranges === null) return mask;
-    if (ranges.length > 0) found.push(ranges);
+    // An escape cut short at the end: also as the app shows it when nothing follows (see above).
+    const uncut = view.cut < text.length ? renderedView(text, decode, false) : null;
+    for (const read of uncut ? [view, uncut] : [view]) {
+      const ranges = rangesIn(read, reserved, mark);
+      // What is shown is not known: the text goes masked whole.
+      if (ranges === null) return mask;
+      if (ranges.length > 0) found.push(ranges);
+    }
   }
   if (found.length === 0) return text;
-  // Each view's ranges are in order and apart; merged as two sorted lists (linear).
-  const [first = [], second = []] = found;
+  // Each reading's ranges are in order and apart; merged as sorted lists, each range's start
+  // taken from the list whose next start is lowest (linear for the two lists of a text that
+  // ends with no cut escape; at most four lists).
+  const next = found.map(() => 0);
   let out = "";
   let done = -1;
-  let i = 0;
-  let j = 0;
-  while (i < first.length || j < second.length) {
-    const fromFirst = j >= second.length || (i < first.length && first[i]! <= second[j]!);
-    const list = fromFirst ? first : second;
-    const at = fromFirst ? i : j;
-    const start = list[at]!;
-    const end = list[at + 1]!;
-    if (fromFirst) i += 2;
-    else j += 2;
+  for (;;) {
+    let list = -1;
+    for (let k = 0; k < found.length; k++) {
+      if (next[k]! < found[k]!.length && (list === -1 || found[k]![next[k]!]! < found[list]![next[list]!]!)) list = k;
+    }
+    if (list === -1) break;
+    const start = found[list]![next[list]!]!;
+    const end = found[list]![next[list]! + 1]!;
+    next[list]! += 2;
     if (start <= done) done = Math.max(done, end);
     else {
       out += text.slice(Math.max(done, 0), start) + mask;

@@ -14,9 +14,9 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { stripAnsi } from "../../../server/protocol/ansi";
-import { apiClient, type ApiClient } from "../../support/api";
-import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../../support/playform";
+import { stripAnsi } from "../../server/protocol/ansi";
+import { apiClient, type ApiClient } from "../support/api";
+import { adminToken, dbQuery, startPlayform, type RunningPlayform } from "../support/playform";
 
 let app: RunningPlayform;
 let api: ApiClient;
@@ -24,7 +24,7 @@ let token: string;
 const PW = "Summer2024!";
 
 beforeAll(async () => {
-  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../../fixtures/forms-attack9") } });
+  app = await startPlayform({ env: { PLAYFORM_FORMS_DIR: path.resolve(import.meta.dirname, "../fixtures/forms-attack9") } });
   token = await adminToken(app);
   api = apiClient(app, token);
 }, 120_000);
