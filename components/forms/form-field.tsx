@@ -191,15 +191,18 @@ function renderControl(
         </select>
       );
     case "number":
+      // Text, not type="number": a number input hands the page "" for what it cannot read
+      // ("12e", a paste of "12abc" it cut to 12), so the value the user sees is not the one
+      // launched. As text, what is typed is what is sent, and the server's "must be a number"
+      // marks the field (the keyboard still offers digits: inputMode).
       return (
         <input
           {...common}
-          type="number"
+          type="text"
           inputMode={field.integer ? "numeric" : "decimal"}
+          autoComplete="off"
+          spellCheck={false}
           value={text}
-          min={field.min}
-          max={field.max}
-          step={field.integer ? 1 : "any"}
           placeholder={field.placeholder}
           onChange={(e) => onChange(e.target.value)}
           className={`${className} max-w-48 tabular-nums`}

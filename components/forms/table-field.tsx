@@ -150,13 +150,14 @@ function Cell({
       break;
     case "number":
       control = (
+        // Text, as a form's number field (form-field.tsx): what is typed is what is checked.
         <input
           {...common}
-          type="number"
+          type="text"
+          inputMode={column.integer ? "numeric" : "decimal"}
+          autoComplete="off"
+          spellCheck={false}
           value={text}
-          min={column.min}
-          max={column.max}
-          step={column.integer ? 1 : "any"}
           onChange={(e) => onChange(e.target.value)}
         />
       );

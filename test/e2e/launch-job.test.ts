@@ -97,6 +97,33 @@ describe("launching a form", () => {
     expect(launches).toEqual([]);
   });
 
+  it("refuses a number field holding what is not a number, as typed, instead of launching with a part of it", async () => {
+    const page = await openPage();
+    await logIn(page, "admin", app.adminPassword);
+    await page.waitForURL((url) => url.pathname === "/");
+    await page.goto("/forms/big-output");
+    const lines = page.getByLabel("Lines");
+    const launches: string[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname === "/api/jobs" && r.method() === "POST") launches.push(r.url());
+    });
+    // A number input would have handed the page "12" (or "" for "12e"): the field keeps what was typed.
+    await lines.fill("12abc");
+    expect(await lines.inputValue()).toBe("12abc");
+    await page.getByRole("button", { name: "Launch" }).click();
+    const fieldError = page.getByTestId("field-error-lines");
+    await fieldError.waitFor();
+    expect(await fieldError.textContent()).toBe("must be a number");
+    expect(await lines.getAttribute("aria-invalid")).toBe("true");
+    const api = await page.request.post("/api/jobs", {
+      data: { form: "big-output", values: { lines: "12abc" } },
+      headers: { origin: app.url },
+    });
+    expect(api.status()).toBe(422);
+    expect(((await api.json()) as { error: { fields: Record<string, string> } }).error.fields.lines).toBe("must be a number");
+    expect(launches).toEqual([]);
+  });
+
   it("keeps a paste longer than the field allows, counts it and says what the server would say", async () => {
     const page = await openPage();
     await logIn(page, "admin", app.adminPassword);
