@@ -164,6 +164,7 @@ it("on success: a signed webhook with the job's summary, link and recap counts, 
     recap: { hosts: 1, ok: 3, changed: 1, failed: 0, unreachable: 0, skipped: 0, rescued: 0, ignored: 0 },
     artifacts: { release: "2.4.1" },
     artifactsOmitted: null,
+    driftedHosts: null,
   });
 
   const mail = mails.find((m) => m.to.includes("ops@example.com"))!;
