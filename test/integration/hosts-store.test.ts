@@ -2,11 +2,12 @@
  * Hosts written from finished jobs' recaps and read in a reader's scope (server/jobs/hosts.ts,
  * server/data/hosts.ts), on both databases without an app: the catch-up that backfills jobs
  * that ended before hosts were kept, the scope (own runs, observed forms, all), the name search
- * in any case, paging by key, and a write refused once the job has moved on.
+ * in any case, paging by key, a write refused once the job has moved on, and a host's drift
+ * moved by drift checks' hosts (per form, in the reader's scope).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_JOBS, type JobScope } from "../../server/data/job-scope";
-import { findJobForHosts, latestHostRun, listHostNames, listHostRuns, replaceJobHosts } from "../../server/data/hosts";
+import { findJobForHosts, latestHostRun, listHostDrifts, listHostNames, listHostRuns, replaceJobHosts } from "../../server/data/hosts";
 import { recordMissingHosts } from "../../server/jobs/hosts";
 import { insertForms, insertJobs, insertUsers, type JobRow } from "../support/job-rows";
 import { hostRow, recap } from "../support/recap-rows";
@@ -113,6 +114,45 @@ function checks(url: () => string) {
       [2, 1],
       [1, 5],
     ]);
+  });
+
+  it("moves a host's drift with a drift check's hosts, per form, and shows it only in the scope of that check", async () => {
+    const tasks = [{ task: "Install", diff: "-old\n+new\n" }];
+    const check = { ...(await findJobForHosts(1))!, drift: true };
+    const drifted = await replaceJobHosts(
+      check,
+      at(1),
+      [
+        { ...hostRow("web1", { ok: 2, changed: 1 }), changedTasks: ["Install"] },
+        { ...hostRow("db1", { ok: 2 }), changedTasks: [] },
+      ],
+      null,
+      { tasksByHost: new Map([["web1", tasks]]), complete: true },
+    );
+    expect(drifted).toEqual({ written: true, newlyDrifted: ["web1"] });
+    expect(await listHostDrifts(ALL_JOBS, ["web1", "db1", "cache01"])).toEqual([
+      { host: "web1", formName: "f1", since: at(1), sinceJobId: 1, jobId: 1, tasks },
+    ]);
+    expect((await listHostDrifts(U1, ["web1"])).map((drift) => drift.jobId)).toEqual([1]);
+    expect(await listHostDrifts({ all: false, userId: "u2", formNames: [] }, ["web1"])).toEqual([]);
+    expect((await listHostDrifts({ all: false, userId: "u2", formNames: ["f1"] }, ["web1"])).length).toBe(1);
+
+    // Another form's clean check of web1 leaves f1's drift alone.
+    const other = { ...(await findJobForHosts(2))!, drift: true };
+    const clean = await replaceJobHosts(other, at(3), [{ ...hostRow("web1", { ok: 2 }), changedTasks: [] }], null, {
+      tasksByHost: new Map(),
+      complete: true,
+    });
+    expect(clean).toEqual({ written: true, newlyDrifted: [] });
+    expect((await listHostDrifts(ALL_JOBS, ["web1"])).map((drift) => drift.formName)).toEqual(["f1"]);
+
+    // f1's check written again without the change (its recap changed) clears it.
+    const again = { ...(await findJobForHosts(1))!, drift: true };
+    await replaceJobHosts(again, at(1), [{ ...hostRow("web1", { ok: 2 }), changedTasks: [] }], null, {
+      tasksByHost: new Map(),
+      complete: true,
+    });
+    expect(await listHostDrifts(ALL_JOBS, ["web1"])).toEqual([]);
   });
 }
 
