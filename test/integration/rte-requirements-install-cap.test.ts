@@ -3,7 +3,8 @@
  * server/rte/job-run.ts `running`): a form's requirements.txt is hostile input, and what its
  * install writes (the cache keeps it after the job) is counted by no job's disk limit. Here
  * the cap is 1 MiB and the runner's find-links folder holds a wheel of 4 MiB of random bytes
- * (incompressible: installed, it takes as much): its install fails, before the playbook, with a
+ * (incompressible: installed, it takes as much), and a form ships a collection tarball of as
+ * much in its own folder: each install fails, before the playbook, with a
  * reason naming the setting, the cap and the size reached; the jobs that waited for that
  * install fail with it (one pip run); nothing reaches the cache. A small wheel's install passes
  * the same cap: what counts is what the install adds to the job's folder, not the form's files.
@@ -50,7 +51,7 @@ async function wheel(name: string, bytes: number): Promise<void> {
   await execa("/usr/bin/python3", ["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", wheels, pkg]);
 }
 
-function form(name: string, requirements: string): void {
+function form(name: string, files: Record<string, string | Buffer>): void {
   const dir = path.join(forms, name);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
@@ -58,7 +59,23 @@ function form(name: string, requirements: string): void {
     `name: ${name}\ntitle: install cap test ${name}\nplaybook: playbook.yml\nrunner: ${RUNNER}\n`,
   );
   fs.writeFileSync(path.join(dir, "playbook.yml"), PLAYBOOK);
-  fs.writeFileSync(path.join(dir, "requirements.txt"), requirements);
+  for (const [file, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), content);
+  }
+}
+
+/** A collection tarball (playform_cap.big 1.0.0) holding `bytes` random bytes, built offline. */
+async function collection(bytes: number): Promise<{ name: string; content: Buffer }> {
+  const src = path.join(sources, "collection");
+  await execa("ansible-galaxy", ["collection", "init", "playform_cap.big", "--init-path", src]);
+  const root = path.join(src, "playform_cap", "big");
+  fs.mkdirSync(path.join(root, "files"), { recursive: true });
+  fs.writeFileSync(path.join(root, "files", "blob.bin"), randomBytes(bytes));
+  const dist = path.join(sources, "collection-dist");
+  await execa("ansible-galaxy", ["collection", "build", root, "--output-path", dist]);
+  const name = fs.readdirSync(dist).find((file) => file.endsWith(".tar.gz"))!;
+  return { name, content: fs.readFileSync(path.join(dist, name)) };
 }
 
 beforeAll(async () => {
@@ -68,8 +85,14 @@ beforeAll(async () => {
   expect(fs.statSync(path.join(wheels, big!)).size).toBeGreaterThan(4 * 1024 * 1024);
   for (const dir of [sources, wheels]) fs.chmodSync(dir, 0o755);
   for (const name of fs.readdirSync(wheels)) fs.chmodSync(path.join(wheels, name), 0o644);
-  form("cap-big", "playform-capbig==1.0.0\n");
-  form("cap-small", "playform-capsmall==1.0.0\n");
+  form("cap-big", { "requirements.txt": "playform-capbig==1.0.0\n" });
+  form("cap-small", { "requirements.txt": "playform-capsmall==1.0.0\n" });
+  // In the form's own folder: a tarball of the form counts as the form's files, its extraction as the install's.
+  const tarball = await collection(4 * 1024 * 1024);
+  form("cap-collection", {
+    "requirements.yml": `collections:\n  - name: vendor/${tarball.name}\n    type: file\n`,
+    [`vendor/${tarball.name}`]: tarball.content,
+  });
   fs.chmodSync(forms, 0o755);
   await h.start();
   const dirs = h.dirs("cap-0");
@@ -108,6 +131,17 @@ it("an install past RTE_REQUIREMENTS_INSTALL_MAX_BYTES fails its jobs before the
   const cache = path.join(defaultJobsDir(workDir), ".requirements");
   expect(fs.readdirSync(cache).filter((name) => /^[0-9a-f]{64}$|^\.staging-/.test(name))).toEqual([]);
 }, 400_000);
+
+it("a requirements.yml whose collection tarball unpacks past the cap fails the same way", async () => {
+  const id = await h.api.launch("cap-collection");
+  const job = await h.api.waitForEnd(id, 300_000);
+  const out = await h.api.output(id);
+  expect(job.status, out).toBe("failed");
+  expect(job.statusReason, out).toMatch(
+    /^requirements: the install used more than RTE_REQUIREMENTS_INSTALL_MAX_BYTES \(1 MiB\) of the runner's disk: [4-9](?:\.\d)? MiB /,
+  );
+  expect(out).not.toContain("playbook ran");
+}, 300_000);
 
 it("an install within the cap passes it: the form's own files do not count", async () => {
   const id = await h.api.launch("cap-small");
