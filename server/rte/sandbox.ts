@@ -153,6 +153,7 @@ export function bwrapArgs(sandboxed: Sandboxed): string[] {
   const proc = BWRAP_ARGS.indexOf("--proc");
   return [...BWRAP_ARGS.slice(0, proc), "--ro-bind", "/proc", "/proc", ...BWRAP_ARGS.slice(proc + 2)];
 }
+
 /** playbook-init.py writes ansible-playbook's end here (under bwrap). */
 export const STATUS_FD = 4;
 /** The job's hidden extravars: written by the RTE to this fd, handed to ansible through a FIFO by playbook-init.py. */
