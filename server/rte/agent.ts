@@ -49,6 +49,7 @@ import { RunningJobs } from "./leftovers";
 import type { PlaybookUser } from "./playbook-user";
 import { RequirementsCache } from "./requirements-cache";
 import { describeEviction, evictRequirements, type EvictionPolicy } from "./requirements-evict";
+import type { Sandboxed } from "./sandbox";
 import { Spool } from "./spool";
 
 /** What the agent uses of its link: a socket.io client socket (outbound) or server-side socket (inbound). */
@@ -99,8 +100,8 @@ export class RteAgent {
     private readonly token: string,
     private readonly log: (message: string, context?: LogContext) => void,
     private readonly playbookUser: PlaybookUser | null,
-    /** Playbooks run in a pid namespace of their own under bubblewrap (sandbox.ts). */
-    private readonly sandboxed = false,
+    /** Playbooks run in a pid namespace of their own under bubblewrap, and with which /proc (sandbox.ts). */
+    private readonly sandboxed: Sandboxed = false,
     /** The environments it offers (RTE_ENVIRONMENTS, environments.ts): a job names the one it runs in. */
     private readonly environments: readonly RteEnvironment[] = [defaultEnvironment(env.ANSIBLE_PLAYBOOK)],
   ) {

@@ -3,7 +3,9 @@
  * private /tmp) and the output it printed. A runner's disk is shared by every job and by the
  * spool that keeps output until the app has it: one job that fills it stops the others and
  * loses their output. So the RTE measures each running job every RTE_JOB_DISK_CHECK_SECONDS and
- * fails the one that passes RTE_JOB_DISK_LIMIT.
+ * fails the one that passes RTE_JOB_DISK_LIMIT. A requirements install, which the cache keeps
+ * after its job, is measured the same way while it runs, by what it adds to its job's folder
+ * (RTE_REQUIREMENTS_INSTALL_MAX_BYTES).
  *
  * A measure, not a quota: between two checks a job may write past the limit by what it writes
  * in that time. The kernel's quotas would stop it at the byte, but need a file system mounted
@@ -241,8 +243,15 @@ export interface DiskWatch {
   subject: string;
   /** The folder measured (a job's or an inventory listing's, with its private /tmp). */
   folder: string;
-  /** RTE_JOB_DISK_LIMIT, in bytes. */
+  /** The limit, in bytes: RTE_JOB_DISK_LIMIT, or what `setting` names. */
   limit: number;
+  /** The setting the limit is, named in the reason; RTE_JOB_DISK_LIMIT unless said. */
+  setting?: string;
+  /**
+   * Bytes the folder held when what is measured began (diskTaken), not counted: a requirements
+   * install is measured by what it adds to its job's folder, not by the form's files.
+   */
+  baseline?: number;
   /** RTE_JOB_DISK_CHECK_SECONDS. */
   intervalSeconds: number;
   /** The process group leader of what runs (see deletedFilesHeld); its tree's deleted open files count. */
@@ -253,6 +262,49 @@ export interface DiskWatch {
   exceeded: (reason: string) => void;
   /** A check that failed (du missing, say): reported, the watch goes on. */
   failed?: (error: unknown) => void;
+}
+
+/** One measure of what `watch` counts: its total, what took it (for the reason), and the folders still closed to the RTE. */
+async function measure(watch: Omit<DiskWatch, "exceeded">): Promise<{ total: number; parts: string[]; closed: number }> {
+  const root = watch.processRoot?.();
+  const [folder, deleted, perInode] = await Promise.all([
+    measurableFolderUsage(watch.folder),
+    root === undefined ? 0 : deletedFilesHeld(root),
+    bytesPerInode(watch.folder),
+  ]);
+  const output = watch.outputBytes?.() ?? 0;
+  // The folder takes its bytes, or the share of the disk its inodes stand for if that is more.
+  const inodeBytes = folder.inodes * perInode;
+  const baseline = watch.baseline ?? 0;
+  const folderBytes = Math.max(0, Math.max(folder.bytes, inodeBytes) - baseline);
+  const where = baseline > 0 ? `what it added to the job's folder and /tmp` : `its folder and /tmp`;
+  const parts = [
+    inodeBytes > folder.bytes
+      ? `${where} ${formatBytes(folderBytes)} in ${folder.inodes.toLocaleString("en")} files and folders, whose inodes are those of ${formatBytes(inodeBytes)} of this disk`
+      : `${where} ${formatBytes(folderBytes)}`,
+    ...(deleted > 0 ? [`deleted files it holds open or mapped ${formatBytes(deleted)}`] : []),
+    ...(watch.outputBytes ? [`its output ${formatBytes(output)}`] : []),
+  ];
+  return { total: folderBytes + deleted + output, parts, closed: folder.closed };
+}
+
+/** The disk `folder` takes as a watch counts it (a DiskWatch's baseline). */
+export async function diskTaken(folder: string): Promise<number> {
+  const [usage, perInode] = await Promise.all([measurableFolderUsage(folder), bytesPerInode(folder)]);
+  return Math.max(usage.bytes, usage.inodes * perInode);
+}
+
+function overLimitReason(watch: Omit<DiskWatch, "exceeded">, total: number, parts: readonly string[]): string {
+  return `${watch.subject} used more than ${watch.setting ?? "RTE_JOB_DISK_LIMIT"} (${formatBytes(watch.limit)}) of the runner's disk: ${formatBytes(total)} (${parts.join(", ")})`;
+}
+
+/**
+ * One check of `watch` (what watchDisk does every interval): the reason when it is over the
+ * limit, else null. For the end of what was watched, whose last seconds no interval saw.
+ */
+export async function checkDisk(watch: Omit<DiskWatch, "exceeded">): Promise<string | null> {
+  const { total, parts } = await measure(watch);
+  return total > watch.limit ? overLimitReason(watch, total, parts) : null;
 }
 
 /**
@@ -266,40 +318,21 @@ export function watchDisk(watch: DiskWatch): () => void {
     while (!stopped) {
       await sleep(watch.intervalSeconds * 1000);
       if (stopped) return;
-      const root = watch.processRoot?.();
-      const [folder, deleted, perInode] = await Promise.all([
-        measurableFolderUsage(watch.folder),
-        root === undefined ? 0 : deletedFilesHeld(root),
-        bytesPerInode(watch.folder),
-      ]);
+      const { total, parts, closed } = await measure(watch);
       // A folder still closed after the RTE opened it: closed again at once, a playbook hiding
       // what it writes from this check. Twice in a row (once could be a folder made 000 for a
       // moment) is the job's end, as being over the limit is: what it holds is not known.
-      closedChecks = folder.closed > 0 ? closedChecks + 1 : 0;
+      closedChecks = closed > 0 ? closedChecks + 1 : 0;
       if (closedChecks >= 2 && !stopped) {
         stopped = true;
         watch.exceeded(
-          `${watch.subject} keeps ${folder.closed} folder(s) of its folder closed to the runner's disk check (RTE_JOB_DISK_LIMIT ${formatBytes(watch.limit)}): they were opened again and closed again, so what they hold cannot be measured`,
+          `${watch.subject} keeps ${closed} folder(s) of its folder closed to the runner's disk check (${watch.setting ?? "RTE_JOB_DISK_LIMIT"} ${formatBytes(watch.limit)}): they were opened again and closed again, so what they hold cannot be measured`,
         );
         return;
       }
-      const output = watch.outputBytes?.() ?? 0;
-      // The folder takes its bytes, or the share of the disk its inodes stand for if that is more.
-      const inodeBytes = folder.inodes * perInode;
-      const folderBytes = Math.max(folder.bytes, inodeBytes);
-      const total = folderBytes + deleted + output;
       if (stopped || total <= watch.limit) continue;
       stopped = true;
-      const parts = [
-        inodeBytes > folder.bytes
-          ? `its folder and /tmp ${formatBytes(folder.bytes)} in ${folder.inodes.toLocaleString("en")} files and folders, whose inodes are those of ${formatBytes(inodeBytes)} of this disk`
-          : `its folder and /tmp ${formatBytes(folder.bytes)}`,
-        ...(deleted > 0 ? [`deleted files it holds open or mapped ${formatBytes(deleted)}`] : []),
-        ...(watch.outputBytes ? [`its output ${formatBytes(output)}`] : []),
-      ];
-      watch.exceeded(
-        `${watch.subject} used more than RTE_JOB_DISK_LIMIT (${formatBytes(watch.limit)}) of the runner's disk: ${formatBytes(total)} (${parts.join(", ")})`,
-      );
+      watch.exceeded(overLimitReason(watch, total, parts));
     }
   };
   void check().catch((error: unknown) => watch.failed?.(error));

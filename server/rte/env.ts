@@ -85,6 +85,13 @@ const rteEnvSchema = z.object({
    * daemons on the runner itself). Unset: RTE_PLAYBOOK_SANDBOX, else `bwrap`.
    */
   RTE_SANDBOX: z.enum(["bwrap", "none"], { error: "must be bwrap or none" }).optional(),
+  /**
+   * The /proc a sandboxed playbook sees (sandbox.ts): `private`, its pid namespace's, or where
+   * the kernel refuses to mount one (some containers), the runner's, read-only, said loudly at
+   * start; `runner`: the runner's without trying (the playbook then sees every process of the
+   * runner and their command lines).
+   */
+  RTE_SANDBOX_PROC: z.enum(["private", "runner"], { error: "must be private or runner" }).default("private"),
   /** Deprecated spelling of RTE_SANDBOX: `auto` is `bwrap`, `off` is `none`. */
   RTE_PLAYBOOK_SANDBOX: z.enum(["auto", "off"], { error: "must be auto or off (deprecated: use RTE_SANDBOX=bwrap|none)" }).optional(),
   /**
@@ -181,6 +188,22 @@ const rteEnvSchema = z.object({
         return z.NEVER;
       }
       return bytes;
+    }),
+  /**
+   * The most disk one requirements install may take while it runs (what it downloads and
+   * builds, in its job's folder and /tmp, before the cache takes it over): past it the install
+   * is stopped and its job fails (requirements-install.ts). A size (2GiB, 500MiB); 0: no cap.
+   */
+  RTE_REQUIREMENTS_INSTALL_MAX_BYTES: z
+    .string()
+    .default("2GiB")
+    .transform((text, ctx) => {
+      const bytes = parseByteSize(text);
+      if (bytes === null) {
+        ctx.addIssue({ code: "custom", message: `${JSON.stringify(text)} is not a size (e.g. 2GiB, 500MiB), or 0 for no cap` });
+        return z.NEVER;
+      }
+      return bytes === 0 ? null : bytes;
     }),
   /**
    * The Galaxy server requirements are installed from (ansible-galaxy --server): an internal

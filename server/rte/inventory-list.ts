@@ -48,6 +48,7 @@ import {
   sandboxSupportFolders,
   wrapPlaybook,
   type PrivateTmp,
+  type Sandboxed,
 } from "./sandbox";
 
 export const INVENTORY_TIMEOUT_MS = 60_000;
@@ -70,8 +71,8 @@ export interface InventoryDeps {
   cache: FileCache;
   fetchFiles: FetchFiles;
   playbookUser: PlaybookUser | null;
-  /** Whether playbooks, and so listings, run under bubblewrap (sandbox.ts, detectSandbox). */
-  sandboxed: boolean;
+  /** Whether playbooks, and so listings, run under bubblewrap, and with which /proc (sandbox.ts, detectSandbox). */
+  sandboxed: Sandboxed;
   /**
    * The environment the request names (the form's): its ansible-inventory (the built-in default
    * one's is the one beside ANSIBLE_PLAYBOOK) and its collections, which inventory plugins use.

@@ -34,7 +34,7 @@ import type { RteEnvironment } from "./environments";
 import { jobGid, type PlaybookUser } from "./playbook-user";
 import { ensurePrivateDir } from "./private-fs";
 import { bootId, goneWithin, processInfo, setAutogroupNice, terminateGroup } from "./process-group";
-import { removeTree, watchDisk } from "./disk-usage";
+import { checkDisk, diskTaken, removeTree, watchDisk } from "./disk-usage";
 import {
   BECOME_REFUSED_NOTE,
   SECRETS_FD,
@@ -48,6 +48,7 @@ import {
   sandboxSupportFolders,
   wrapPlaybook,
   type PrivateTmp,
+  type Sandboxed,
 } from "./sandbox";
 import { SHORT_KEY_LENGTH, findRequirementsFiles, manifestDigest, readJobRequirements, type JobRequirements } from "./requirements";
 import { InstallCancelled, InstallFailedElsewhere, type CacheEntry, type RequirementsCache } from "./requirements-cache";
@@ -80,8 +81,8 @@ export interface JobRunDeps {
   running: RunningJobs;
   /** Who the playbook runs as; null: as the RTE itself. */
   playbookUser: PlaybookUser | null;
-  /** Whether the playbook runs in a pid namespace of its own under bubblewrap (sandbox.ts). */
-  sandboxed: boolean;
+  /** Whether the playbook runs in a pid namespace of its own under bubblewrap, and with which /proc (sandbox.ts). */
+  sandboxed: Sandboxed;
   /** The environment the dispatch names (environments.ts): its ansible-playbook and paths. */
   environment: RteEnvironment;
   /**
@@ -670,18 +671,51 @@ export class JobRun {
   /**
    * Runs one install of this job: a cancel stops it. Without the sandbox, what the install left
    * running (a setsid child) is ended before its folder goes to the cache (install-leftovers.ts).
+   * What it adds to the job's folder (its target, its /tmp, its downloads: the cache keeps it
+   * after the job, and the job's disk limit never counts it) is measured every
+   * RTE_JOB_DISK_CHECK_SECONDS and once more at its end, before the cache takes it: past
+   * RTE_REQUIREMENTS_INSTALL_MAX_BYTES the install is stopped and fails, its folder left to the
+   * job's cleanup, which follows at once.
    */
   private async running<T>(install: SandboxedInstall, jobDir: string, user: { uid: number } | null, work: () => Promise<T>): Promise<T> {
     this.install = install;
     if (this.cancelled) install.stop();
+    const limit = this.deps.env.RTE_REQUIREMENTS_INSTALL_MAX_BYTES;
+    const watch =
+      limit === null
+        ? null
+        : {
+            subject: "the install",
+            setting: "RTE_REQUIREMENTS_INSTALL_MAX_BYTES",
+            folder: jobDir,
+            baseline: await diskTaken(jobDir),
+            limit,
+            intervalSeconds: this.deps.env.RTE_JOB_DISK_CHECK_SECONDS,
+            processRoot: () => install.processGroup,
+          };
+    const stopWatching = watch
+      ? watchDisk({
+          ...watch,
+          exceeded: (reason) => {
+            this.batcher?.log(`requirements: ${reason}: the install is stopped (SIGTERM to its process group)`);
+            install.overLimit(reason);
+          },
+          failed: (error) => this.deps.log(`job ${this.job.jobId}: install disk check failed: ${String(error)}`, { jobId: this.job.jobId }),
+        })
+      : () => undefined;
     try {
       const result = await work();
+      stopWatching();
       if (!this.deps.sandboxed) {
         const ended = await endInstallLeftovers(jobDir, this.runId, user?.uid ?? process.getuid?.() ?? 0);
         if (ended > 0) this.batcher?.log(`requirements: ended ${ended} process(es) the install left running`);
       }
+      // What it wrote since the last check, or all of it when it ended before the first.
+      const over = watch ? await checkDisk(watch) : null;
+      if (over !== null) throw new RequirementsInstallError(over);
       return result;
     } finally {
+      stopWatching();
       this.install = null;
     }
   }

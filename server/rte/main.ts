@@ -148,7 +148,7 @@ export async function runRte(): Promise<void> {
     process.exit(error instanceof JoinRefusedError ? 3 : 1);
   }
   maskInLogs([token, env.RTE_METRICS_TOKEN]);
-  const sandboxed = await detectSandbox(env.sandbox, playbookUser, log, env.RTE_PLAYBOOK_SANDBOX !== undefined);
+  const sandboxed = await detectSandbox(env.sandbox, playbookUser, log, env.RTE_PLAYBOOK_SANDBOX !== undefined, env.RTE_SANDBOX_PROC);
   const agent = new RteAgent(env, token, log, playbookUser, sandboxed, environments);
   void probing.then((reports) => agent.reportEnvironments(reports));
   const health = await startHealthServer(agent, env.PORT, env.RTE_MAX_JOBS, tls ?? undefined, env.RTE_METRICS_TOKEN);

@@ -20,14 +20,17 @@
  * site (HOME is the job folder); it keeps site-packages and their .pth files, which the venv's
  * layering (LAYER_SCRIPT) needs.
  * Everything it started ends with it. One limit for the whole install
- * (RTE_REQUIREMENTS_TIMEOUT_SECONDS); the job's cancel stops it.
+ * (RTE_REQUIREMENTS_TIMEOUT_SECONDS); the job's cancel stops it, and so does its job's disk check
+ * once the install took more than RTE_REQUIREMENTS_INSTALL_MAX_BYTES (overLimit): what a hostile
+ * file names (a huge wheel, a collection tarball, a git repository) would otherwise fill the
+ * runner's disk, uncounted by the job's own limit, before any playbook runs.
  */
 import path from "node:path";
 import { execa } from "execa";
 import { playbookInitScript } from "./ansible/plugin-path";
 import { terminateGroup } from "./process-group";
 import { ENVIRONMENT_PYTHON_SCRIPT, LAYER_SCRIPT, parseAnsibleInterpreter, pipInstallArgs, type PipSettings } from "./requirements-pip";
-import { STATUS_FD, wrapPlaybook, type PrivateTmp } from "./sandbox";
+import { STATUS_FD, wrapPlaybook, type PrivateTmp, type Sandboxed } from "./sandbox";
 
 /** What is kept of galaxy's output for the job's reason: its last lines say why it failed. */
 const REASON_LINES = 3;
@@ -44,7 +47,7 @@ export interface SandboxedRun {
   /** The command's environment, built as a playbook's (playbookEnv, environmentEnv). */
   env: Record<string, string>;
   user: { uid: number; gid: number } | null;
-  sandboxed: boolean;
+  sandboxed: Sandboxed;
   privateTmp: PrivateTmp | null;
   timeoutMs: number;
   /** Each line the commands print, as they print it. */
@@ -81,6 +84,8 @@ export class SandboxedInstall {
   protected stopped = false;
   private timedOut = false;
   private deadline: number | null = null;
+  /** Why the install was stopped for its disk use (overLimit): its failure. */
+  private overLimitReason: string | null = null;
 
   constructor(protected readonly run: SandboxedRun) {}
 
@@ -89,7 +94,22 @@ export class SandboxedInstall {
     if (this.pid !== undefined) void terminateGroup(this.pid, GRACE_MS).catch(() => undefined);
   }
 
+  /**
+   * Stops the install as stop() does, but as a failure of the install, `reason`, not a cancel:
+   * the cache records it and the jobs waiting for this install fail with it.
+   */
+  overLimit(reason: string): void {
+    this.overLimitReason ??= reason;
+    this.stop();
+  }
+
+  /** The process group leader of the command running (whose tree's deleted open files count towards its disk use). */
+  get processGroup(): number | undefined {
+    return this.pid;
+  }
+
   protected checkStopped(): void {
+    if (this.overLimitReason !== null) throw new RequirementsInstallError(this.overLimitReason);
     if (this.stopped) throw new RequirementsInstallError("the requirements install was cancelled");
   }
 
@@ -170,6 +190,7 @@ export class SandboxedInstall {
     if (child.pid !== undefined) await terminateGroup(child.pid, run.sandboxed ? 100 : GRACE_MS).catch(() => undefined);
     const result = await child;
     const exitCode = ended !== undefined ? ended : typeof result.exitCode === "number" ? result.exitCode : null;
+    if (this.overLimitReason !== null) throw new RequirementsInstallError(this.overLimitReason);
     if (this.timedOut) {
       throw new RequirementsInstallError(
         `${shown} did not finish within ${Math.round(run.timeoutMs / 1000)} s (RTE_REQUIREMENTS_TIMEOUT_SECONDS)`,

@@ -28,9 +28,20 @@
  *   remounted read-only after the binds (`--remount-ro /dev`, last): its tmpfs would otherwise
  *   be memory the playbook writes that no disk check counts.
  *   `--proc /proc`: the pid namespace's, so it sees its own processes only, not the RTE's (its
- *   environment), another job's or the app's, nor their command lines. (The start probe runs
- *   all of this: where the kernel refuses a new /proc, inside a container that masks parts of
- *   its own, there is no sandbox at all, said loudly.)
+ *   environment), another job's or the app's, nor their command lines. Where the kernel refuses
+ *   to mount a new /proc (a container without --privileged, or one that masks parts of its
+ *   own /proc: "Can't mount proc on /newroot/proc"), the runner's /proc, read-only, instead
+ *   (`--ro-bind /proc /proc`, the runner-proc mode, said loudly at start; RTE_SANDBOX_PROC=runner
+ *   asks for it): everything else holds (the pid namespace too: a playbook signals nothing of
+ *   the runner, its pid numbers are its namespace's), but the playbook sees the runner's
+ *   processes and their command lines, a concurrent job's arguments included. Their
+ *   environment, open files and /proc/PID/root (the runner's file system as the RTE sees it,
+ *   hidden folders and all) stay closed to it: the kernel opens them to the same user in the
+ *   same user namespace only, and bwrap makes each playbook's a user namespace of its own. The
+ *   start probe checks that: where the playbook could reach the RTE's /proc/PID/root (a
+ *   set-uid bwrap, playbooks run as root: RTE_PLAYBOOK_USER empty), the runner's /proc would
+ *   undo the hidden folders and the read-only system, and there is no sandbox at all, said
+ *   loudly.
  * - none of the runner's own folders (runnerFolders: the RTE's spool, work dir and state, the
  *   jobs folder with the other jobs' folders, the requirements cache, ./data): an empty tmpfs
  *   over each that the playbook's user could reach at all (reachableBy: bwrap mounts as that
@@ -128,6 +139,21 @@ export const BWRAP_ARGS = [
   "--die-with-parent",
   "--as-pid-1",
 ];
+
+/**
+ * Whether, and how, playbooks run under bwrap: false, no sandbox; true, the whole of it
+ * (BWRAP_ARGS); "runner-proc", all but a /proc of its own: the runner's, read-only (see the
+ * header), where the kernel refuses a new one.
+ */
+export type Sandboxed = boolean | "runner-proc";
+
+/** BWRAP_ARGS for `sandboxed`, with the runner's /proc in the runner-proc mode. */
+export function bwrapArgs(sandboxed: Sandboxed): string[] {
+  if (sandboxed !== "runner-proc") return BWRAP_ARGS;
+  const proc = BWRAP_ARGS.indexOf("--proc");
+  return [...BWRAP_ARGS.slice(0, proc), "--ro-bind", "/proc", "/proc", ...BWRAP_ARGS.slice(proc + 2)];
+}
+
 /** playbook-init.py writes ansible-playbook's end here (under bwrap). */
 export const STATUS_FD = 4;
 /** The job's hidden extravars: written by the RTE to this fd, handed to ansible through a FIFO by playbook-init.py. */
@@ -291,7 +317,7 @@ export function ownUserAnsibleTmp(tmp: PrivateTmp, home: string = os.userInfo().
  */
 export function preparePrivateTmp(
   folder: string,
-  sandboxed: boolean,
+  sandboxed: Sandboxed,
   setting: "on" | "off",
   support: readonly string[] = sandboxSupportFolders(),
   hidden: readonly string[] = [],
@@ -375,7 +401,7 @@ export function wrapPlaybook(
   playbook: { file: string; args: string[] },
   initScript: string,
   secretsFifo: string | null,
-  sandboxed: boolean,
+  sandboxed: Sandboxed,
   privateTmp: PrivateTmp | null = null,
   readOnly: readonly string[] = [],
   network = true,
@@ -401,20 +427,57 @@ export function wrapPlaybook(
     "--remount-ro",
     "/dev",
   ];
-  return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, ...mounts, "--", ...inner] };
+  return { file: "env", args: ["--ignore-signal=TERM", "bwrap", ...bwrapArgs(sandboxed), ...mounts, "--", ...inner] };
+}
+
+/** How one start probe ended: bwrap's exit code (127: not found) and what it said. */
+export interface SandboxProbe {
+  exitCode: number;
+  said: string;
+}
+
+/** bwrap's words when the kernel refuses it a new /proc for the pid namespace. */
+const PROC_REFUSED = /Can't mount proc on \/newroot\/proc/;
+/** The runner-proc probe's exit code when the playbook could reach the RTE's /proc/PID/root. */
+const RUNNER_ROOT_REACHED = 42;
+
+/**
+ * The sandbox playbooks get from the start probes (detectSandbox): the whole of it when `full`
+ * worked; the runner-proc mode when the kernel refused only the new /proc (or RTE_SANDBOX_PROC=runner
+ * skipped `full`: null) and `runnerProc` worked; else none, and why. A probe not run is null.
+ */
+export function chooseSandbox(full: SandboxProbe | null, runnerProc: SandboxProbe | null): { sandboxed: Sandboxed; why: string | null } {
+  if (full?.exitCode === 0) return { sandboxed: true, why: null };
+  const said = (probe: SandboxProbe) =>
+    probe.exitCode === 127 ? "bwrap is not installed" : probe.said.trim() || `bwrap ended with exit ${probe.exitCode}`;
+  if (full !== null && !PROC_REFUSED.test(full.said)) return { sandboxed: false, why: said(full) };
+  if (runnerProc === null) return { sandboxed: false, why: full === null ? "not probed" : said(full) };
+  if (runnerProc.exitCode === 0) return { sandboxed: "runner-proc", why: full === null ? null : said(full) };
+  if (runnerProc.exitCode === RUNNER_ROOT_REACHED) {
+    return {
+      sandboxed: false,
+      why:
+        `${full === null ? "" : `${said(full)}; `}with the runner's /proc instead, a playbook reaches the runner's files ` +
+        "through the RTE's /proc/PID/root (bwrap is set-uid, or playbooks run as root), hidden folders and all",
+    };
+  }
+  return { sandboxed: false, why: full === null ? said(runnerProc) : `${said(full)}; with the runner's /proc: ${said(runnerProc)}` };
 }
 
 /**
- * Whether playbooks run under bwrap: RTE_SANDBOX=bwrap and bwrap starts the very sandbox a job
- * gets here as the playbook's user. Says what it found, loudly when it is not. `legacy`: the
- * setting came from RTE_PLAYBOOK_SANDBOX, which is deprecated (said at start).
+ * Whether playbooks run under bwrap, and with which /proc: RTE_SANDBOX=bwrap and bwrap starts
+ * the very sandbox a job gets here as the playbook's user (chooseSandbox). `proc`:
+ * RTE_SANDBOX_PROC (runner: the runner-proc mode without trying the whole sandbox first). Says
+ * what it found, loudly when it is not the whole sandbox. `legacy`: the setting came from
+ * RTE_PLAYBOOK_SANDBOX, which is deprecated (said at start).
  */
 export async function detectSandbox(
   mode: "bwrap" | "none",
   user: PlaybookUser | null,
   log: (line: string) => void,
   legacy = false,
-): Promise<boolean> {
+  proc: "private" | "runner" = "private",
+): Promise<Sandboxed> {
   if (legacy) log("RTE_PLAYBOOK_SANDBOX is deprecated: use RTE_SANDBOX=bwrap (its auto) or RTE_SANDBOX=none (its off)");
   if (mode === "none") {
     log(
@@ -425,27 +488,41 @@ export async function detectSandbox(
     return false;
   }
   // The very command a job runs, with `true` for the playbook (env's --ignore-signal needs coreutils 8.31).
-  const probe = await execa("env", ["--ignore-signal=TERM", "bwrap", ...BWRAP_ARGS, "--unshare-net", "--", "true"], {
-    reject: false,
-    timeout: 15_000,
-    stdin: "ignore",
-    ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
-  });
-  if (probe.exitCode === 0) {
+  const probe = async (sandboxed: Sandboxed, command: string[]): Promise<SandboxProbe> => {
+    const ran = await execa("env", ["--ignore-signal=TERM", "bwrap", ...bwrapArgs(sandboxed), "--unshare-net", "--", ...command], {
+      reject: false,
+      timeout: 15_000,
+      stdin: "ignore",
+      ...(user ? { uid: user.uid, gid: user.primaryGid } : {}),
+    });
+    return { exitCode: ran.exitCode ?? -1, said: String(ran.stderr || ran.shortMessage || "") };
+  };
+  const full = proc === "private" ? await probe(true, ["true"]) : null;
+  // Only with the runner's /proc: can the playbook reach this process's own view of the file system?
+  const runnerRoot = ["sh", "-c", `if [ -e /proc/${process.pid}/root/ ]; then exit ${RUNNER_ROOT_REACHED}; fi`];
+  const runnerProc = full === null || (full.exitCode !== 0 && PROC_REFUSED.test(full.said)) ? await probe("runner-proc", runnerRoot) : null;
+  const { sandboxed, why } = chooseSandbox(full, runnerProc);
+  if (sandboxed === true) {
     log(
       "playbooks run in a pid namespace of their own (bubblewrap): nothing of a playbook outlives this RTE; " +
         "each sees its own processes only, the system read-only, and none of the runner's folders",
     );
-    return true;
+  } else if (sandboxed === "runner-proc") {
+    log(
+      `WARNING: playbooks run in a sandbox with the runner's /proc (bubblewrap, ${why === null ? "RTE_SANDBOX_PROC=runner" : `the kernel refuses a /proc of their own: ${why}`}): ` +
+        "nothing of a playbook outlives this RTE, it sees the system read-only and none of the runner's folders, " +
+        "but it sees every process of the runner and their command lines in /proc, a concurrent job's arguments " +
+        "included (their environment and files stay closed to it). Give the container a /proc the kernel lets it mount " +
+        "again (Docker: --security-opt systempaths=unconfined, or --privileged) for a /proc of their own",
+    );
+  } else {
+    log(
+      `WARNING: playbooks run without a sandbox (${why}): they see the runner's processes and its whole file system as ` +
+        `their user may, if this RTE is killed with SIGKILL its running playbooks go on unsupervised until its next start ` +
+        `ends them, and jobs of forms with sandbox: {network: false} fail. Install bubblewrap (Debian: apt-get install ` +
+        `bubblewrap; a non-root RTE also needs unprivileged user namespaces; in a container, a /proc the kernel lets it ` +
+        `mount again), or set RTE_SANDBOX=none to silence this`,
+    );
   }
-  const why =
-    probe.exitCode === 127 ? "bwrap is not installed" : String(probe.stderr || probe.shortMessage || `exit ${probe.exitCode}`).trim();
-  log(
-    `WARNING: playbooks run without a sandbox (${why}): they see the runner's processes and its whole file system as ` +
-      `their user may, if this RTE is killed with SIGKILL its running playbooks go on unsupervised until its next start ` +
-      `ends them, and jobs of forms with sandbox: {network: false} fail. Install bubblewrap (Debian: apt-get install ` +
-      `bubblewrap; a non-root RTE also needs unprivileged user namespaces; in a container, a /proc the kernel lets it ` +
-      `mount again), or set RTE_SANDBOX=none to silence this`,
-  );
-  return false;
+  return sandboxed;
 }

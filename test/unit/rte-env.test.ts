@@ -51,6 +51,7 @@ describe("loadRteEnv", () => {
       RTE_MAX_JOBS: 4,
       RTE_PLAYBOOK_NICE: 10,
       RTE_PLAYBOOK_PRIVATE_TMP: "on",
+      RTE_SANDBOX_PROC: "private",
       RTE_JOB_DISK_LIMIT: 10 * 1024 ** 3,
       RTE_JOB_DISK_CHECK_SECONDS: 5,
       RTE_PLAYBOOK_ENV_PASS: [],
@@ -62,6 +63,7 @@ describe("loadRteEnv", () => {
       ANSIBLE_PLAYBOOK: "ansible-playbook",
       RTE_REQUIREMENTS_MAX_AGE_DAYS: 30,
       RTE_REQUIREMENTS_MAX_BYTES: null,
+      RTE_REQUIREMENTS_INSTALL_MAX_BYTES: 2 * 1024 ** 3,
       RTE_REQUIREMENTS_TIMEOUT_SECONDS: 600,
       spoolDir: own("spool"),
       workDir: own("work"),
@@ -89,6 +91,20 @@ describe("loadRteEnv", () => {
     expect(loadError({ RTE_SANDBOX: "auto" })).toBe("invalid RTE configuration:\n  RTE_SANDBOX: must be bwrap or none");
     expect(loadError({ RTE_PLAYBOOK_SANDBOX: "on" })).toBe(
       "invalid RTE configuration:\n  RTE_PLAYBOOK_SANDBOX: must be auto or off (deprecated: use RTE_SANDBOX=bwrap|none)",
+    );
+  });
+
+  it("takes RTE_SANDBOX_PROC=private|runner, private by default", () => {
+    expect(loadRteEnv(vars({})).RTE_SANDBOX_PROC).toBe("private");
+    expect(loadRteEnv(vars({ RTE_SANDBOX_PROC: "runner" })).RTE_SANDBOX_PROC).toBe("runner");
+    expect(loadError({ RTE_SANDBOX_PROC: "host" })).toBe("invalid RTE configuration:\n  RTE_SANDBOX_PROC: must be private or runner");
+  });
+
+  it("takes RTE_REQUIREMENTS_INSTALL_MAX_BYTES as a size, 0 for no cap", () => {
+    expect(loadRteEnv(vars({ RTE_REQUIREMENTS_INSTALL_MAX_BYTES: "1MiB" })).RTE_REQUIREMENTS_INSTALL_MAX_BYTES).toBe(1024 ** 2);
+    expect(loadRteEnv(vars({ RTE_REQUIREMENTS_INSTALL_MAX_BYTES: "0" })).RTE_REQUIREMENTS_INSTALL_MAX_BYTES).toBeNull();
+    expect(loadError({ RTE_REQUIREMENTS_INSTALL_MAX_BYTES: "lots" })).toBe(
+      'invalid RTE configuration:\n  RTE_REQUIREMENTS_INSTALL_MAX_BYTES: "lots" is not a size (e.g. 2GiB, 500MiB), or 0 for no cap',
     );
   });
 
@@ -228,6 +244,7 @@ describe("loadRteEnv", () => {
         "RTE_PLAYBOOK_USER",
         "RTE_PLAYBOOK_NICE",
         "RTE_SANDBOX",
+        "RTE_SANDBOX_PROC",
         "RTE_PLAYBOOK_SANDBOX",
         "RTE_PLAYBOOK_PRIVATE_TMP",
         "RTE_JOB_DISK_LIMIT",
@@ -238,6 +255,7 @@ describe("loadRteEnv", () => {
         "RTE_REQUIREMENTS_DIR",
         "RTE_REQUIREMENTS_MAX_AGE_DAYS",
         "RTE_REQUIREMENTS_MAX_BYTES",
+        "RTE_REQUIREMENTS_INSTALL_MAX_BYTES",
         "RTE_REQUIREMENTS_TIMEOUT_SECONDS",
         "RTE_GALAXY_SERVER",
       ].sort(),

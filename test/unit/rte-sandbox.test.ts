@@ -8,6 +8,8 @@ import {
   STATUS_FD,
   ansibleStateInJob,
   becomeRefusedWatch,
+  bwrapArgs,
+  chooseSandbox,
   hiddenFolders,
   hiddenJobDir,
   ownUserAnsibleTmp,
@@ -262,5 +264,52 @@ describe("becomeRefusedWatch", () => {
     expect(split(refusal.slice(0, at))).toBe(false);
     expect(split(refusal.slice(at))).toBe(true);
     expect(becomeRefusedWatch()("a task that says no new privileges on its own\n")).toBe(false);
+  });
+});
+
+describe("chooseSandbox", () => {
+  const ok = { exitCode: 0, said: "" };
+  const procRefused = { exitCode: 1, said: "bwrap: Can't mount proc on /newroot/proc: Operation not permitted\n" };
+  it("takes the whole sandbox when it starts, without trying the runner's /proc", () => {
+    expect(chooseSandbox(ok, null)).toEqual({ sandboxed: true, why: null });
+  });
+
+  it("takes the runner's /proc when the kernel refused only a new one, and says what was refused", () => {
+    expect(chooseSandbox(procRefused, ok)).toEqual({
+      sandboxed: "runner-proc",
+      why: "bwrap: Can't mount proc on /newroot/proc: Operation not permitted",
+    });
+    // RTE_SANDBOX_PROC=runner: the whole sandbox was not tried.
+    expect(chooseSandbox(null, ok)).toEqual({ sandboxed: "runner-proc", why: null });
+  });
+
+  it("has no sandbox when bwrap fails for anything but /proc, or with the runner's /proc too", () => {
+    expect(chooseSandbox({ exitCode: 127, said: "" }, null)).toEqual({ sandboxed: false, why: "bwrap is not installed" });
+    const noUserns = { exitCode: 1, said: "bwrap: No permissions to creating new namespace\n" };
+    expect(chooseSandbox(noUserns, null)).toEqual({ sandboxed: false, why: "bwrap: No permissions to creating new namespace" });
+    // Only a /proc refusal is worth the second probe; it not run (a caller's mistake) still means none.
+    expect(chooseSandbox(procRefused, null).sandboxed).toBe(false);
+    const failed = chooseSandbox(procRefused, { exitCode: 1, said: "bwrap: Can't bind mount /oldroot/proc\n" });
+    expect(failed.sandboxed).toBe(false);
+    expect(failed.why).toContain("with the runner's /proc: bwrap: Can't bind mount /oldroot/proc");
+    expect(chooseSandbox(null, { exitCode: 127, said: "" })).toEqual({ sandboxed: false, why: "bwrap is not installed" });
+  });
+
+  it("has no sandbox when, with the runner's /proc, the playbook reaches the RTE's /proc/PID/root", () => {
+    const reached = chooseSandbox(procRefused, { exitCode: 42, said: "" });
+    expect(reached.sandboxed).toBe(false);
+    expect(reached.why).toMatch(/reaches the runner's files through the RTE's \/proc\/PID\/root/);
+  });
+});
+
+describe("bwrapArgs", () => {
+  it("binds the runner's /proc read-only in place of a new one in the runner-proc mode, and changes nothing else", () => {
+    expect(bwrapArgs(true)).toEqual(BWRAP_ARGS);
+    const runnerProc = bwrapArgs("runner-proc");
+    expect(runnerProc.slice(0, 8)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--ro-bind", "/proc", "/proc"]);
+    expect(runnerProc).not.toContain("--proc");
+    expect(runnerProc.slice(8)).toEqual(BWRAP_ARGS.slice(7));
+    const { args } = wrapPlaybook(playbook, "/opt/init.py", null, "runner-proc");
+    expect(args.slice(2, args.indexOf("--"))).toEqual([...runnerProc, "--remount-ro", "/dev"]);
   });
 });
