@@ -263,6 +263,31 @@ export async function latestHostRun(scope: JobScope, host: string): Promise<Stor
   return row ? toStored(row) : null;
 }
 
+/**
+ * The newest run in the reader's scope of each of `hosts` (a page of the host list), in two
+ * queries whatever the page's size: each host's latest end (grouped, on the (host, finishedAt)
+ * index), then the runs that ended then; of runs that ended at the same time, the highest job id,
+ * as latestHostRun orders them. A host without a run in the scope is not in the answer.
+ */
+export async function latestHostRuns(scope: JobScope, hosts: readonly string[]): Promise<Map<string, StoredHostRun>> {
+  const latest = new Map<string, StoredHostRun>();
+  if (hosts.length === 0) return latest;
+  const ends = await getDb().hostRun.groupBy({
+    by: ["host"],
+    where: { AND: [{ host: { in: [...hosts] } }, scopeOfRuns(scope)] },
+    _max: { finishedAt: true },
+  });
+  const pairs = ends.filter((end) => end._max.finishedAt !== null).map((end) => ({ host: end.host, finishedAt: end._max.finishedAt! }));
+  if (pairs.length === 0) return latest;
+  const rows = await getDb().hostRun.findMany({
+    where: { AND: [{ OR: pairs }, scopeOfRuns(scope)] },
+    orderBy: [{ jobId: "desc" }],
+    select: RUN_SELECT,
+  });
+  for (const row of rows) if (!latest.has(row.host)) latest.set(row.host, toStored(row));
+  return latest;
+}
+
 /** Where a page of a host's runs ended: the next page is the runs before it. */
 export interface HostRunPosition {
   finishedAt: Date;

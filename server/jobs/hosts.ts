@@ -22,6 +22,7 @@ import {
   findJobForHosts,
   firstTaskLines,
   latestHostRun,
+  latestHostRuns,
   listHostNames,
   listHostDrifts,
   listHostRuns,
@@ -304,9 +305,10 @@ export async function listHosts(
   const after = query.cursor === undefined ? undefined : hostListCursor(query.cursor);
   const names = await listHostNames(scope, { q: query.q, after, limit: query.limit + 1 });
   const page = names.slice(0, query.limit);
-  const [latest, drifts] = await Promise.all([Promise.all(page.map((name) => latestHostRun(scope, name))), listHostDrifts(scope, page)]);
-  const hosts = latest
-    .filter((run): run is StoredHostRun => run !== null)
+  const [latest, drifts] = await Promise.all([latestHostRuns(scope, page), listHostDrifts(scope, page)]);
+  const hosts = page
+    .map((name) => latest.get(name))
+    .filter((run): run is StoredHostRun => run !== undefined)
     .map((run) =>
       summaryOf(
         run,

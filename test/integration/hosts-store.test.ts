@@ -7,7 +7,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_JOBS, type JobScope } from "../../server/data/job-scope";
-import { findJobForHosts, latestHostRun, listHostDrifts, listHostNames, listHostRuns, replaceJobHosts } from "../../server/data/hosts";
+import {
+  findJobForHosts,
+  latestHostRun,
+  latestHostRuns,
+  listHostDrifts,
+  listHostNames,
+  listHostRuns,
+  replaceJobHosts,
+} from "../../server/data/hosts";
 import { recordMissingHosts } from "../../server/jobs/hosts";
 import { insertForms, insertJobs, insertUsers, type JobRow } from "../support/job-rows";
 import { hostRow, recap } from "../support/recap-rows";
@@ -78,6 +86,15 @@ function checks(url: () => string) {
     expect([newest!.jobId, newest!.status, newest!.failed, newest!.changedTasks]).toEqual([2, "failed", 1, []]);
     expect([oldest!.jobId, oldest!.status, oldest!.changed, oldest!.changedTasks]).toEqual([1, "success", 1, ["Install"]]);
     expect((await latestHostRun(ALL_JOBS, "db1"))!.changedTasks).toEqual([]);
+  });
+
+  it("reads a page's newest runs in one go, as one host at a time would, in each scope", async () => {
+    const names = ["cache01", "db1", "web1", "nowhere"];
+    for (const scope of [ALL_JOBS, U1, U1_OBSERVING_F2]) {
+      const together = await latestHostRuns(scope, names);
+      for (const name of names)
+        expect(together.get(name) ?? null, `${name} in ${JSON.stringify(scope)}`).toEqual(await latestHostRun(scope, name));
+    }
   });
 
   it("shows a reader the hosts of the runs they may read, and nothing of the others", async () => {
