@@ -1,30 +1,31 @@
 /**
- * Attack 9 on issue 34: the RTE writes the cache entry's `installed.json` through a link the
- * install left, as root, outside the sandbox.
+ * Attack 9 on issue 34: seal() copies a hard-linked file onto a link the install left, as root,
+ * then chowns and chmods through it: a file of the form's content, anywhere on the runner.
  *
- * An install writes into a folder of the job (`.playform_pip_requirements`, made by the RTE, then
- * handed over: root:<the job's group> 0770, so the playbook user may create in it). Once the
- * install succeeded, RequirementsCache.store (server/rte/requirements-cache.ts) renames that
- * folder to a staging folder of the cache (under bwrap; copies it without: copy-tree.ts copies
- * links as links) and then `fs.writeFileSync(path.join(staging, "installed.json"), …)`: a
- * write by path, following a link, before seal() has looked at anything. A form's own package
- * (a non-plain requirements.txt naming `./linkpkg`, whose in-tree PEP 517 backend runs as the
- * playbook user during `pip install`) leaves `.playform_pip_requirements/installed.json` as a
- * symbolic link to a file of the runner's that only root may write: the RTE (root) overwrites
- * it with the entry's JSON. Any file of the runner: /etc/passwd, /etc/sudoers.d/x (created when
- * missing: O_CREAT), the RTE's own state.
+ * seal() (server/rte/requirements-cache.ts) makes an installed tree the RTE's. A file with other
+ * hard links is replaced by a copy: `fs.copyFileSync(target, target + ".playform-copy")`, then a
+ * rename onto the target, then `chownSync`/`chmodSync(target, 0644 or 0755)`: all by path. Under
+ * bwrap the install's folder is renamed into the cache as it is, so what the install made is
+ * there: a file `payload` (the form's bytes), a hard link to it (`payload-link`: nlink 2), and a
+ * symbolic link `payload.playform-copy` to any path of the runner. copyFileSync opens the link's
+ * target for writing (O_CREAT|O_TRUNC, following it) and writes the form's bytes there as root;
+ * the rename then puts the link at `payload`, and chown and chmod follow it too: the file is
+ * root's, 0644 (0755 when `payload` is executable). A line in /etc/cron.d, a key in
+ * /root/.ssh/authorized_keys: root on the runner. (Without bwrap the install is copied first,
+ * hard links become separate files, and this path is not taken.)
  *
- * The test makes a root-only folder (0700) with a root-only file (0600) and checks that the
- * job cannot change it. Needs root (the RTE switches to its playbook user); skipped otherwise.
- * Fails today: the file holds `{"key":"…","installedAt":"…","details":{…}}` after the job.
+ * The form's package (requirements.txt `./sealpkg`, an in-tree PEP 517 backend running as the
+ * playbook user during `pip install`) makes the three in `.playform_pip_requirements`. The test
+ * makes a root-only folder (0700) with a root-only file (0600) and checks that the job cannot
+ * change it. Needs root; skipped otherwise. Fails today: the file holds the form's bytes, 0644.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
-const RUNNER = "pipinstalledlink";
+const RUNNER = "pipseallink";
 const isRoot = process.getuid?.() === 0;
 const forms = fs.mkdtempSync(path.join(os.tmpdir(), "playform-attack9-forms-"));
 const rootOnly = fs.mkdtempSync(path.join("/var/tmp", "playform-attack9-root-only-"));
@@ -32,14 +33,14 @@ const victim = path.join(rootOnly, "root-only.txt");
 const h = new RteHarness(forms, RUNNER);
 
 const BACKEND = (target: string) => `"""An in-tree PEP 517 backend (no setuptools, no index): builds a one-module wheel, and
-leaves the cache entry's installed.json, in the folder the install writes into, as a link."""
+leaves, in the folder the install writes into, a hard-linked file and a link where seal() copies it."""
 import base64
 import hashlib
 import os
 import sys
 import zipfile
 
-NAME = "playform_linkpkg"
+NAME = "playform_sealpkg"
 VERSION = "1.0.0"
 
 
@@ -47,9 +48,13 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     # <job>/.playform_pip_requirements/venv/bin/python: the folder the cache takes over.
     produced = os.path.dirname(os.path.dirname(os.path.dirname(sys.executable)))
     try:
-        os.symlink(${JSON.stringify(target)}, os.path.join(produced, "installed.json"))
+        payload = os.path.join(produced, "payload")
+        with open(payload, "w") as out:
+            out.write("written-by-the-form\\n")
+        os.link(payload, os.path.join(produced, "payload-link"))
+        os.symlink(${JSON.stringify(target)}, payload + ".playform-copy")
     except OSError as error:
-        print("attack9: no link:", error, file=sys.stderr)
+        print("attack9: not made:", error, file=sys.stderr)
     info = f"{NAME}-{VERSION}.dist-info"
     files = {
         f"{NAME}/__init__.py": b'MARK = "installed"\\n',
@@ -74,7 +79,7 @@ const PLAYBOOK = `- name: Uses its package
   gather_facts: false
   tasks:
     - name: Which package the venv has
-      ansible.builtin.command: python3 -c "import playform_linkpkg; print('mark=' + playform_linkpkg.MARK)"
+      ansible.builtin.command: python3 -c "import playform_sealpkg; print('mark=' + playform_sealpkg.MARK)"
       changed_when: false
 `;
 
@@ -83,16 +88,16 @@ beforeAll(async () => {
   fs.chmodSync(rootOnly, 0o700);
   fs.writeFileSync(victim, "root-only: untouched\n", { mode: 0o600 });
   const dir = path.join(forms, "pip-installed-link");
-  const pkg = path.join(dir, "linkpkg");
+  const pkg = path.join(dir, "sealpkg");
   fs.mkdirSync(pkg, { recursive: true });
   fs.writeFileSync(path.join(dir, "form.yaml"), `name: pip-installed-link\ntitle: attack 9\nplaybook: playbook.yml\nrunner: ${RUNNER}\n`);
   fs.writeFileSync(path.join(dir, "playbook.yml"), PLAYBOOK);
-  fs.writeFileSync(path.join(dir, "requirements.txt"), "./linkpkg\n");
+  fs.writeFileSync(path.join(dir, "requirements.txt"), "./sealpkg\n");
   fs.writeFileSync(path.join(pkg, "pyproject.toml"), '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n');
   fs.writeFileSync(path.join(pkg, "backend.py"), BACKEND(victim));
   for (const folder of [forms, dir, pkg]) fs.chmodSync(folder, 0o755);
   await h.start();
-  h.startRte({ instanceId: "pipinstalledlink-0", ...h.dirs("pipinstalledlink-0") });
+  h.startRte({ instanceId: "pipseallink-0", ...h.dirs("pipseallink-0") });
 }, 180_000);
 
 afterAll(async () => {
@@ -102,7 +107,7 @@ afterAll(async () => {
 });
 
 it.skipIf(!isRoot)(
-  "an install cannot make the RTE write outside the cache through a link",
+  "seal() cannot be made to copy, chown or chmod outside the cache through a link",
   async () => {
     const job = await h.api.launch("pip-installed-link");
     const ended = await h.api.waitForEnd(job, 240_000);

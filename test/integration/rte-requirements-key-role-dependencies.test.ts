@@ -24,7 +24,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "roledep";
 const forms = fs.mkdtempSync(path.join(os.tmpdir(), "playform-attack9-forms-"));

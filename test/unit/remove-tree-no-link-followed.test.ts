@@ -24,9 +24,9 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { removeTree } from "../../../server/rte/disk-usage";
+import { removeTree } from "../../server/rte/disk-usage";
 
-const SWAPPER = path.resolve(import.meta.dirname, "../attack9-rm-race.py");
+const SWAPPER = path.resolve(import.meta.dirname, "../attack/attack9-rm-race.py");
 const RUNS = 300;
 const FILES = 20;
 const passwd = fs.readFileSync("/etc/passwd", "utf8");
