@@ -398,8 +398,10 @@ export class RequirementsCache {
    * anew (no hard link survives), links as links, through descriptors that never follow one
    * (copy-tree.ts); in the cache folder, the RTE's, nothing of the install can reach it. What
    * follows (the entry's own files, seal, relocateVenv) acts on that tree only. The cost is the
-   * copy at the first install of a key only (a cached launch copies nothing): about 1 s for a
-   * venv of 2,400 files and 38 MB on a test runner.
+   * copy, at the first install of a key only (a cached launch copies nothing), asynchronous (no
+   * other job waits on it): on a busy 2-core runner about 1 s for community.general (1,700
+   * files, 23 MB) or pip (1,100 files, 17 MB), 38 s for every collection of the `ansible`
+   * package (32,000 files, 500 MB), where the rename took under a millisecond.
    */
   private async store(key: string, produced: string, details: Record<string, unknown>, say: (line: string) => void): Promise<CacheEntry> {
     const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);

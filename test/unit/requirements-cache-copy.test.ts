@@ -71,6 +71,53 @@ describe("RequirementsCache.obtain copies the install (new files, with or withou
   });
 });
 
+describe("RequirementsCache.obtain never writes through what the install left (attack 9)", () => {
+  it("writes installed.json, collections and roles anew where the install left links", async () => {
+    const root = scratch();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    const produced = path.join(root, "job", "out");
+    const outside = path.join(root, "outside");
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, "file"), "untouched\n");
+    const entry = await cache.obtain(KEY, {
+      say: () => undefined,
+      cancelled: () => false,
+      install: async () => {
+        fs.mkdirSync(produced, { recursive: true });
+        fs.symlinkSync(path.join(outside, "file"), path.join(produced, "installed.json"));
+        fs.symlinkSync(outside, path.join(produced, "collections"));
+        fs.writeFileSync(path.join(produced, "roles"), "a file where a folder goes\n");
+        return produced;
+      },
+    });
+    expect(fs.readFileSync(path.join(outside, "file"), "utf8")).toBe("untouched\n");
+    expect(fs.readdirSync(outside)).toEqual(["file"]);
+    expect(fs.lstatSync(path.join(entry.folder, "installed.json")).isFile()).toBe(true);
+    expect(fs.lstatSync(entry.collections).isDirectory()).toBe(true);
+    expect(fs.lstatSync(entry.roles).isDirectory()).toBe(true);
+  });
+
+  it("refuses an install whose folder was swapped for a link, saying so", async () => {
+    const root = scratch();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    const elsewhere = path.join(root, "elsewhere");
+    fs.mkdirSync(path.join(elsewhere, "collections"), { recursive: true });
+    const produced = path.join(root, "job", "out");
+    const obtained = cache.obtain(KEY, {
+      say: () => undefined,
+      cancelled: () => false,
+      install: async () => {
+        fs.mkdirSync(path.dirname(produced), { recursive: true });
+        fs.symlinkSync(elsewhere, produced);
+        return produced;
+      },
+    });
+    await expect(obtained).rejects.toThrow(/install left out as something other than a folder \(a link\?\): not taken into the cache/);
+    expect(cache.lookUp(KEY)).toBeNull();
+    expect(fs.readdirSync(path.join(root, "requirements")).filter((name) => name.startsWith(".staging-"))).toEqual([]);
+  });
+});
+
 describe("copyTree", () => {
   it("copies files from their descriptors whole (past one read's chunk), with their exec bit and times; links as links; FIFOs left out", async () => {
     const root = scratch();
