@@ -415,6 +415,7 @@ export class RequirementsCache {
       if (code === "ELOOP" || code === "ENOTDIR") {
         throw new Error(
           `the requirements install left ${path.basename(produced)} as something other than a folder (a link?): not taken into the cache`,
+          { cause: error },
         );
       }
       throw error;
