@@ -1,8 +1,10 @@
 /**
- * Copies an installed tree into the cache without the sandbox (ObtainOptions.copy in
- * requirements-cache.ts), as the RTE's user (root, often), while a process of the install's user
- * the leftover search did not find may still rename things in it (attack 8 on issue 34). So the
- * copy never goes by a path that process can change between a check and a use:
+ * Copies an installed tree into the cache (RequirementsCache.store: every install, with or
+ * without the sandbox, so that nothing the install made, a hard link or a link at a name the RTE
+ * writes, reaches the entry: attack 9), as the RTE's user (root, often), while without the
+ * sandbox a process of the install's user the leftover search did not find may still rename
+ * things in it (attack 8 on issue 34). So the copy never goes by a path that process can change
+ * between a check and a use:
  *
  * - Each folder is opened with O_DIRECTORY|O_NOFOLLOW and read through its descriptor
  *   (`/proc/self/fd/N/name`, openat's effect in Node): a folder swapped for a link is refused at

@@ -13,7 +13,9 @@
  * have.
  */
 import { execa } from "execa";
-import fsp from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { constants as fsConstants } from "node:fs";
+import fsp, { type FileHandle } from "node:fs/promises";
 
 const UNITS: Record<string, number> = {
   "": 1,
@@ -119,15 +121,136 @@ export async function openClosedFolders(root: string): Promise<void> {
  * folder of hundreds of thousands of files took fs.rmSync 6 to 11 s, while the RTE sent no
  * output and no heartbeat for any job). A folder inside it that the playbook closed to the
  * RTE's user is opened first (openClosedFolders).
+ *
+ * Never by a path a process of the job can change (attack 9 on issue 34): without the sandbox a
+ * `setsid` child of the playbook outlives the job, as the playbook user and the job's group, and
+ * may rename in the folder while the RTE (root) removes it. fs.rm goes by path (`dir/d/name`):
+ * a folder `d` swapped for a link to a root-only folder between its lstat and the unlinks, and
+ * root removed that folder's files. So each folder is opened with O_DIRECTORY|O_NOFOLLOW through
+ * its parent's descriptor and everything in it is read, unlinked and rmdir'ed through its own
+ * (`/proc/self/fd/N/name`: openat/unlinkat's effect, which Node lacks; unlink and rmdir never
+ * follow their last component, the magic link resolves to the folder opened, never to a path).
+ * Whatever is renamed or swapped meanwhile, every removal falls in a folder of the tree that was
+ * opened: a link swapped in is removed as a link, never followed. Certain, unlike the other ways
+ * considered: comparing (dev, ino) of a path before and after each unlink leaves a window, and
+ * moving the folder under a root-only one leaves a process whose working folder is inside it
+ * free to rename relative to it. Linux only (`/proc`), as the copy of installs (copy-tree.ts).
  */
 export async function removeTree(dir: string): Promise<void> {
-  const remove = () => fsp.rm(dir, { recursive: true, force: true });
   try {
-    await remove();
+    await removeThrough(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EACCES") throw error;
     await openClosedFolders(dir);
-    await remove();
+    await removeThrough(dir);
+  }
+}
+
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = fsConstants;
+/**
+ * Folders open at once on the way down: one descriptor each. Deeper folders are moved up to the
+ * top folder (a rename through descriptors too) and removed from there, so a tree nested a
+ * hundred thousand deep (mkdir and chdir in a loop) costs no more descriptors than this.
+ */
+const MAX_OPEN_DEPTH = 64;
+/** Unlinks in flight at once within a folder: the thread pool's work, not the event loop's. */
+const UNLINKS_AT_ONCE = 16;
+/** Readings of a folder that still finds something: a process still writing there is not outrun forever. */
+const MAX_PASSES = 20;
+
+/** A name inside a folder opened as `dir`, reached through that descriptor (never the path again). */
+function inside(dir: FileHandle, name: string): string {
+  return `/proc/self/fd/${dir.fd}/${name}`;
+}
+
+function errno(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
+}
+
+async function removeThrough(dir: string): Promise<void> {
+  let top: FileHandle;
+  try {
+    top = await fsp.open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (error) {
+    if (errno(error) === "ENOENT") return;
+    // Not a folder (the caller's own path, in a folder of the RTE's): removed as what it is.
+    if (errno(error) === "ELOOP" || errno(error) === "ENOTDIR") return fsp.rm(dir, { force: true });
+    throw error;
+  }
+  try {
+    const state = { top, moved: 0 };
+    await emptyFolder(top, 0, state);
+  } finally {
+    await top.close();
+  }
+  await fsp.rmdir(dir).catch((error: unknown) => {
+    if (errno(error) !== "ENOENT") throw error;
+  });
+}
+
+/**
+ * Removes everything in the folder opened as `dir`, at `depth` below the top: files and links
+ * unlinked (in batches), folders opened without following a link, emptied and removed, each
+ * through the descriptor of the folder it is in. Read again until empty: what a process adds or
+ * renames meanwhile is met on the next reading.
+ */
+async function emptyFolder(dir: FileHandle, depth: number, state: { top: FileHandle; moved: number }): Promise<void> {
+  for (let pass = 0; ; pass++) {
+    const names = await fsp.readdir(`/proc/self/fd/${dir.fd}`);
+    if (names.length === 0) return;
+    // The top folder reads again for each folder moved up into it (MAX_OPEN_DEPTH).
+    if (pass >= MAX_PASSES + (depth === 0 ? state.moved : 0)) {
+      throw Object.assign(new Error(`a folder kept changing while it was removed (${names.length} entries left)`), { code: "ENOTEMPTY" });
+    }
+    const folders: string[] = [];
+    for (let i = 0; i < names.length; i += UNLINKS_AT_ONCE) {
+      await Promise.all(
+        names.slice(i, i + UNLINKS_AT_ONCE).map(async (name) => {
+          try {
+            await fsp.unlink(inside(dir, name));
+          } catch (error) {
+            // EISDIR: a folder (Linux's answer to unlink); ENOENT: renamed away, met elsewhere or gone.
+            if (errno(error) === "EISDIR" || errno(error) === "EPERM") folders.push(name);
+            else if (errno(error) !== "ENOENT") throw error;
+          }
+        }),
+      );
+    }
+    for (const name of folders) await removeFolder(dir, name, depth, state);
+  }
+}
+
+/** Removes the folder `name` of the folder opened as `dir` (see emptyFolder). */
+async function removeFolder(dir: FileHandle, name: string, depth: number, state: { top: FileHandle; moved: number }): Promise<void> {
+  if (depth + 1 >= MAX_OPEN_DEPTH) {
+    // Removed from the top later: the chain of descriptors above it is closed by then.
+    const up = inside(state.top, `.playform-removing-${randomBytes(6).toString("hex")}`);
+    try {
+      await fsp.rename(inside(dir, name), up);
+      state.moved += 1;
+    } catch (error) {
+      if (errno(error) !== "ENOENT") throw error;
+    }
+    return;
+  }
+  let sub: FileHandle;
+  try {
+    sub = await fsp.open(inside(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (error) {
+    // ELOOP, ENOTDIR: swapped for a link or a file since its unlink: the next reading unlinks it.
+    if (["ELOOP", "ENOTDIR", "ENOENT"].includes(errno(error) ?? "")) return;
+    throw error;
+  }
+  try {
+    await emptyFolder(sub, depth + 1, state);
+  } finally {
+    await sub.close();
+  }
+  try {
+    await fsp.rmdir(inside(dir, name));
+  } catch (error) {
+    // Renamed, swapped for a link, or filled again meanwhile: the next reading of `dir` meets it.
+    if (!["ENOENT", "ENOTDIR", "ENOTEMPTY", "EEXIST"].includes(errno(error) ?? "")) throw error;
   }
 }
 

@@ -6,7 +6,7 @@
  * (RTE_SANDBOX=none, or no working bwrap) a process that left the group (setsid: a package's
  * build backend, a role's hook) outlives the install: it could hold a descriptor on a file it
  * installed and write through it once the RTE has sealed the entry (attack 7). The cache copies
- * such an install (ObtainOptions.copy: the descriptor stays on the job's old file); this ends the
+ * every install (RequirementsCache.store: the descriptor stays on the job's old file); this ends the
  * writers too, so nothing of the install runs while its tree is read and copied.
  *
  * Which processes: those whose environment carries the job's run id (PLAYFORM_RUN_ID, inherited by

@@ -656,12 +656,12 @@ export class JobRun {
       say: (line) => batcher.log(line),
       cancelled: () => this.cancelled,
       install,
-      // Without the sandbox a process of the install may outlive it holding its files: copied, not moved.
-      copy: !this.deps.sandboxed,
     });
     this.heldEntries.push(key);
-    // Moved into the cache, or never used (the entry was there): not left in the playbook's folder.
-    fs.rmSync(produced, { recursive: true, force: true });
+    // Copied into the cache, or never used (the entry was there): not left in the playbook's
+    // folder. Through descriptors (removeTree): without the sandbox a process of the install may
+    // still rename in it.
+    await removeTree(produced);
     const ms = elapsed();
     if (entry.installed) batcher.log(`requirements: installed in ${(ms / 1000).toFixed(1)} s (key ${short})`);
     else batcher.log(`requirements: cached since ${entry.since.toISOString()} (key ${short}, ready in ${ms.toFixed(1)} ms)`);

@@ -3,11 +3,12 @@
  * reused by every job with the same key.
  *
  * - A half-written or failed install is never used: the install writes into a folder of its job
- *   (as the playbook user), which is moved here under a staging name (without the sandbox: copied,
- *   new files, after the processes the install left are ended: a descriptor one of them kept on
- *   an installed file cannot change the entry; install-leftovers.ts), made the RTE's and read-only
- *   for everyone else (no set-id bit survives), and only then renamed to its key: an entry exists
- *   whole or not at all. Staging folders of dead processes are removed at start.
+ *   (as the playbook user), which is copied here under a staging name (copy-tree.ts: new files,
+ *   made by the RTE, after the processes the install left are ended without the sandbox: a
+ *   descriptor one of them kept on an installed file cannot change the entry;
+ *   install-leftovers.ts), made the RTE's and read-only for everyone else (no set-id bit
+ *   survives), and only then renamed to its key: an entry exists whole or not at all. Staging
+ *   folders of dead processes are removed at start.
  * - Installed once: jobs of this process with the same key wait for the one install (a promise per
  *   key) and share its outcome: its entry, or its failure (they do not each try again; a job that
  *   comes after the failure does; so does a waiter whose installer's job was cancelled). Processes
@@ -38,6 +39,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { copyTree } from "./copy-tree";
+import { removeTree } from "./disk-usage";
 import { ensureOwnedDir } from "./private-fs";
 
 const LOCK_POLL_MS = 500;
@@ -84,13 +86,6 @@ export interface ObtainOptions {
   say: (line: string) => void;
   /** Checked while waiting for another's install: true ends the wait (InstallCancelled). */
   cancelled: () => boolean;
-  /**
-   * Copy the installed tree into the staging folder (new files) instead of renaming it: without
-   * the sandbox a process the install left behind may hold a descriptor on one of its files (or
-   * folders) and write through it after the seal; a rename keeps the inode, a copy leaves that
-   * descriptor on the job's old file, never the entry's.
-   */
-  copy?: boolean;
 }
 
 /** How an install of this process ended, as the jobs that waited for it see it. */
@@ -371,11 +366,10 @@ export class RequirementsCache {
       if (cached) return cached;
       try {
         const produced = await options.install();
-        const copy = options.copy === true;
         const entry =
           typeof produced === "string"
-            ? await this.store(key, produced, {}, copy, options.say)
-            : await this.store(key, produced.folder, produced.details, copy, options.say);
+            ? await this.store(key, produced, {}, options.say)
+            : await this.store(key, produced.folder, produced.details, options.say);
         // Earlier attempts' records say nothing any more: their waiters that look again find the entry.
         this.removeFailures(key, 0);
         return entry;
@@ -390,38 +384,47 @@ export class RequirementsCache {
   }
 
   /**
-   * Moves (or with `copy`, copies: ObtainOptions.copy) an install's folder in as the entry of
-   * `key`: staged, made the RTE's and read-only, then renamed. What the copy left out (it changed
-   * under the copy: copy-tree.ts) is said in the job's output.
+   * Copies an install's folder in as the entry of `key`: staged, made the RTE's and read-only,
+   * then renamed. What the copy left out (it changed under the copy: copy-tree.ts) is said in the
+   * job's output.
+   *
+   * Copied, never renamed, with or without the sandbox (attack 9 on issue 34): the install ran a
+   * form's code as the playbook user, and a renamed tree is the tree it made. Its hard links
+   * (seal copied such a file by path, onto a link the install left beside it: the form's bytes
+   * in a file of root's, then chowned and chmodded through the link) and its links at the names
+   * the RTE writes (`installed.json`: written through as root) came with it. Without the sandbox,
+   * a process left by the install may also hold a descriptor on an installed file and write
+   * through it after the seal: a rename keeps the inode. The copy is made by the RTE, every file
+   * anew (no hard link survives), links as links, through descriptors that never follow one
+   * (copy-tree.ts); in the cache folder, the RTE's, nothing of the install can reach it. What
+   * follows (the entry's own files, seal, relocateVenv) acts on that tree only. The cost is the
+   * copy, at the first install of a key only (a cached launch copies nothing), asynchronous (no
+   * other job waits on it): on a busy 2-core runner about 1 s for community.general (1,700
+   * files, 23 MB) or pip (1,100 files, 17 MB), 38 s for every collection of the `ansible`
+   * package (32,000 files, 500 MB), where the rename took under a millisecond.
    */
-  private async store(
-    key: string,
-    produced: string,
-    details: Record<string, unknown>,
-    copy: boolean,
-    say: (line: string) => void,
-  ): Promise<CacheEntry> {
+  private async store(key: string, produced: string, details: Record<string, unknown>, say: (line: string) => void): Promise<CacheEntry> {
     const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
-    const copyIn = async () => {
-      for (const note of await copyTree(produced, staging)) say(`requirements: left out of the cache entry: ${note}`);
-    };
     try {
-      try {
-        if (copy) await copyIn();
-        else fs.renameSync(produced, staging);
-      } catch (error) {
-        // The job's folder is on another file system than this one.
-        if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-        await copyIn();
+      for (const note of await copyTree(produced, staging)) say(`requirements: left out of the cache entry: ${note}`);
+    } catch (error) {
+      fs.rmSync(staging, { recursive: true, force: true });
+      // The job's folder is the job's group's to change: the install may have put a link (or
+      // anything else) in place of its own folder. copyTree opens it O_NOFOLLOW: refused.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ELOOP" || code === "ENOTDIR") {
+        throw new Error(
+          `the requirements install left ${path.basename(produced)} as something other than a folder (a link?): not taken into the cache`,
+          { cause: error },
+        );
       }
-      // The job's cleanup removes it too, should this fail.
-      try {
-        fs.rmSync(produced, { recursive: true, force: true });
-      } catch {
-        // Left to the job's cleanup.
-      }
-      for (const sub of ["collections", "roles"]) fs.mkdirSync(path.join(staging, sub), { recursive: true });
-      fs.writeFileSync(path.join(staging, INSTALLED_FILE), JSON.stringify({ key, installedAt: new Date().toISOString(), details }));
+      throw error;
+    }
+    // Through descriptors as well: without the sandbox a process of the install's user the
+    // leftover search missed may still rename in the job's folder.
+    await removeTree(produced).catch(() => undefined);
+    try {
+      writeEntryFiles(staging, { key, installedAt: new Date().toISOString(), details });
       seal(staging);
       // After seal: the files are the RTE's now, nothing of the install can swap them meanwhile.
       relocateVenv(path.join(staging, "venv"), path.join(produced, "venv"), path.join(this.folder(key), "venv"));
@@ -614,6 +617,35 @@ function alive(pid: number): boolean {
 }
 
 /**
+ * Writes what the RTE adds to a staged entry: `collections/` and `roles/` (the playbook's paths
+ * name them, even when the install made neither) and `installed.json` (its record). Whatever the
+ * install left at those names (copied in as it was: a link, a file where a folder goes) is
+ * removed first, and the record is created with O_EXCL|O_NOFOLLOW: the RTE never writes through
+ * anything of the install's (attack 9 on issue 34: a link left at `installed.json` had root
+ * write the record into any file of the runner). The staging folder itself is checked to be a
+ * folder (lstat): it is the RTE's own copy, made in the cache folder, which only the RTE writes.
+ */
+function writeEntryFiles(staging: string, record: { key: string; installedAt: string; details: Record<string, unknown> }): void {
+  if (!fs.lstatSync(staging).isDirectory()) throw new Error(`${staging} is not a folder`);
+  for (const sub of ["collections", "roles"]) {
+    const target = path.join(staging, sub);
+    const st = fs.lstatSync(target, { throwIfNoEntry: false });
+    if (st?.isDirectory()) continue;
+    if (st) fs.rmSync(target, { recursive: true, force: true });
+    fs.mkdirSync(target);
+  }
+  const file = path.join(staging, INSTALLED_FILE);
+  fs.rmSync(file, { recursive: true, force: true });
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+  const fd = fs.openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
+  try {
+    fs.writeFileSync(fd, JSON.stringify(record));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
  * Makes an installed tree the RTE's and read-only for every other user: folders 0755, files 0644
  * (0755 when executable), no set-id or sticky bit (a set-uid file of root's would be a way up for
  * any playbook). A file with other hard links is replaced by a copy: the install ran as the
@@ -633,8 +665,11 @@ export function seal(root: string): void {
       for (const name of fs.readdirSync(target)) walk(path.join(target, name));
     } else if (st.isFile()) {
       if (st.nlink > 1) {
-        const copy = `${target}.playform-copy`;
-        fs.copyFileSync(target, copy);
+        // Never met in an entry (store copies every file anew), kept for any other tree sealed: a
+        // name of its own, created exclusively (COPYFILE_EXCL: O_EXCL, so no link at that name is
+        // followed).
+        const copy = `${target}.playform-copy-${randomBytes(4).toString("hex")}`;
+        fs.copyFileSync(target, copy, fs.constants.COPYFILE_EXCL);
         fs.renameSync(copy, target);
       }
       fs.chownSync(target, uid, gid);
@@ -657,7 +692,10 @@ export function seal(root: string): void {
  */
 export function relocateVenv(venv: string, from: string, to: string): void {
   const bin = path.join(venv, "bin");
-  if (from === to || !fs.existsSync(path.join(venv, "pyvenv.cfg")) || !fs.existsSync(bin)) return;
+  if (from === to || !fs.existsSync(path.join(venv, "pyvenv.cfg"))) return;
+  // Real folders only: a `venv` or `bin` the install left as a link would lead the rewrite below
+  // (as root) to files elsewhere.
+  if (!fs.lstatSync(venv).isDirectory() || !fs.lstatSync(bin, { throwIfNoEntry: false })?.isDirectory()) return;
   const old = Buffer.from(from);
   for (const name of fs.readdirSync(bin)) {
     const file = path.join(bin, name);

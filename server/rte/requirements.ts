@@ -14,8 +14,9 @@
  * (a tarball beside the playbook: changing it changes the key). Unless every entry is plainly
  * remote (plainlyRemoteNames), every file of the job too: ansible-galaxy takes for a path more
  * than the names written as one (`- poisoncoll` when it is a folder of the job, a role tarball
- * without extension, an entry merged in with YAML 1.1's `<<`: attack 8), so a file that names
- * anything but Galaxy names and URLs shares its entry with no other form. What lies elsewhere is
+ * without extension, an entry merged in with YAML 1.1's `<<`: attack 8; a role's dependency: attack
+ * 9), so a file that names any role, or anything but collections' Galaxy names and URLs, shares
+ * its entry with no other form. What lies elsewhere is
  * named, not hashed: a git URL or a version range is part of the file's bytes only, so a moving
  * git branch or a new release on the server is not fetched again until the file changes
  * (docs/forms.md).
@@ -92,9 +93,7 @@ export function parseRequirements(text: string, file: string): ParsedRequirement
 
 /** A collection's Galaxy name, `namespace.name` (ansible-galaxy's is_valid_collection_name, roughly). */
 const COLLECTION_NAME = /^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/;
-/** A role's Galaxy name: `namespace.name` or a plain name. */
-const ROLE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*)?$/;
-/** A remote source: a Galaxy server's URL, or a role's archive or repository. */
+/** A collection's remote source: a Galaxy server's URL. */
 const REMOTE_URL = /^(?:https?|git\+https):\/\/[^\s]+$/;
 /**
  * What YAML 1.1 (PyYAML, ansible-galaxy's) reads otherwise than YAML 1.2 (the yaml package, ours):
@@ -107,16 +106,24 @@ const YAML_INDIRECTION = /<<|[&*][^\s,\]}]|(?:^|[\s[{,:-])!/;
  * The Galaxy names the file installs by when every entry is plainly remote, else null (the job's
  * files then go into the key). Plainly remote: a collection written as `namespace.name`, or a
  * mapping of only `name` (such a name), `version`, `type: galaxy` and `source` (an http(s) URL);
- * a role written as a Galaxy name or an http(s)/git+https URL, or a mapping of only `name`, `src`
- * (such a name or URL), `version` and `scm`; and a text with no YAML indirection
- * (YAML_INDIRECTION). Anything else may read the job's folder: ansible-galaxy takes for a path
- * any name that is not a valid Galaxy name and exists (`_is_concrete_artifact_pointer`), a role's
- * `src` file of any name, an `include:` of another file; rather than follow galaxy's rules, such
- * a file's key holds every file of the job (readJobRequirements). The names returned are checked
- * there against the job's files: one that is a file or folder of the job is not plainly remote.
+ * no role at all; and a text with no YAML indirection (YAML_INDIRECTION). Anything else may read
+ * the job's folder: ansible-galaxy takes for a path any name that is not a valid Galaxy name and
+ * exists (`_is_concrete_artifact_pointer`), a role's `src` file of any name, an `include:` of
+ * another file; rather than follow galaxy's rules, such a file's key holds every file of the job
+ * (readJobRequirements). The names returned are checked there against the job's files: one that
+ * is a file or folder of the job is not plainly remote.
+ *
+ * Roles, however written (a Galaxy name, a URL: attack 9): once ansible-galaxy has installed a
+ * role it installs the role's dependencies (its meta/main.yml `dependencies:` and
+ * meta/requirements.yml), and takes a dependency's `src` that is a file of its working folder,
+ * the job's, for the role's archive (`geerlingguy.repo-epel`, any name). What a role depends on
+ * is known only once it is installed, so the key cannot check those names as it checks the
+ * file's own: two forms with the same file shared an entry holding the first one's file as the
+ * dependency. A collection's dependencies are `namespace.name` from a Galaxy server only: a
+ * collections-only file stays shared.
  */
 function plainlyRemoteNames(text: string, collections: readonly unknown[], roles: readonly unknown[]): string[] | null {
-  if (YAML_INDIRECTION.test(text)) return null;
+  if (YAML_INDIRECTION.test(text) || roles.length > 0) return null;
   const names: string[] = [];
   const only = (entry: Record<string, unknown>, keys: readonly string[]) => Object.keys(entry).every((key) => keys.includes(key));
   const isText = (value: unknown): value is string => typeof value === "string";
@@ -134,29 +141,6 @@ function plainlyRemoteNames(text: string, collections: readonly unknown[], roles
     if (type !== undefined && type !== "galaxy") return null;
     if (source !== undefined && !(isText(source) && REMOTE_URL.test(source))) return null;
     names.push(name);
-  }
-  for (const entry of roles) {
-    if (isText(entry)) {
-      if (REMOTE_URL.test(entry)) continue;
-      if (!ROLE_NAME.test(entry)) return null;
-      names.push(entry);
-      continue;
-    }
-    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return null;
-    const record = entry as Record<string, unknown>;
-    const { name, src, version, scm } = record;
-    if (!only(record, ["name", "src", "version", "scm"])) return null;
-    if (name !== undefined && !(isText(name) && ROLE_NAME.test(name))) return null;
-    if (version !== undefined && !isText(version) && typeof version !== "number") return null;
-    if (scm !== undefined && scm !== "git") return null;
-    if (src === undefined) {
-      if (!isText(name)) return null;
-      names.push(name);
-    } else if (!isText(src)) return null;
-    else if (!REMOTE_URL.test(src)) {
-      if (!ROLE_NAME.test(src)) return null;
-      names.push(src);
-    }
   }
   return [...new Set(names)];
 }
@@ -226,7 +210,9 @@ export function requirementsKey(input: KeyInput): string {
   // 2: installs read the runner's ansible configuration, no longer the form's ansible.cfg (attack 7):
   // an entry of 1 may come from a server a form chose, and is never used again. 3: a file that is
   // not plainly remote keys by the job's files (attack 8): an entry of 2 may hold a form's folder.
-  part("v", "3");
+  // 4: a file with roles keys by the job's files (attack 9): an entry of 3 may hold a form's file
+  // installed as a role's dependency.
+  part("v", "4");
   part("environment", input.environment);
   part("ansible", input.ansible);
   part("galaxy-server", input.galaxyServer ?? "");

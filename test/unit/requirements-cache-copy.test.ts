@@ -24,7 +24,7 @@ const KEY = "a".repeat(64);
  * An install whose folder holds venv/lib/mod.py, with a descriptor opened on it (and one on its
  * folder) before the cache takes it: what a process left by the install holds. Then writes through them.
  */
-async function installThenWrite(copy: boolean): Promise<{ entry: string; dir: string }> {
+async function installThenWrite(): Promise<{ entry: string; dir: string }> {
   const root = scratch();
   const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
   const produced = path.join(root, "job", ".playform_pip_requirements");
@@ -32,7 +32,6 @@ async function installThenWrite(copy: boolean): Promise<{ entry: string; dir: st
   const entry = await cache.obtain(KEY, {
     say: () => undefined,
     cancelled: () => false,
-    copy,
     install: async () => {
       fs.mkdirSync(path.join(produced, "venv", "lib"), { recursive: true });
       fs.writeFileSync(path.join(produced, "venv", "lib", "mod.py"), 'MARK = "as-installed"\n');
@@ -45,13 +44,11 @@ async function installThenWrite(copy: boolean): Promise<{ entry: string; dir: st
   return { entry: fs.readFileSync(path.join(entry.folder, "venv", "lib", "mod.py"), "utf8"), dir: entry.folder };
 }
 
-describe("RequirementsCache.obtain with copy (an install without the sandbox)", () => {
+describe("RequirementsCache.obtain copies the install (new files, with or without the sandbox)", () => {
   it("takes new files into the entry: a descriptor held on the installed file does not change it", async () => {
-    const copied = await installThenWrite(true);
+    // A rename (what the cache did under the sandbox before attack 9) kept the inode: the write changed the entry.
+    const copied = await installThenWrite();
     expect(copied.entry).toBe('MARK = "as-installed"\n');
-    // What the rename did (and still does under the sandbox, where nothing of the install outlives it).
-    const moved = await installThenWrite(false);
-    expect(moved.entry).toContain("changed-after-sealing");
   });
 
   it("leaves out a FIFO or socket of the install (seal would remove it; a copy would wait on it)", async () => {
@@ -61,7 +58,6 @@ describe("RequirementsCache.obtain with copy (an install without the sandbox)", 
     const entry = await cache.obtain(KEY, {
       say: () => undefined,
       cancelled: () => false,
-      copy: true,
       install: async () => {
         fs.mkdirSync(path.join(produced, "collections"), { recursive: true });
         await execa("mkfifo", [path.join(produced, "collections", "fifo")]);
@@ -72,6 +68,53 @@ describe("RequirementsCache.obtain with copy (an install without the sandbox)", 
     expect(fs.readdirSync(path.join(entry.folder, "collections"))).toEqual([]);
     expect(fs.readlinkSync(path.join(entry.folder, "link"))).toBe("collections");
     expect(fs.existsSync(produced)).toBe(false);
+  });
+});
+
+describe("RequirementsCache.obtain never writes through what the install left (attack 9)", () => {
+  it("writes installed.json, collections and roles anew where the install left links", async () => {
+    const root = scratch();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    const produced = path.join(root, "job", "out");
+    const outside = path.join(root, "outside");
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, "file"), "untouched\n");
+    const entry = await cache.obtain(KEY, {
+      say: () => undefined,
+      cancelled: () => false,
+      install: async () => {
+        fs.mkdirSync(produced, { recursive: true });
+        fs.symlinkSync(path.join(outside, "file"), path.join(produced, "installed.json"));
+        fs.symlinkSync(outside, path.join(produced, "collections"));
+        fs.writeFileSync(path.join(produced, "roles"), "a file where a folder goes\n");
+        return produced;
+      },
+    });
+    expect(fs.readFileSync(path.join(outside, "file"), "utf8")).toBe("untouched\n");
+    expect(fs.readdirSync(outside)).toEqual(["file"]);
+    expect(fs.lstatSync(path.join(entry.folder, "installed.json")).isFile()).toBe(true);
+    expect(fs.lstatSync(entry.collections).isDirectory()).toBe(true);
+    expect(fs.lstatSync(entry.roles).isDirectory()).toBe(true);
+  });
+
+  it("refuses an install whose folder was swapped for a link, saying so", async () => {
+    const root = scratch();
+    const cache = new RequirementsCache(path.join(root, "requirements"), 60_000);
+    const elsewhere = path.join(root, "elsewhere");
+    fs.mkdirSync(path.join(elsewhere, "collections"), { recursive: true });
+    const produced = path.join(root, "job", "out");
+    const obtained = cache.obtain(KEY, {
+      say: () => undefined,
+      cancelled: () => false,
+      install: async () => {
+        fs.mkdirSync(path.dirname(produced), { recursive: true });
+        fs.symlinkSync(elsewhere, produced);
+        return produced;
+      },
+    });
+    await expect(obtained).rejects.toThrow(/install left out as something other than a folder \(a link\?\): not taken into the cache/);
+    expect(cache.lookUp(KEY)).toBeNull();
+    expect(fs.readdirSync(path.join(root, "requirements")).filter((name) => name.startsWith(".staging-"))).toEqual([]);
   });
 });
 

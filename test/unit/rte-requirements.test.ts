@@ -83,26 +83,26 @@ describe("parseRequirements", () => {
       "  - name: acme.tools",
       "    type: galaxy",
       "    source: https://galaxy.internal/api/",
-      "roles:",
-      "  - geerlingguy.nginx",
-      "  - nginx_plain",
-      "  - https://example.com/roles/x.tar.gz",
-      "  - name: greeter",
-      "    src: git+https://example.com/greeter.git",
-      "    version: main",
-      "    scm: git",
-      "  - src: acme.web",
-      "    version: 1.0",
     ].join("\n");
-    expect(parseRequirements(text, "requirements.yml").galaxyNames).toEqual([
+    expect(parseRequirements(text, "requirements.yml").galaxyNames).toEqual(["community.general", "ansible.posix", "acme.tools"]);
+    expect(parseRequirements("collections:\n  - community.general\nroles: []\n", "requirements.yml").galaxyNames).toEqual([
       "community.general",
-      "ansible.posix",
-      "acme.tools",
-      "geerlingguy.nginx",
-      "nginx_plain",
-      "acme.web",
     ]);
-    expect(parseRequirements("- geerlingguy.nginx\n", "roles/requirements.yml").galaxyNames).toEqual(["geerlingguy.nginx"]);
+  });
+
+  // A role's dependencies are installed from the job's folder when a file there has their name (attack 9).
+  it("is never plainly remote with a role, however it is written", () => {
+    for (const text of [
+      "roles:\n  - geerlingguy.nginx\n",
+      "roles:\n  - nginx_plain\n",
+      "roles:\n  - https://example.com/roles/x.tar.gz\n",
+      "roles:\n  - name: greeter\n    src: git+https://example.com/greeter.git\n    version: main\n    scm: git\n",
+      "roles:\n  - src: acme.web\n    version: 1.0\n",
+      "collections:\n  - community.general\nroles:\n  - name: base\n    src: https://example.com/base.tar.gz\n",
+      "- geerlingguy.nginx\n",
+    ]) {
+      expect(parseRequirements(text, "requirements.yml").galaxyNames, JSON.stringify(text)).toBeNull();
+    }
   });
 
   it("is not plainly remote for anything else: paths, bare names, types, local sources, other keys, YAML indirection", () => {
@@ -177,11 +177,13 @@ describe("the cache key", () => {
       }
       return readJobRequirements(job, ["requirements.yml"], context).key;
     };
-    const remote = "collections:\n  - community.general\nroles:\n  - geerlingguy.nginx\n";
+    const remote = "collections:\n  - community.general\n  - name: ansible.posix\n    version: '>=1.5.0'\n";
     expect(keyOf(remote, { "site.yml": "one" })).toBe(keyOf(remote, { "site.yml": "two" }));
     // The same name, a folder of the job: galaxy may read it.
     expect(keyOf(remote, { "community.general/galaxy.yml": "one" })).not.toBe(keyOf(remote, { "community.general/galaxy.yml": "two" }));
     for (const text of [
+      "roles:\n  - geerlingguy.nginx\n",
+      "roles:\n  - name: base\n    src: https://example.com/base.tar.gz\n",
       "collections:\n  - poisoncoll\n",
       "roles:\n  - src: vendor/role\n",
       "collections:\n  - <<: {name: ./c, type: dir}\n",

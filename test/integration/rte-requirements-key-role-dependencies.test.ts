@@ -15,7 +15,9 @@
  * meta/main.yml depends on `attack9.dep`) and each its own file `attack9.dep` (a role archive that
  * prints a mark): the attacker's job installs its own file as the dependency into the entry; the
  * victim's job shares the entry (same key) and runs the attacker's role as the upstream role's
- * dependency. Fails today: `mark=from-the-attacker-form` and `requirements: cached since …`.
+ * dependency. Failed before the fix: `mark=from-the-attacker-form` and `requirements: cached
+ * since …`. Fixed: a file with any role keys by every file of the job (plainlyRemoteNames,
+ * server/rte/requirements.ts; key version 4): each form installs its own entry.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -24,7 +26,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "roledep";
 const forms = fs.mkdtempSync(path.join(os.tmpdir(), "playform-attack9-forms-"));

@@ -16,13 +16,15 @@
  *
  * The test makes a root-only folder (0700) with a root-only file (0600) and checks that the
  * job cannot change it. Needs root (the RTE switches to its playbook user); skipped otherwise.
- * Fails today: the file holds `{"key":"…","installedAt":"…","details":{…}}` after the job.
+ * Failed before the fix: the file held `{"key":"…","installedAt":"…","details":{…}}` after the
+ * job. Fixed: the cache copies every install (copy-tree.ts) and writes `installed.json` only after
+ * removing what is at that name, with O_CREAT|O_EXCL|O_NOFOLLOW (requirements-cache.ts).
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "pipinstalledlink";
 const isRoot = process.getuid?.() === 0;

@@ -17,13 +17,15 @@
  * The form's package (requirements.txt `./sealpkg`, an in-tree PEP 517 backend running as the
  * playbook user during `pip install`) makes the three in `.playform_pip_requirements`. The test
  * makes a root-only folder (0700) with a root-only file (0600) and checks that the job cannot
- * change it. Needs root; skipped otherwise. Fails today: the file holds the form's bytes, 0644.
+ * change it. Needs root; skipped otherwise. Failed before the fix: the file held the form's
+ * bytes, 0644. Fixed: the cache copies every install (copy-tree.ts: every file anew, no hard link
+ * survives, links as links), so seal acts on a tree the RTE made.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "pipseallink";
 const isRoot = process.getuid?.() === 0;
