@@ -65,3 +65,23 @@ it("removeTree against a folder refilled without end gives up in bounded time", 
     writer.kill();
   }
 }, 60_000);
+
+it("copyTree of a tree deeper than PATH_MAX allows for its copy fails with an error, in bounded time", async () => {
+  const from = path.join(scratch, "deepcopy");
+  fs.mkdirSync(from);
+  // mkdir and chdir in a loop, as an install would: no path of it is ever short enough.
+  execFileSync("python3", [
+    "-c",
+    `import os\nos.chdir(${JSON.stringify(from)})\nfor i in range(3000):\n  os.mkdir("a")\n  os.chdir("a")\nopen("f","w").write("x")`,
+  ]);
+  const started = Date.now();
+  const result = await copyTree(from, path.join(scratch, "deepcopy-to")).then(
+    () => "copied",
+    (error: NodeJS.ErrnoException) => error.code,
+  );
+  expect(Date.now() - started).toBeLessThan(30_000);
+  expect(["copied", "ENAMETOOLONG"]).toContain(result);
+  await removeTree(from);
+  await removeTree(path.join(scratch, "deepcopy-to"));
+  expect(fs.existsSync(from)).toBe(false);
+}, 60_000);
