@@ -656,6 +656,7 @@ export class JobRun {
       say: (line) => batcher.log(line),
       cancelled: () => this.cancelled,
       install,
+      maxBytes: this.deps.env.RTE_REQUIREMENTS_INSTALL_MAX_BYTES,
     });
     this.heldEntries.push(key);
     // Copied into the cache, or never used (the entry was there): not left in the playbook's

@@ -38,8 +38,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { copyTree } from "./copy-tree";
-import { removeTree } from "./disk-usage";
+import { copyTree, CopyOverBudget } from "./copy-tree";
+import { formatBytes, removeTree } from "./disk-usage";
 import { ensureOwnedDir } from "./private-fs";
 
 const LOCK_POLL_MS = 500;
@@ -86,6 +86,11 @@ export interface ObtainOptions {
   say: (line: string) => void;
   /** Checked while waiting for another's install: true ends the wait (InstallCancelled). */
   cancelled: () => boolean;
+  /**
+   * RTE_REQUIREMENTS_INSTALL_MAX_BYTES (null: none): also the most the copy into the cache may
+   * take, which can be far more than the install measured (sparse files, hard links: copy-tree.ts).
+   */
+  maxBytes?: number | null;
 }
 
 /** How an install of this process ended, as the jobs that waited for it see it. */
@@ -368,8 +373,8 @@ export class RequirementsCache {
         const produced = await options.install();
         const entry =
           typeof produced === "string"
-            ? await this.store(key, produced, {}, options.say)
-            : await this.store(key, produced.folder, produced.details, options.say);
+            ? await this.store(key, produced, {}, options)
+            : await this.store(key, produced.folder, produced.details, options);
         // Earlier attempts' records say nothing any more: their waiters that look again find the entry.
         this.removeFailures(key, 0);
         return entry;
@@ -403,12 +408,24 @@ export class RequirementsCache {
    * files, 23 MB) or pip (1,100 files, 17 MB), 38 s for every collection of the `ansible`
    * package (32,000 files, 500 MB), where the rename took under a millisecond.
    */
-  private async store(key: string, produced: string, details: Record<string, unknown>, say: (line: string) => void): Promise<CacheEntry> {
+  private async store(
+    key: string,
+    produced: string,
+    details: Record<string, unknown>,
+    options: Pick<ObtainOptions, "say" | "maxBytes">,
+  ): Promise<CacheEntry> {
     const staging = path.join(this.dir, `.staging-${os.hostname()}-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
-      for (const note of await copyTree(produced, staging)) say(`requirements: left out of the cache entry: ${note}`);
+      for (const note of await copyTree(produced, staging, { maxBytes: options.maxBytes ?? null }))
+        options.say(`requirements: left out of the cache entry: ${note}`);
     } catch (error) {
       fs.rmSync(staging, { recursive: true, force: true });
+      if (error instanceof CopyOverBudget) {
+        throw new Error(
+          `requirements: the install's files would take more than RTE_REQUIREMENTS_INSTALL_MAX_BYTES (${formatBytes(error.budget)}) of the runner's disk once copied into the cache (sparse files and hard links count in full): not taken into the cache`,
+          { cause: error },
+        );
+      }
       // The job's folder is the job's group's to change: the install may have put a link (or
       // anything else) in place of its own folder. copyTree opens it O_NOFOLLOW: refused.
       const code = (error as NodeJS.ErrnoException).code;

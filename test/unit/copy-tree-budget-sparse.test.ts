@@ -1,6 +1,7 @@
 /**
- * Attack 11 on issue 34: the copy of every install (server/rte/copy-tree.ts, called by
- * RequirementsCache.store) turns a sparse file of the install into a full one in the cache.
+ * The copy of every install into the cache (server/rte/copy-tree.ts, called by
+ * RequirementsCache.store) is bounded by the install's cap (attack 11 on issue 34): it turns a
+ * sparse file of the install into a full one in the cache.
  *
  * The per-install cap (RTE_REQUIREMENTS_INSTALL_MAX_BYTES, disk-usage.ts measure) counts the
  * blocks a file takes (`du -B1`): a file made with `truncate -s 1T` (ftruncate, one syscall, any
@@ -11,17 +12,17 @@
  * ended). A 1 TiB hole fills the runner's disk (ENOSPC for every job and the cache) and keeps the
  * copy, and the install's waiters, busy for the hours it takes.
  *
- * This test: a tree holding one sparse file of 256 MiB (0 blocks), copied by copyTree. On
- * today's code the copy takes 256 MiB of disk, 256 times a 1 MiB cap, for an install that took
- * nothing. A fix passes it by keeping holes (SEEK_DATA/SEEK_HOLE, or skipping all-zero chunks
- * by seeking), or by refusing a copy past the cap (counting the apparent size as the copy goes).
+ * This test: a tree holding one sparse file of 256 MiB (0 blocks), copied by copyTree with a
+ * 1 MiB budget. Before the budget the copy took 256 MiB of disk, 256 times the cap, for an install
+ * that took nothing; now the file is counted by its size before a byte is written, and the copy
+ * stops with CopyOverBudget.
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { copyTree } from "../../../server/rte/copy-tree";
+import { copyTree, CopyOverBudget } from "../../server/rte/copy-tree";
 
 const HOLE = 256 * 1024 * 1024;
 const CAP = 1024 * 1024;
@@ -33,7 +34,7 @@ function blocksTaken(folder: string): number {
   return Number(/^(\d+)\s/.exec(execFileSync("du", ["-s", "-x", "-B1", "--", folder], { encoding: "utf8" }))?.[1]);
 }
 
-it("a sparse file of the install takes no more disk in the cache entry than in the install", async () => {
+it("a sparse file past the cap stops the copy before a byte of it is written", async () => {
   const install = path.join(scratch, ".playform_requirements");
   fs.mkdirSync(path.join(install, "venv", "lib"), { recursive: true });
   const hole = path.join(install, "venv", "lib", "hole.bin");
@@ -44,8 +45,8 @@ it("a sparse file of the install takes no more disk in the cache entry than in t
   expect(measured).toBeLessThan(CAP);
 
   const entry = path.join(scratch, "entry");
-  await copyTree(install, entry);
+  await expect(copyTree(install, entry, { maxBytes: CAP })).rejects.toBeInstanceOf(CopyOverBudget);
   const taken = blocksTaken(entry);
-  // Today: about 256 MiB (the whole apparent size), written as root where nothing measures it.
+  // Before the budget: about 256 MiB (the whole apparent size), written as root where nothing measured it.
   expect(taken, `the copy took ${taken} bytes of disk for an install of ${measured}`).toBeLessThan(measured + CAP);
 }, 120_000);

@@ -1,14 +1,15 @@
 /**
- * Attack 11 on issue 34, end to end: an install under RTE_REQUIREMENTS_INSTALL_MAX_BYTES (1 MiB
+ * The install cap holds for the copy into the cache (attack 11 on issue 34), end to end: an install under RTE_REQUIREMENTS_INSTALL_MAX_BYTES (1 MiB
  * here) leaves 256 MiB of disk in the cache. The form's own package (fixture
  * test/fixtures/forms-attack11/pip-sparse, an in-tree PEP 517 backend, offline) truncates
  * `venv/lib/hole.bin` to 256 MiB while pip builds it: no block taken, so the install's disk
  * check (du, blocks) sees nothing and the install succeeds. The RTE then copies the install into
  * the cache entry (copy-tree.ts) by reading and writing every byte: the entry's hole.bin takes
  * 256 MiB, 256 times the cap, written as root where no watch measures. `truncate -s 1T` instead
- * fills the runner's disk. See attack11-copy-sparse-fill.test.ts for the copy alone.
+ * fills the runner's disk. See test/unit/copy-tree-budget-sparse.test.ts for the copy alone.
  *
- * On today's code: the job succeeds and its playbook, run from the cache entry, finds
+ * Fixed: the copy is held to the cap (copy-tree.ts), so the job fails with the cap's reason.
+ * Before the fix, on the code of the time: the job succeeds and its playbook, run from the cache entry, finds
  * `hole=268435456` (the whole file allocated). A fix keeps the hole (the entry takes what the
  * install took) or fails the install past the cap.
  */
@@ -16,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RteHarness } from "../../support/rte-harness";
+import { RteHarness } from "../support/rte-harness";
 
 const RUNNER = "sparserun";
 const CAP = 1024 * 1024;
@@ -26,7 +27,7 @@ const api = () => h.api;
 
 beforeAll(async () => {
   const form = path.join(forms, "pip-sparse");
-  fs.cpSync(path.resolve(import.meta.dirname, "../../fixtures/forms-attack11/pip-sparse"), form, { recursive: true });
+  fs.cpSync(path.resolve(import.meta.dirname, "../fixtures/forms-attack11/pip-sparse"), form, { recursive: true });
   fs.appendFileSync(path.join(form, "form.yaml"), `runner: ${RUNNER}\n`);
   for (const dir of [forms, form, path.join(form, "sparsepkg")]) fs.chmodSync(dir, 0o755);
   await h.start();
