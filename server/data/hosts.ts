@@ -184,7 +184,11 @@ export async function listJobsMissingHosts(finalStatuses: readonly JobStatus[], 
   return rows.map((row) => row.id);
 }
 
-function scopeOfRuns(scope: JobScope): Prisma.HostRunWhereInput {
+/**
+ * The reader's scope over rows that copy a job's launcher and form (HostRun, and HostDrift's
+ * newest drifted check): the same filter serves both tables.
+ */
+function scopeOfRuns(scope: JobScope): Prisma.HostRunWhereInput & Prisma.HostDriftWhereInput {
   if (scope.all) return {};
   if (scope.formNames.length === 0) return { userId: scope.userId };
   return { OR: [{ userId: scope.userId }, { formName: { in: [...scope.formNames] } }] };
@@ -330,13 +334,8 @@ export interface StoredDrift {
  */
 export async function listHostDrifts(scope: JobScope, hosts: readonly string[]): Promise<StoredDrift[]> {
   if (hosts.length === 0) return [];
-  const inScope = scope.all
-    ? {}
-    : scope.formNames.length === 0
-      ? { userId: scope.userId }
-      : { OR: [{ userId: scope.userId }, { formName: { in: [...scope.formNames] } }] };
   const rows = await getDb().hostDrift.findMany({
-    where: { AND: [{ host: { in: [...hosts] }, since: { not: null } }, inScope] },
+    where: { AND: [{ host: { in: [...hosts] }, since: { not: null } }, scopeOfRuns(scope)] },
     orderBy: [{ jobId: "desc" }],
   });
   return rows.map((row) => ({

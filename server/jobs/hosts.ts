@@ -235,8 +235,8 @@ function driftViewOf(drifts: readonly StoredDrift[]): HostDetailDrift | null {
   };
 }
 
-function summaryOf(run: StoredHostRun, drifts: readonly StoredDrift[]): HostSummary {
-  const drift = driftViewOf(drifts);
+/** A host's summary; its drift as the list shows it (without the tasks). */
+function summaryOf(run: StoredHostRun, drift: HostDetailDrift | null): HostSummary {
   return {
     name: run.host,
     lastJob: { id: run.jobId, form: run.formName, status: run.status as JobStatus, finishedAt: run.finishedAt.toISOString() },
@@ -309,12 +309,7 @@ export async function listHosts(
   const hosts = page
     .map((name) => latest.get(name))
     .filter((run): run is StoredHostRun => run !== undefined)
-    .map((run) =>
-      summaryOf(
-        run,
-        drifts.filter((drift) => drift.host === run.host),
-      ),
-    );
+    .map((run) => summaryOf(run, driftViewOf(drifts.filter((drift) => drift.host === run.host))));
   const last = page[page.length - 1];
   return { hosts, nextCursor: names.length > query.limit && last !== undefined ? encodeCursor(["h", last]) : null };
 }
@@ -336,8 +331,9 @@ export async function hostDetail(
     firstTaskLines(page.map((run) => ({ jobId: run.jobId, names: run.changedTasks }))),
     listHostDrifts(scope, [name]),
   ]);
+  const drift = driftViewOf(drifts);
   return {
-    host: { ...summaryOf(latest, drifts), drift: driftViewOf(drifts) },
+    host: { ...summaryOf(latest, drift), drift },
     runs: page.map((run) => runView(run, lines)),
     nextCursor: runs.length > query.limit && last ? encodeCursor(["r", last.finishedAt.getTime(), last.jobId]) : null,
   };
